@@ -1,0 +1,29 @@
+"""miniagent: a minimal coding agent, written to be read.
+
+A coding agent is a loop around a stateless model: keep the message list, call the
+model, run the tools it asks for, append the results, repeat until it answers without
+tools. Read the package in this order, bottom layer first:
+
+  messages.py            the data: content blocks, the three message roles, usage
+  events.py              the event bus every front end subscribes to
+  sse.py                 Server-Sent Events: how streamed replies arrive over HTTP
+  jsonpartial.py         making sense of half-received JSON (live tool arguments)
+  retry.py               talking HTTP to a model server, and when to try again
+  models.py              the model registry and choosing a provider
+  providers/__init__.py  one stream() for every API; the never-raise contract
+  providers/scripted.py  an offline model that replays a script (demo, tests)
+  providers/openai.py    OpenAI Chat Completions and every compatible server
+  providers/anthropic.py Anthropic Messages
+  tools/__init__.py      the Tool contract, argument validation, the registry
+  tools/*.py             read, bash, edit, write, grep, find, ls; truncation
+  loop.py                the two-level agent loop
+  agent.py               the Agent: state, worker thread, queues, abort
+  prompt.py              the system prompt
+  harness.py             automatic retry around the Agent
+  render.py              print and JSON front ends
+  cli.py                 the command line
+
+Imports point down only: tools and providers never import each other or the core.
+"""
+
+__version__ = "0.1.0"

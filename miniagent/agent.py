@@ -1,0 +1,204 @@
+"""The Agent: the loop plus the state it runs on, safe to drive from a user interface.
+
+loop.py is a function: give it messages and a config, it runs one prompt to the end.
+A program needs more than that: a conversation that lives across prompts, a way to
+type while the agent works, and a way to stop it. `Agent` adds exactly that:
+
+  * **state**: system prompt, model, tools, thinking level and the message list. The
+    loop extends `agent.messages` in place, and only with finished messages.
+  * **a worker thread**: `prompt()` returns at once and the run goes on in the
+    background (the caller's thread stays free to read the keyboard); `wait()` joins
+    it. `prompt(..., inline=True)` runs in the caller's thread instead.
+  * **queues**: `steer(text)` interrupts ("stop, do this instead": it is seen after the
+    current tool call and skips the calls not yet run); `follow_up(text)` waits until
+    the agent would stop. Each poll takes one queued message (or all of them, with
+    mode "all").
+  * **abort**: one `threading.Event` per run. `abort()` sets it; the provider stops
+    reading, `bash` kills its process group, and the run ends with an assistant message
+    whose stopReason is "aborted". That message stays in the list, so the user sees
+    where the agent stopped and can carry on from there.
+
+Example:
+
+    agent = Agent(model=scripted_model(load_script("demo.json")), tools=create_tools())
+    agent.subscribe(lambda event: print(event["type"]))
+    agent.prompt("Fix the greeting")
+    agent.wait()
+
+Left out: files and retries. Persistence, automatic retry and compaction are the
+harness's job (harness.py); the Agent never touches the disk.
+"""
+
+import os
+import threading
+from typing import Any, Callable, Dict, List, Optional, Union
+
+from . import providers
+from .events import EventBus
+from .loop import LoopConfig, run_loop
+from .messages import Message, assistant_message, user_message
+from .providers import StreamOptions
+from .tools import Tool
+
+QUEUE_MODES = ("one-at-a-time", "all")
+
+
+class AgentBusyError(RuntimeError):
+    """prompt() or continue_() was called while a run is in progress."""
+
+
+class Agent:
+    def __init__(self, model: Any = None, tools: Optional[List[Tool]] = None,
+                 system_prompt: str = "", thinking_level: str = "off",
+                 api_key: Optional[str] = None, cwd: Optional[str] = None,
+                 stream_fn: Callable = providers.stream, session_id: Optional[str] = None):
+        self.model = model
+        self.tools: List[Tool] = list(tools or [])
+        self.system_prompt = system_prompt
+        self.thinking_level = thinking_level
+        self.api_key = api_key
+        self.cwd = cwd or os.getcwd()
+        self.stream_fn = stream_fn
+        self.session_id = session_id
+        self.messages: List[Message] = []
+        self.sequential = False  # True: run tool calls one at a time
+        self.steering_mode = "one-at-a-time"
+        self.follow_up_mode = "one-at-a-time"
+        self.before_tool_call: Optional[Callable] = None
+        self.after_tool_call: Optional[Callable] = None
+        self.error: Optional[str] = None  # errorMessage of the last failed run
+        self._bus = EventBus()
+        self._steering: List[Message] = []
+        self._follow_ups: List[Message] = []
+        self._abort = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+        self._lock = threading.Lock()  # guards the running flag and the queues
+        self._running = False
+
+    # --- Observing -----------------------------------------------------------------------
+
+    def subscribe(self, subscriber: Callable[[Dict[str, Any]], None]) -> Callable[[], None]:
+        """Receive every event of every run; returns the unsubscribe function."""
+        return self._bus.subscribe(subscriber)
+
+    def emit(self, event: Dict[str, Any]) -> None:
+        """Publish an event on the agent's bus (the harness announces retries this way)."""
+        self._bus.emit(event)
+
+    @property
+    def is_running(self) -> bool:
+        return self._running
+
+    # --- Starting runs ---------------------------------------------------------------------
+
+    def prompt(self, text: Union[str, Message, List[Message]],
+               images: Optional[List[Dict[str, Any]]] = None, inline: bool = False) -> None:
+        """Start a run with a new user message (text, a message, or a list of messages)."""
+        if isinstance(text, str):
+            prompts = [user_message(text, images)]
+        else:
+            prompts = list(text) if isinstance(text, list) else [text]
+        self._start(prompts, inline)
+
+    def continue_(self, inline: bool = False) -> None:
+        """Run again from the current messages without a new prompt.
+
+        Used after a retryable failure (the failed message removed) or after a tool
+        result. From an assistant message there is nothing to answer, unless a steering
+        or follow-up message is queued: then that becomes the prompt.
+        """
+        if self._running:
+            raise AgentBusyError("The agent is already working; wait() for it before continuing.")
+        if not self.messages:
+            raise ValueError("There are no messages to continue from.")
+        if self.messages[-1].get("role") != "assistant":
+            self._start([], inline)
+            return
+        queued = self._take(self._steering, self.steering_mode) or \
+            self._take(self._follow_ups, self.follow_up_mode)
+        if not queued:
+            raise ValueError("Cannot continue from an assistant message: send a new prompt.")
+        self._start(queued, inline)
+
+    def _start(self, prompts: List[Message], inline: bool) -> None:
+        if self.model is None:
+            raise ValueError("No model configured.")
+        with self._lock:
+            if self._running:
+                raise AgentBusyError("The agent is already working on a prompt. Queue the "
+                                     "message with steer() or follow_up(), or wait() for the "
+                                     "run to end.")
+            self._running = True
+            self._abort = threading.Event()
+        self.error = None
+        if inline:
+            self._run(prompts)
+            return
+        self._thread = threading.Thread(target=self._run, args=(prompts,),
+                                        name="miniagent-run", daemon=True)
+        self._thread.start()
+
+    def _run(self, prompts: List[Message]) -> None:
+        try:
+            run_loop(prompts, self.messages, self._config(), self._bus.emit)
+        except Exception as exc:  # noqa: BLE001 - a bug in a hook or provider ends the run
+            self._end_with_failure(exc)
+        finally:
+            last = self.messages[-1] if self.messages else {}
+            if last.get("role") == "assistant" and last.get("stopReason") in ("error", "aborted"):
+                self.error = last.get("errorMessage")
+            self._running = False
+
+    def _end_with_failure(self, exc: Exception) -> None:
+        """Record an unexpected exception as a final assistant message, so the run still
+        ends the way every run ends: with a message saying why, and agent_end."""
+        reason = "aborted" if self._abort.is_set() else "error"
+        model = self.model
+        message = assistant_message(model.api, model.provider, model.id, stop_reason=reason,
+                                    error_message=f"{type(exc).__name__}: {exc}")
+        self.messages.append(message)
+        self._bus.emit({"type": "agent_end", "messages": [message]})
+
+    def _config(self) -> LoopConfig:
+        options = StreamOptions(abort=self._abort, api_key=self.api_key,
+                                thinking=self.thinking_level, session_id=self.session_id)
+        return LoopConfig(
+            model=self.model, stream_fn=self.stream_fn, system_prompt=self.system_prompt,
+            tools=self.tools, options=options, cwd=self.cwd, sequential=self.sequential,
+            get_steering_messages=lambda: self._take(self._steering, self.steering_mode),
+            get_follow_up_messages=lambda: self._take(self._follow_ups, self.follow_up_mode),
+            before_tool_call=self.before_tool_call, after_tool_call=self.after_tool_call)
+
+    # --- While it runs ----------------------------------------------------------------------
+
+    def steer(self, text: Union[str, Message]) -> None:
+        """Queue a message that interrupts: tool calls not yet run are skipped for it."""
+        with self._lock:
+            self._steering.append(user_message(text) if isinstance(text, str) else text)
+
+    def follow_up(self, text: Union[str, Message]) -> None:
+        """Queue a message for when the agent would otherwise stop."""
+        with self._lock:
+            self._follow_ups.append(user_message(text) if isinstance(text, str) else text)
+
+    def has_queued_messages(self) -> bool:
+        return bool(self._steering or self._follow_ups)
+
+    def _take(self, queue: List[Message], mode: str) -> List[Message]:
+        with self._lock:
+            count = len(queue) if mode == "all" else min(1, len(queue))
+            taken = queue[:count]
+            del queue[:count]
+            return taken
+
+    def abort(self) -> None:
+        """Stop the current run as soon as possible; queued messages stay queued."""
+        self._abort.set()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Block until the current run ends; False if the timeout passed first."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True

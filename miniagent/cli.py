@@ -1,0 +1,186 @@
+"""The command line: parse the options, build an Agent, run one prompt, exit.
+
+    miniagent [OPTIONS] [PROMPT...]          (or: python -m miniagent ...)
+
+This is the outermost layer. It reads the user's wishes (flags, the prompt words,
+piped stdin), picks a model (models.py), builds the tools and the system prompt, wires
+a front end to the event bus (render.py) and runs the prompt through the harness
+(automatic retries). Then it turns the outcome into an exit code:
+
+    0   the model answered
+    1   the run ended in an error (printed on stderr, one line)
+    2   a usage or configuration problem (nothing was sent to a model)
+    130 stopped with Ctrl-C
+
+Ctrl-C stops the current run (the Agent's abort), not the program: the run ends with
+an "aborted" message and we exit cleanly. A second Ctrl-C while stopping exits at once.
+
+Left out: the interactive terminal (no prompt on a terminal), sessions and resume,
+which later issues add as more front ends on the same Agent and harness.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from typing import List, Optional, TextIO
+
+from . import __version__
+from .agent import Agent
+from .harness import Harness
+from .models import ConfigError, list_models, resolve
+from .prompt import build_system_prompt
+from .providers.scripted import demo_script, load_script, scripted_model
+from .render import JsonLines, StepPrinter, final_answer
+from .messages import text_of
+from .tools import ALL_TOOLS, create_tools
+
+EXAMPLES = """\
+examples:
+  miniagent --demo                          offline demo: a scripted model fixes a bug
+  miniagent -p "What does this repo do?"    answer on stdout (key from ANTHROPIC_API_KEY, ...)
+  git diff | miniagent -p "Review this"     piped stdin is part of the prompt
+  miniagent --provider ollama --model qwen2.5-coder -p "Add a docstring to app.py"
+  miniagent --base-url http://127.0.0.1:8080/v1 -p "hi"    any OpenAI-compatible server
+  miniagent --mode json -p "List the files" events as JSON lines, for programs
+  miniagent --provider scripted --script turns.json -p "go"    replay a scripted model
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="miniagent", description="A minimal coding agent: a loop, a model, four tools.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("prompt", nargs="*", help="the prompt (piped stdin is added to it)")
+    parser.add_argument("-p", "--print", action="store_true",
+                        help="print only the final answer on stdout")
+    parser.add_argument("--mode", choices=["text", "json"], default="text",
+                        help="json: every event as one JSON line on stdout")
+    parser.add_argument("--provider", help="anthropic, openai, openrouter, deepseek, groq, "
+                        "ollama, scripted, or one from ~/.miniagent/models.json")
+    parser.add_argument("--model", help="model id (default: the provider's default model)")
+    parser.add_argument("--base-url", help="server URL; without --provider: an OpenAI-compatible "
+                        "server, e.g. http://127.0.0.1:8080/v1")
+    parser.add_argument("--api-key", help="API key (default: the provider's environment variable)")
+    parser.add_argument("--thinking", choices=["off", "minimal", "low", "medium", "high"],
+                        default="off", help="reasoning effort for models that think")
+    parser.add_argument("--list-models", action="store_true", help="list known models and exit")
+    parser.add_argument("--script", metavar="FILE", help="script for --provider scripted")
+    parser.add_argument("--demo", action="store_true",
+                        help="run the offline demo in a fresh temporary project")
+    parser.add_argument("--cwd", metavar="DIR", help="working directory for the tools")
+    parser.add_argument("--tools", metavar="LIST",
+                        help=f"comma-separated tools (default: read,bash,edit,write; "
+                             f"available: {','.join(ALL_TOOLS)})")
+    parser.add_argument("--version", action="version", version=f"miniagent {__version__}")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None, stdin: TextIO = None) -> int:
+    args = build_parser().parse_args(argv)
+    stdin = stdin or sys.stdin
+    if args.list_models:
+        print(list_models())
+        return 0
+    try:
+        prompt = "" if args.demo else read_prompt(args.prompt, stdin)
+        cwd = prepare_cwd(args)
+        if not prompt and not args.demo:
+            return usage_error("no prompt: pass it as arguments or on stdin, or try --demo"
+                               if not stdin.isatty() else
+                               "the interactive terminal is not built yet: pass a prompt "
+                               "(miniagent -p \"...\") or try --demo")
+        agent = build_agent(args, cwd)
+    except (ConfigError, ValueError) as exc:
+        return usage_error(str(exc))
+    if args.demo:
+        prompt = agent.model.script.prompt
+        print(f"Demo project copied to {cwd}", file=sys.stderr)
+    code = run(agent, prompt, args)
+    if args.demo:
+        print(f"The demo edited {os.path.join(cwd, 'hello.py')} (it stays on disk).",
+              file=sys.stderr)
+    return code
+
+
+def read_prompt(words: List[str], stdin: TextIO) -> str:
+    """The prompt words, with piped stdin (a diff, a log) placed before them."""
+    piped = "" if stdin.isatty() else stdin.read().strip()
+    return "\n\n".join(part for part in (piped, " ".join(words).strip()) if part)
+
+
+def prepare_cwd(args: argparse.Namespace) -> str:
+    """The tools' working directory: a fresh copy of the demo project, --cwd, or here."""
+    if args.demo:
+        target = tempfile.mkdtemp(prefix="miniagent-demo-")
+        source = os.path.join(os.path.dirname(__file__), "demo", "project")
+        shutil.copytree(source, target, dirs_exist_ok=True)
+        return target
+    cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
+    if not os.path.isdir(cwd):
+        raise ValueError(f"--cwd {args.cwd}: no such directory")
+    return cwd
+
+
+def build_agent(args: argparse.Namespace, cwd: str) -> Agent:
+    """Pick the model and key, build the tools and the system prompt."""
+    api_key = None
+    if args.demo:
+        model = scripted_model(demo_script())
+    elif args.provider == "scripted" or args.script:
+        if not args.script:
+            raise ValueError("--provider scripted needs --script FILE")
+        model = scripted_model(load_script(args.script))
+    else:
+        chosen = resolve(provider=args.provider, model_id=args.model, base_url=args.base_url,
+                         api_key=args.api_key)
+        for warning in chosen.warnings:
+            print(f"miniagent: {warning}", file=sys.stderr)
+        model, api_key = chosen.model, chosen.api_key
+    names = [n.strip() for n in args.tools.split(",") if n.strip()] if args.tools else None
+    tools = create_tools(names)
+    return Agent(model=model, tools=tools, system_prompt=build_system_prompt(tools, cwd),
+                 thinking_level=args.thinking, api_key=api_key, cwd=cwd)
+
+
+def run(agent: Agent, prompt: str, args: argparse.Namespace) -> int:
+    """Run the prompt with the chosen front end; Ctrl-C aborts the run, not the program."""
+    if args.mode == "json":
+        agent.subscribe(JsonLines(sys.stdout))
+    elif not args.print or args.demo:
+        agent.subscribe(StepPrinter(sys.stderr))
+    harness = Harness(agent)
+    harness.prompt(prompt)
+    interrupted = False
+    while True:
+        try:
+            if harness.wait(0.2):
+                break
+        except KeyboardInterrupt:
+            if interrupted:  # a second Ctrl-C: the user really wants out
+                return 130
+            interrupted = True
+            print("\nStopping... (Ctrl-C again to quit at once)", file=sys.stderr)
+            harness.abort()
+    return report(agent, args, interrupted)
+
+
+def report(agent: Agent, args: argparse.Namespace, interrupted: bool) -> int:
+    """Print the outcome (answer on stdout, error on stderr) and choose the exit code."""
+    last = final_answer(agent.messages)
+    failed = last is None or last.get("stopReason") in ("error", "aborted")
+    if failed:
+        reason = (last or {}).get("errorMessage") or "the run ended without an answer"
+        print(f"miniagent: {reason}", file=sys.stderr)
+    elif args.mode != "json":
+        print(text_of(last))
+    if interrupted:
+        return 130
+    return 1 if failed else 0
+
+
+def usage_error(text: str) -> int:
+    print(f"miniagent: {text}", file=sys.stderr)
+    print("Try 'miniagent --help'.", file=sys.stderr)
+    return 2

@@ -1,0 +1,120 @@
+"""The harness: what turns an Agent into something you can leave running.
+
+The Agent runs one prompt and stops at the first failure. Real servers fail all the
+time in small ways: a 529 "overloaded", a rate limit, a connection that drops halfway
+through a reply. The HTTP layer (retry.py) already retries a request that failed
+*before* any reply arrived. A reply that breaks *after* it started streaming cannot be
+resumed, so it is retried here, one level up, from scratch:
+
+    run the prompt
+    while the last message is a transient error and retries remain:
+        announce auto_retry_start, wait 2 s, 4 s, 8 s (abort cancels the wait)
+        drop the failed message from the model's context
+        continue the run from the message before it
+    announce auto_retry_end
+
+What counts as transient (decision 4 of the spec): overloaded, rate limits, 429 and
+5xx statuses, connection resets and refusals, timeouts, a stream that ended before the
+response was complete. Never retried: quota and billing errors (waiting will not refill
+a credit balance) and context overflow (the sessions issue answers that with
+compaction).
+
+Left out (later issues): persisting to a session file, compaction. They hook into the
+same place: the events of the Agent this harness wraps.
+"""
+
+import re
+import threading
+from typing import Optional
+
+from .agent import Agent
+from .messages import Message
+from .retry import is_quota_error, wait_or_abort
+
+MAX_RETRIES = 3
+BASE_DELAY = 2.0  # seconds; doubles each retry: 2, 4, 8
+
+TRANSIENT = re.compile(
+    r"overloaded|rate.?limit|too many requests|\b(429|500|502|503|504|529)\b|"
+    r"service.?unavailable|server.?error|internal.?error|connection|reset|refused|"
+    r"timed? ?out|timeout|stream ended|terminated|other side closed", re.IGNORECASE)
+OVERFLOW = re.compile(
+    r"prompt is too long|context.?(length|window|size)|maximum context|too many tokens|"
+    r"token limit exceeded|reduce the length", re.IGNORECASE)
+
+
+def is_retryable(message: Message) -> bool:
+    """Should a failed assistant message be retried?
+
+    Examples:
+        "529 Overloaded"                                  -> True
+        "stream ended before the response was complete"   -> True
+        "429 You exceeded your current quota ..."         -> False (quota)
+        "400 prompt is too long: 213462 tokens > 200000"  -> False (overflow)
+        "401 Invalid API key"                             -> False
+    """
+    if message.get("role") != "assistant" or message.get("stopReason") != "error":
+        return False
+    text = message.get("errorMessage") or ""
+    return bool(TRANSIENT.search(text)) and not is_quota_error(text) and not OVERFLOW.search(text)
+
+
+class Harness:
+    """Runs prompts on an Agent with automatic retry; the front ends talk to this."""
+
+    def __init__(self, agent: Agent, max_retries: int = MAX_RETRIES,
+                 base_delay: float = BASE_DELAY):
+        self.agent = agent
+        self.max_retries = max_retries
+        self.base_delay = base_delay
+        self._abort = threading.Event()
+        self._thread: Optional[threading.Thread] = None
+
+    def prompt(self, text: str) -> None:
+        """Start the prompt (and any retries) on a worker thread; see wait()."""
+        self._abort = threading.Event()
+        self._thread = threading.Thread(target=self.run, args=(text,), daemon=True,
+                                        name="miniagent-harness")
+        self._thread.start()
+
+    def run(self, text: str) -> Message:
+        """Run the prompt to its end in this thread; returns the last message."""
+        self.agent.prompt(text, inline=True)
+        attempt = 0
+        while attempt < self.max_retries and is_retryable(self.agent.messages[-1]):
+            attempt += 1
+            if not self._retry(attempt):
+                break
+        if attempt:
+            last = self.agent.messages[-1]
+            self.agent.emit({"type": "auto_retry_end", "attempt": attempt,
+                             "success": last.get("stopReason") not in ("error", "aborted"),
+                             "finalError": last.get("errorMessage")})
+        return self.agent.messages[-1]
+
+    def _retry(self, attempt: int) -> bool:
+        """Wait, drop the failed message and continue; False if abort cancelled the wait."""
+        failed = self.agent.messages[-1]
+        delay = self.base_delay * 2 ** (attempt - 1)
+        self.agent.emit({"type": "auto_retry_start", "attempt": attempt,
+                         "maxAttempts": self.max_retries, "delayMs": int(delay * 1000),
+                         "errorMessage": failed.get("errorMessage")})
+        if wait_or_abort(delay, self._abort):
+            return False
+        # The failed reply is useless to the model (possibly half a sentence); it is
+        # dropped from the context so the retry starts from the same place.
+        self.agent.messages.pop()
+        self.agent.continue_(inline=True)
+        return True
+
+    def abort(self) -> None:
+        """Stop the run, or the wait before a retry, at once."""
+        self._abort.set()
+        self.agent.abort()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Block until the prompt and its retries are done; False on timeout."""
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
+        return not self._thread.is_alive()

@@ -1,0 +1,350 @@
+"""The agent loop: the heart of every coding agent, in two nested loops.
+
+At its core the loop is four lines:
+
+    while True:
+        message = call_model(context)          # one streamed assistant message
+        append(message)
+        if not tool_calls(message): break
+        append(run_tools(tool_calls(message)))  # results go back to the model
+
+`run_loop` below reads exactly like that; everything else in this file is a short,
+named function around that core:
+
+  * the **outer loop** handles follow-up messages: text the user queued "for when you
+    are done". When the inner loop would stop, queued follow-ups start another round.
+  * **steering** messages are typed while the agent works. They are polled after every
+    turn and between tool calls; when one arrives, the tool calls not yet run are
+    skipped (`Skipped due to queued user message.`) and the model sees the message next.
+  * an **error** or **aborted** message ends the run at once; its tool calls never run.
+  * the **length rule**: a message cut off by the output token limit may carry
+    truncated tool arguments, so its calls are not run; each gets an error result
+    asking the model to send it again complete.
+  * **tool execution**: calls of one message run in parallel threads (or one after the
+    other, when a tool or the config says so), and the results are appended strictly
+    in the order of the calls, whatever order they finish in.
+  * **hooks**: `before_tool_call` may block a call or rewrite its arguments,
+    `after_tool_call` may rewrite its result.
+  * the **terminate vote**: a tool result may carry `terminate=True`; the run ends
+    after the batch if every result of the batch voted so.
+
+The loop knows no provider and no tool implementation: it receives a `stream_fn`
+(see providers/__init__.py) and a list of `Tool`s. It keeps no files and never prints:
+everything it does is an event (see events.py).
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional
+
+from .messages import (Message, assistant_message, text_block, tool_calls,
+                       tool_result_message)
+from .providers import StreamOptions
+from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
+
+SKIPPED_TEXT = "Skipped due to queued user message."
+LENGTH_TEXT = ("Not executed: the response hit the output token limit, so the arguments of "
+               "this tool call may be truncated. Send the tool call again with complete "
+               "arguments (for a large file, write it in smaller parts).")
+
+Emit = Callable[[Dict[str, Any]], None]
+
+
+@dataclass
+class LoopConfig:
+    """Everything one run needs. The Agent builds it; tests build it directly."""
+
+    model: Any
+    """A models.Model; the loop only passes it on to stream_fn."""
+    stream_fn: Callable[..., Iterator[Dict[str, Any]]]
+    """stream(model, context, options) -> stream events; never raises."""
+    system_prompt: str = ""
+    tools: List[Tool] = field(default_factory=list)
+    options: StreamOptions = field(default_factory=StreamOptions)
+    """Holds the abort event, shared with the tools through ToolContext."""
+    cwd: str = "."
+    sequential: bool = False
+    """Run tool calls one after the other even when every tool allows parallel runs."""
+    get_steering_messages: Callable[[], List[Message]] = lambda: []
+    get_follow_up_messages: Callable[[], List[Message]] = lambda: []
+    before_tool_call: Optional[Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]] = None
+    """Gets {toolCall, args}; may return {"block": True, "reason"} or {"arguments": new}."""
+    after_tool_call: Optional[Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]] = None
+    """Gets {toolCall, args, result, isError}; may return {"content", "details", "isError"}."""
+
+
+def run_loop(prompts: List[Message], messages: List[Message], config: LoopConfig,
+             emit: Emit) -> List[Message]:
+    """Run until the model answers without tool calls; returns the run's new messages.
+
+    `messages` is the conversation so far; it is extended in place. Pass no prompts to
+    continue from the existing messages (after a retry, or from a tool result).
+    """
+    new_messages: List[Message] = []
+    emit({"type": "agent_start"})
+    emit({"type": "turn_start"})
+    pending = list(prompts) + config.get_steering_messages()
+    first_turn = True
+    while True:  # outer loop: one round per batch of follow-up messages
+        has_tool_calls = True
+        while has_tool_calls or pending:  # inner loop: one turn per model call
+            if not first_turn:
+                emit({"type": "turn_start"})
+            first_turn = False
+            for message in pending:
+                _add(message, messages, new_messages, emit)
+            pending = []
+
+            assistant = call_model(messages, config, emit)
+            messages.append(assistant)
+            new_messages.append(assistant)
+            if assistant["stopReason"] in ("error", "aborted"):
+                emit({"type": "turn_end", "message": assistant, "toolResults": []})
+                return _finish(new_messages, emit)
+
+            calls = tool_calls(assistant)
+            has_tool_calls = bool(calls)
+            results, steering, terminate = run_tools(assistant, calls, config, emit)
+            for result in results:
+                messages.append(result)
+                new_messages.append(result)
+            emit({"type": "turn_end", "message": assistant, "toolResults": results})
+            if terminate:
+                return _finish(new_messages, emit)
+            pending = steering or config.get_steering_messages()
+        pending = config.get_follow_up_messages()
+        if not pending:
+            return _finish(new_messages, emit)
+
+
+def _add(message: Message, messages: List[Message], new_messages: List[Message],
+         emit: Emit) -> None:
+    """Append a user-side message (prompt, steering, follow-up) and announce it."""
+    emit({"type": "message_start", "message": message})
+    emit({"type": "message_end", "message": message})
+    messages.append(message)
+    new_messages.append(message)
+
+
+def _finish(new_messages: List[Message], emit: Emit) -> List[Message]:
+    emit({"type": "agent_end", "messages": new_messages})
+    return new_messages
+
+
+# --- One model call ----------------------------------------------------------------------
+
+def call_model(messages: List[Message], config: LoopConfig, emit: Emit) -> Message:
+    """Stream one assistant message, announcing it as message_start/update/end."""
+    if config.options.abort.is_set():  # no point opening a connection to throw it away
+        model = config.model
+        message = assistant_message(model.api, model.provider, model.id,
+                                    stop_reason="aborted", error_message="Request was aborted")
+        emit({"type": "message_start", "message": message})
+        emit({"type": "message_end", "message": message})
+        return message
+    context = {"systemPrompt": config.system_prompt,
+               "messages": [m for m in messages if m.get("role") in ("user", "assistant", "toolResult")],
+               "tools": [tool.spec() for tool in config.tools]}
+    started = False
+    for event in config.stream_fn(config.model, context, config.options):
+        kind = event["type"]
+        if kind == "start":
+            emit({"type": "message_start", "message": _snapshot(event["partial"])})
+            started = True
+        elif kind in ("done", "error"):
+            final = event["message"] if kind == "done" else event["error"]
+            if not started:
+                emit({"type": "message_start", "message": _snapshot(final)})
+            emit({"type": "message_end", "message": final})
+            return final
+        else:
+            emit({"type": "message_update", "assistantMessageEvent": _describe(event)})
+    raise RuntimeError("The provider stream ended without a final message")
+
+
+def _snapshot(message: Message) -> Message:
+    """A copy of the partial message whose content list later deltas will not change."""
+    snapshot = dict(message)
+    snapshot["content"] = [dict(block) for block in message.get("content", [])]
+    return snapshot
+
+
+def _describe(event: Dict[str, Any]) -> Dict[str, Any]:
+    """The stream event without its partial message: sending the whole partial message
+    with every delta would make the event stream quadratic in the message's size."""
+    return {key: value for key, value in event.items() if key != "partial"}
+
+
+# --- Tool execution ---------------------------------------------------------------------
+
+@dataclass
+class _Call:
+    """One tool call on its way through prepare -> execute -> finalise."""
+
+    block: Dict[str, Any]
+    tool: Optional[Tool] = None
+    args: Any = None
+    result: Optional[ToolResult] = None  # set early when the call fails before running
+
+
+def run_tools(assistant: Message, blocks: List[Dict[str, Any]], config: LoopConfig,
+              emit: Emit):
+    """Run the tool calls of one assistant message.
+
+    Returns (tool result messages in call order, steering messages that arrived, whether
+    every result voted to terminate).
+    """
+    if not blocks:
+        return [], [], False
+    if assistant["stopReason"] == "length":
+        return [_refuse(block, LENGTH_TEXT, emit) for block in blocks], [], False
+    calls = [_Call(block) for block in blocks]
+    sequential = config.sequential or any(
+        tool.sequential for tool in config.tools if tool.name in {b["name"] for b in blocks})
+    if sequential:
+        results, steering = _run_sequentially(calls, config, emit)
+    else:
+        results, steering = _run_in_parallel(calls, config, emit)
+    terminate = bool(results) and all(c.result.terminate for c in calls if c.result)
+    return results, steering, terminate and not steering
+
+
+def _run_sequentially(calls: List[_Call], config: LoopConfig, emit: Emit):
+    """One call after the other; steering is polled after each call."""
+    results: List[Message] = []
+    for index, call in enumerate(calls):
+        _announce(call, emit)
+        _prepare(call, config)
+        if call.result is None:
+            call.result = _execute(call, config, emit)
+        results.append(_finalise(call, config, emit))
+        steering = config.get_steering_messages()
+        if steering:
+            results += [_refuse(c.block, SKIPPED_TEXT, emit) for c in calls[index + 1:]]
+            return results, steering
+    return results, []
+
+
+def _run_in_parallel(calls: List[_Call], config: LoopConfig, emit: Emit):
+    """Prepare every call in order, then run the runnable ones at once in threads.
+
+    Steering is polled after each preparation: a message typed now means the user
+    wants to redirect the agent, so nothing of this batch runs.
+    """
+    for index, call in enumerate(calls):
+        _announce(call, emit)
+        _prepare(call, config)
+        steering = config.get_steering_messages()
+        if steering:
+            return _skip_batch(calls, index, emit), steering
+    runnable = [call for call in calls if call.result is None]
+    if runnable:
+        with ThreadPoolExecutor(max_workers=len(runnable)) as pool:
+            futures = [pool.submit(_execute, call, config, emit) for call in runnable]
+            for call, future in zip(runnable, futures):
+                call.result = future.result()
+    return [_finalise(call, config, emit) for call in calls], []
+
+
+def _skip_batch(calls: List[_Call], prepared_up_to: int, emit: Emit) -> List[Message]:
+    """Results for a batch abandoned for steering: calls that already failed keep their
+    error, every other call is skipped; calls never announced are announced first."""
+    results = []
+    for index, call in enumerate(calls):
+        if index > prepared_up_to:
+            _announce(call, emit)
+        if call.result is None:
+            call.result = _error(SKIPPED_TEXT)
+        results.append(_emit_outcome(call, emit))
+    return results
+
+
+def _announce(call: _Call, emit: Emit) -> None:
+    block = call.block
+    emit({"type": "tool_execution_start", "toolCallId": block["id"],
+          "toolName": block["name"], "args": block.get("arguments", {})})
+
+
+def _prepare(call: _Call, config: LoopConfig) -> None:
+    """Find the tool, validate the arguments, ask the before-hook. A failure at any step
+    becomes the call's (error) result, and the call will not run."""
+    name = call.block["name"]
+    call.tool = next((tool for tool in config.tools if tool.name == name), None)
+    if call.tool is None:
+        available = ", ".join(tool.name for tool in config.tools) or "none"
+        call.result = _error(f"Tool {name} not found. Available tools: {available}.")
+        return
+    try:
+        call.args = validate_arguments(call.tool, call.block.get("arguments", {}))
+        if config.before_tool_call is not None:
+            verdict = config.before_tool_call({"toolCall": call.block, "args": call.args}) or {}
+            if verdict.get("block"):
+                call.result = _error(verdict.get("reason") or "Tool execution was blocked")
+            elif "arguments" in verdict:
+                call.args = verdict["arguments"]
+    except Exception as exc:  # noqa: BLE001 - any failure here is reported to the model
+        call.result = _error(_explain(exc))
+
+
+def _execute(call: _Call, config: LoopConfig, emit: Emit) -> ToolResult:
+    """Run one prepared call; an exception becomes an error result for the model."""
+    block = call.block
+
+    def on_update(partial: ToolResult) -> None:
+        emit({"type": "tool_execution_update", "toolCallId": block["id"],
+              "toolName": block["name"], "args": block.get("arguments", {}),
+              "partialResult": {"content": partial.content, "details": partial.details}})
+
+    context = ToolContext(cwd=config.cwd, abort=config.options.abort, on_update=on_update)
+    try:
+        return call.tool.execute(block["id"], call.args, context)
+    except Exception as exc:  # noqa: BLE001 - a broken tool must not break the run
+        return _error(_explain(exc))
+
+
+def _finalise(call: _Call, config: LoopConfig, emit: Emit) -> Message:
+    """Let the after-hook rewrite the result, then announce it."""
+    if config.after_tool_call is not None and call.tool is not None and call.args is not None:
+        try:
+            change = config.after_tool_call({
+                "toolCall": call.block, "args": call.args, "result": call.result,
+                "isError": call.result.is_error}) or {}
+            result = call.result
+            call.result = ToolResult(content=change.get("content", result.content),
+                                     details=change.get("details", result.details),
+                                     is_error=change.get("isError", result.is_error),
+                                     terminate=result.terminate)
+        except Exception as exc:  # noqa: BLE001
+            call.result = _error(_explain(exc))
+    return _emit_outcome(call, emit)
+
+
+def _refuse(block: Dict[str, Any], text: str, emit: Emit) -> Message:
+    """A call that will not run (skipped, length-truncated): announce it and its error."""
+    call = _Call(block, result=_error(text))
+    _announce(call, emit)
+    return _emit_outcome(call, emit)
+
+
+def _emit_outcome(call: _Call, emit: Emit) -> Message:
+    block, result = call.block, call.result
+    emit({"type": "tool_execution_end", "toolCallId": block["id"], "toolName": block["name"],
+          "result": {"content": result.content, "details": result.details},
+          "isError": result.is_error})
+    message = tool_result_message(block["id"], block["name"], result.content,
+                                  is_error=result.is_error, details=result.details)
+    emit({"type": "message_start", "message": message})
+    emit({"type": "message_end", "message": message})
+    return message
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult(content=[text_block(text)], details={}, is_error=True)
+
+
+def _explain(exc: Exception) -> str:
+    """ToolError messages are written for the model; anything else was a bug, so the
+    exception's type is named too (a bare KeyError would just say 'path')."""
+    if isinstance(exc, ToolError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,72 @@
+"""The provider layer: one function, `stream()`, hides every LLM API.
+
+Each wire protocol lives in its own module and exposes the same generator:
+
+    stream(model, context, options) -> Iterator[StreamEvent]
+
+`context` is plain data: {"systemPrompt": str, "messages": [Message], "tools": [{"name",
+"description", "parameters"}]}. The events follow pi's protocol (all plain dicts):
+
+    {"type": "start", "partial": msg}
+    {"type": "text_start" | "thinking_start" | "toolcall_start", "contentIndex", "partial"}
+    {"type": "text_delta" | "thinking_delta" | "toolcall_delta", "contentIndex", "delta", "partial"}
+    {"type": "text_end" | "thinking_end", "contentIndex", "content", "partial"}
+    {"type": "toolcall_end", "contentIndex", "toolCall", "partial"}
+    {"type": "done", "reason": "stop" | "length" | "toolUse", "message": msg}
+    {"type": "error", "reason": "error" | "aborted", "error": msg}
+
+`partial` is the assistant message being built, the same dict mutated in place.
+
+The contract that keeps the rest of the agent simple: **a stream never raises.** An
+HTTP error, a malformed chunk, a dropped connection or an abort ends the stream with an
+`error` event whose message has stopReason "error" or "aborted" and an errorMessage.
+Whether it is "aborted" is decided only by whether `options.abort` is set.
+
+This module only dispatches on `model.api`; it deliberately knows nothing about HTTP.
+"""
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, Optional
+
+from ..messages import assistant_message
+
+StreamEvent = Dict[str, Any]
+
+
+@dataclass
+class StreamOptions:
+    """Per-call settings a provider needs besides the model and the context."""
+
+    abort: threading.Event = field(default_factory=threading.Event)
+    """Set by Agent.abort(); the provider stops reading and ends the stream as aborted."""
+    api_key: Optional[str] = None
+    """Secret for the endpoint; never printed or stored."""
+    thinking: str = "off"
+    """Reasoning level: off, minimal, low, medium, high."""
+    max_tokens: Optional[int] = None
+    """Output token cap; None means min(model.max_tokens, 32000)."""
+    temperature: Optional[float] = None
+    session_id: Optional[str] = None
+    """Sent as a prompt-cache key where the API supports one."""
+
+
+def stream(model, context: Dict[str, Any], options: StreamOptions) -> Iterator[StreamEvent]:
+    """Dispatch to the module that speaks `model.api`; imported lazily so that the
+    scripted demo runs without loading the HTTP providers."""
+    if model.api == "scripted":
+        from . import scripted
+        return scripted.stream(model, context, options)
+    if model.api == "openai-completions":
+        from . import openai
+        return openai.stream(model, context, options)
+    if model.api == "anthropic-messages":
+        from . import anthropic
+        return anthropic.stream(model, context, options)
+    return _unknown_api(model)
+
+
+def _unknown_api(model) -> Iterator[StreamEvent]:
+    message = assistant_message(model.api, model.provider, model.id, stop_reason="error",
+                                error_message=f"Unknown API '{model.api}' for model {model.id}")
+    yield {"type": "error", "reason": "error", "error": message}

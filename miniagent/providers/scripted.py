@@ -1,0 +1,172 @@
+"""The scripted model: an offline LLM that replays a script, for demos and tests.
+
+A real provider turns server bytes into stream events. This one turns a JSON script
+into the *same* stream events, so everything above the provider layer (the loop, the
+tools, the front ends) runs exactly as it would against a real model, with no network
+and no key. The demo (`miniagent --demo`) and most tests use it.
+
+A script is a list of turns, or {"turns": [...], "prompt"?: "..."} (the optional
+prompt is used by the built-in demo); each model call consumes one turn:
+
+    [
+      {"content": [{"type": "text", "text": "Let me look."},
+                   {"type": "toolCall", "name": "bash", "arguments": {"command": "ls"}}]},
+      {"content": [{"type": "text", "text": "There are two files."}]}
+    ]
+
+A turn is {"content": [BLOCK, ...], "stopReason"?, "errorMessage"?, "usage"?,
+"delayMs"?}. BLOCKs are message blocks (text, thinking, toolCall; a toolCall may omit
+its id). stopReason defaults to "toolUse" when the turn has tool calls, else "stop";
+an errorMessage makes the turn end as an error; delayMs is the pause before each
+streamed delta (a pause that abort interrupts). Text arrives word by word and tool
+arguments in small JSON fragments, the way a real server sends them.
+
+Running out of turns is an error message that says so. The script ignores what the
+model is sent: it is a recording, not a simulation.
+"""
+
+import json
+import re
+import threading
+from importlib import resources
+from typing import Any, Dict, Iterator, List, Optional
+
+from ..messages import empty_usage, now_ms
+from ..models import Model
+
+API = "scripted"
+BLOCK_TYPES = ("text", "thinking", "toolCall")
+FRAGMENT = 16  # characters of tool-call JSON per delta
+
+
+class Script:
+    """The turns of a script and how many have been served (shared across calls)."""
+
+    def __init__(self, turns: List[Dict[str, Any]], source: str = "script",
+                 prompt: Optional[str] = None):
+        self.turns = turns
+        self.source = source
+        self.prompt = prompt  # the demo's own prompt; other scripts get theirs from the user
+        self.served = 0
+        self._lock = threading.Lock()
+
+    def next_turn(self) -> Optional[Dict[str, Any]]:
+        with self._lock:
+            if self.served >= len(self.turns):
+                return None
+            self.served += 1
+            return self.turns[self.served - 1]
+
+
+def parse_script(data: Any, source: str = "script") -> Script:
+    """Check a decoded script and wrap it; a bad shape raises ValueError naming the turn."""
+    turns = data.get("turns") if isinstance(data, dict) else data
+    if not isinstance(turns, list):
+        raise ValueError(f"{source}: a script is a list of turns or {{\"turns\": [...]}}")
+    for number, turn in enumerate(turns, start=1):
+        if not isinstance(turn, dict) or not isinstance(turn.get("content", []), list):
+            raise ValueError(f"{source}: turn {number} must be an object with a "
+                             f"\"content\" list")
+        for block in turn.get("content", []):
+            if not isinstance(block, dict) or block.get("type") not in BLOCK_TYPES:
+                raise ValueError(f"{source}: turn {number} has a block that is not one of "
+                                 f"{', '.join(BLOCK_TYPES)}: {json.dumps(block)[:80]}")
+    prompt = data.get("prompt") if isinstance(data, dict) else None
+    return Script(turns, source, prompt)
+
+
+def load_script(path: str) -> Script:
+    """Read a script file; a missing file or bad JSON raises ValueError with the reason."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as exc:
+        raise ValueError(f"Cannot read script {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"Script {path} is not valid JSON: {exc}") from None
+    return parse_script(data, path)
+
+
+def demo_script() -> Script:
+    """The built-in demo's script, shipped inside the package."""
+    text = resources.files("miniagent").joinpath("demo/script.json").read_text("utf-8")
+    return parse_script(json.loads(text), "the built-in demo script")
+
+
+def scripted_model(script: Script, model_id: str = "scripted") -> Model:
+    return Model(id=model_id, provider="scripted", api=API, name="Scripted model",
+                 script=script)
+
+
+# --- Streaming ------------------------------------------------------------------------------
+
+def stream(model: Model, context: Dict[str, Any], options) -> Iterator[Dict[str, Any]]:
+    """Replay the next turn as stream events (the provider contract: never raises)."""
+    partial = {"role": "assistant", "content": [], "api": API, "provider": model.provider,
+               "model": model.id, "usage": empty_usage(), "stopReason": "stop",
+               "timestamp": now_ms()}
+    yield {"type": "start", "partial": partial}
+    script: Script = model.script
+    turn = script.next_turn()
+    if turn is None:
+        yield _fail(partial, "error", f"The scripted model has no turns left: all "
+                    f"{len(script.turns)} turns of {script.source} were used. Add turns to "
+                    f"the script, or ask for less.")
+        return
+    delay = turn.get("delayMs", 0) / 1000
+    for block in turn.get("content", []):
+        for event in _stream_block(block, partial, script.served):
+            if options.abort.wait(delay) if delay else options.abort.is_set():
+                yield _fail(partial, "aborted", "Request was aborted")
+                return
+            yield event
+    _finish_usage(partial, turn.get("usage", {}))
+    if turn.get("errorMessage"):
+        yield _fail(partial, "error", turn["errorMessage"])
+        return
+    has_calls = any(b["type"] == "toolCall" for b in partial["content"])
+    partial["stopReason"] = turn.get("stopReason") or ("toolUse" if has_calls else "stop")
+    yield {"type": "done", "reason": partial["stopReason"], "message": partial}
+
+
+def _stream_block(block: Dict[str, Any], partial: Dict[str, Any],
+                  turn_number: int) -> Iterator[Dict[str, Any]]:
+    """The start / delta* / end events of one block, mutating `partial` as they go."""
+    index = len(partial["content"])
+    kind = block["type"]
+    if kind == "toolCall":
+        call_id = block.get("id") or f"call_{turn_number}_{index}"
+        current = {"type": "toolCall", "id": call_id, "name": block["name"], "arguments": {}}
+        partial["content"].append(current)
+        yield {"type": "toolcall_start", "contentIndex": index, "partial": partial}
+        raw = json.dumps(block.get("arguments", {}), ensure_ascii=False)
+        for start in range(0, len(raw), FRAGMENT):
+            yield {"type": "toolcall_delta", "contentIndex": index,
+                   "delta": raw[start:start + FRAGMENT], "partial": partial}
+        current["arguments"] = json.loads(raw)
+        yield {"type": "toolcall_end", "contentIndex": index, "toolCall": current,
+               "partial": partial}
+        return
+    # text and thinking blocks keep their words under a key named like the type
+    current = {"type": kind, kind: ""}
+    partial["content"].append(current)
+    yield {"type": f"{kind}_start", "contentIndex": index, "partial": partial}
+    for word in re.findall(r"\s*\S+|\s+", block.get(kind, "")):
+        current[kind] += word
+        yield {"type": f"{kind}_delta", "contentIndex": index, "delta": word,
+               "partial": partial}
+    yield {"type": f"{kind}_end", "contentIndex": index, "content": current[kind],
+           "partial": partial}
+
+
+def _finish_usage(partial: Dict[str, Any], given: Dict[str, Any]) -> None:
+    usage = partial["usage"]
+    for key in ("input", "output", "cacheRead", "cacheWrite"):
+        usage[key] = int(given.get(key, 0))
+    usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+
+
+def _fail(partial: Dict[str, Any], reason: str, text: str) -> Dict[str, Any]:
+    partial["stopReason"] = reason
+    partial["errorMessage"] = text
+    return {"type": "error", "reason": reason, "error": partial}

@@ -1,0 +1,110 @@
+"""Rendering: the non-interactive front ends, each just a subscriber to the event bus.
+
+The agent announces everything as events (events.py); a front end decides what a
+person or a program gets to see. Three views, one event stream:
+
+  * `JsonLines`: every event as one compact JSON line on stdout, for programs
+    (`--mode json`). Nothing else is ever written to stdout in that mode.
+  * `StepPrinter`: a short account of the work on stderr while it happens: what the
+    model says between steps, each tool call on one line, the first lines of its result.
+    Example:
+
+        Let me see what is in this project.
+          $ ls
+            README.md
+            hello.py
+        Now let me run it and see the error.
+          $ python3 hello.py
+            ! NameError: name 'nme' is not defined ... (exit code 1)
+
+  * `final_answer`: the text of the last assistant message, which print mode puts on
+    stdout so that `miniagent -p "..." > answer.txt` captures just the answer.
+
+Left out: the interactive terminal (streaming text as it arrives, colours, input while
+the agent works) comes with the terminal issue, as another subscriber.
+"""
+
+import json
+import sys
+from typing import Any, Dict, List, Optional, TextIO
+
+from .messages import Message, text_of, tool_calls
+
+RESULT_LINES = 3  # result lines shown per tool call
+LINE_WIDTH = 100
+
+
+class JsonLines:
+    """Write each event as one JSON line and flush, so a reader sees it at once."""
+
+    def __init__(self, out: TextIO):
+        self.out = out
+
+    def __call__(self, event: Dict[str, Any]) -> None:
+        # default=str: a tool's details might hold a value JSON cannot spell (a Path);
+        # the line must still be written rather than lose the event.
+        self.out.write(json.dumps(event, ensure_ascii=False, separators=(",", ":"),
+                                  default=str) + "\n")
+        self.out.flush()
+
+
+class StepPrinter:
+    """Show the agent's steps on a text stream (stderr) while it works."""
+
+    def __init__(self, out: TextIO = sys.stderr):
+        self.out = out
+
+    def __call__(self, event: Dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "message_end" and event["message"].get("role") == "assistant":
+            self._show_commentary(event["message"])
+        elif kind == "tool_execution_start":
+            self._write("  " + describe_call(event["toolName"], event["args"]))
+        elif kind == "tool_execution_end":
+            self._show_result(event["result"], event["isError"])
+        elif kind == "auto_retry_start":
+            self._write(f"  (retry {event['attempt']}/{event['maxAttempts']} in "
+                        f"{event['delayMs'] / 1000:g} s: {event['errorMessage']})")
+
+    def _show_commentary(self, message: Message) -> None:
+        # Only text that comes with tool calls is commentary; the final answer is the
+        # caller's to print (on stdout).
+        text = text_of(message).strip()
+        if text and tool_calls(message):
+            self._write(text)
+
+    def _show_result(self, result: Dict[str, Any], is_error: bool) -> None:
+        text = "".join(b.get("text", "") for b in result.get("content", [])
+                       if b.get("type") == "text")
+        lines = text.strip("\n").split("\n") if text.strip() else ["(no output)"]
+        marker = "! " if is_error else ""
+        for line in lines[:RESULT_LINES]:
+            self._write("    " + marker + shorten(line))
+        if len(lines) > RESULT_LINES:
+            self._write(f"    ... ({len(lines) - RESULT_LINES} more lines)")
+
+    def _write(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+
+def describe_call(name: str, args: Any) -> str:
+    """One line per tool call: `$ ls` for bash, `read hello.py` for file tools."""
+    args = args if isinstance(args, dict) else {}
+    if name == "bash" and "command" in args:
+        return "$ " + shorten(str(args["command"]).replace("\n", " ; "))
+    if "path" in args:
+        return f"{name} {args['path']}"
+    return shorten(f"{name} {json.dumps(args, ensure_ascii=False)}")
+
+
+def shorten(line: str, width: int = LINE_WIDTH) -> str:
+    return line if len(line) <= width else line[:width - 3] + "..."
+
+
+def final_answer(messages: List[Message]) -> Optional[Message]:
+    """The last assistant message of the run, or None."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            return message
+    return None

@@ -1,0 +1,108 @@
+"""The Agent: worker thread, busy errors, abort, continue, queues, the event bus."""
+
+import threading
+
+import pytest
+
+from conftest import call, echo_tool, make_agent, text
+from miniagent.agent import AgentBusyError
+from miniagent.events import EventBus
+
+
+def test_prompt_runs_on_a_worker_thread_and_wait_joins_it():
+    started = threading.Event()
+    release = threading.Event()
+
+    def blocking(call_id, args, ctx):
+        started.set()
+        release.wait(10)
+        return echo_tool().execute(call_id, args, ctx)
+
+    agent = make_agent([{"content": [call("echo", v="x")]}, {"content": [text("ok")]}],
+                       [echo_tool(execute=blocking)])
+    agent.prompt("go")  # returns at once
+    assert started.wait(10) and agent.is_running
+    with pytest.raises(AgentBusyError, match="steer"):
+        agent.prompt("again")
+    with pytest.raises(AgentBusyError):
+        agent.continue_()
+    release.set()
+    assert agent.wait(10)
+    assert not agent.is_running and agent.messages[-1]["content"] == [text("ok")]
+
+
+def test_abort_during_streaming_keeps_an_aborted_message():
+    agent = make_agent([{"content": [text("a b c d e f g h i j k l")], "delayMs": 60000}])
+    deltas = threading.Event()
+    agent.subscribe(lambda e: e["type"] == "message_start" and
+                    e["message"]["role"] == "assistant" and deltas.set())
+    agent.prompt("go")
+    assert deltas.wait(10)
+    agent.abort()
+    assert agent.wait(5)  # the scripted delay was 60 s per word
+    last = agent.messages[-1]
+    assert last["role"] == "assistant" and last["stopReason"] == "aborted"
+    assert last in agent.messages
+
+
+def test_continue_after_a_tool_result_and_from_queued_messages():
+    agent = make_agent([{"content": [text("one")]}, {"content": [text("two")]}])
+    with pytest.raises(ValueError, match="no messages"):
+        agent.continue_(inline=True)
+    agent.prompt("go", inline=True)
+    with pytest.raises(ValueError, match="assistant"):
+        agent.continue_(inline=True)
+    agent.follow_up("more")
+    agent.continue_(inline=True)
+    assert [m["role"] for m in agent.messages] == ["user", "assistant", "user", "assistant"]
+
+
+def test_queue_mode_all_delivers_every_queued_message_at_once():
+    agent = make_agent([{"content": [text("one")]}, {"content": [text("two")]}])
+    agent.follow_up_mode = "all"
+    agent.follow_up("a")
+    agent.follow_up("b")
+    agent.prompt("go", inline=True)
+    assert [m["role"] for m in agent.messages] == ["user", "assistant", "user", "user",
+                                                   "assistant"]
+
+
+def test_a_raising_subscriber_is_reported_once_and_does_not_stop_the_run(capsys):
+    agent = make_agent([{"content": [call("echo", v="x")]}, {"content": [text("done")]}],
+                       [echo_tool()])
+    seen = []
+
+    def broken(event):
+        raise RuntimeError("display bug")
+
+    agent.subscribe(broken)
+    agent.subscribe(seen.append)
+    agent.prompt("go", inline=True)
+    assert agent.messages[-1]["content"] == [text("done")]
+    assert seen[-1]["type"] == "agent_end"
+    err = capsys.readouterr().err
+    assert err.count("event subscriber") == 1 and "broken" in err and "display bug" in err
+
+
+def test_unsubscribe_stops_delivery():
+    bus = EventBus()
+    seen = []
+    unsubscribe = bus.subscribe(seen.append)
+    bus.emit({"type": "a"})
+    unsubscribe()
+    bus.emit({"type": "b"})
+    assert seen == [{"type": "a"}]
+
+
+def test_a_provider_that_raises_still_ends_the_run_with_a_message(events):
+    def broken_stream(model, context, options):
+        raise ConnectionError("socket exploded")
+        yield  # pragma: no cover - makes this a generator
+
+    agent = make_agent([], stream_fn=broken_stream)
+    agent.subscribe(events.append)
+    agent.prompt("go", inline=True)
+    last = agent.messages[-1]
+    assert last["stopReason"] == "error" and "socket exploded" in last["errorMessage"]
+    assert events[-1]["type"] == "agent_end"
+    assert not agent.is_running

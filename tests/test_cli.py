@@ -1,0 +1,92 @@
+"""The command line, run as a user runs it: python -m miniagent in a subprocess."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_cli(*args, stdin="", cwd=None, env=None):
+    """Run `python -m miniagent ARGS`; stdin is a pipe (never a terminal)."""
+    full_env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(cwd or ROOT) + "/.home")
+    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
+                "DEEPSEEK_API_KEY", "GROQ_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        full_env.pop(key, None)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "miniagent", *args], input=stdin,
+                          capture_output=True, text=True, cwd=cwd or ROOT, env=full_env,
+                          timeout=60)
+
+
+def write_script(tmp_path, turns):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(turns))
+    return str(path)
+
+
+def test_version_and_help_with_examples():
+    assert re.match(r"miniagent \d+\.\d+\.\d+", run_cli("--version").stdout)
+    help_text = run_cli("--help").stdout
+    assert "examples:" in help_text and "--demo" in help_text and "--mode" in help_text
+
+
+def test_no_prompt_and_no_terminal_is_a_usage_error():
+    result = run_cli()
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "no prompt" in result.stderr.splitlines()[0]
+
+
+def test_print_mode_prints_only_the_final_answer(tmp_path):
+    script = write_script(tmp_path, [
+        {"content": [{"type": "text", "text": "Looking."},
+                     {"type": "toolCall", "name": "bash", "arguments": {"command": "echo hi"}}]},
+        {"content": [{"type": "text", "text": "The command printed hi."}]}])
+    result = run_cli("--provider", "scripted", "--script", script, "-p", "run", "echo",
+                     cwd=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The command printed hi.\n"
+
+
+def test_print_mode_error_goes_to_stderr_with_exit_1(tmp_path):
+    script = write_script(tmp_path, [{"content": [], "errorMessage": "401 Invalid API key"}])
+    result = run_cli("--script", script, "-p", "hi", cwd=str(tmp_path))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "401 Invalid API key" in result.stderr
+
+
+def test_json_mode_prints_every_event_as_one_line_and_nothing_else(tmp_path):
+    script = write_script(tmp_path, [{"content": [{"type": "text", "text": "hello"}]}])
+    result = run_cli("--script", script, "--mode", "json", "words", stdin="piped text",
+                     cwd=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    types = [e["type"] for e in events]
+    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    assert "message_update" in types and "turn_end" in types
+    user = next(e["message"] for e in events if e["type"] == "message_start")
+    assert user["content"][0]["text"] == "piped text\n\nwords"
+
+
+def test_demo_fixes_the_file_and_says_where_it_is():
+    result = run_cli("--demo")
+    assert result.returncode == 0, result.stderr
+    assert "Hello, world!" in result.stdout
+    where = re.search(r"copied to (\S+)", result.stderr).group(1)
+    fixed = open(os.path.join(where, "hello.py")).read()
+    assert '"Hello, " + name + "!"' in fixed
+    assert os.path.join(where, "hello.py") in result.stderr
+    assert "$ python3 hello.py" in result.stderr  # the steps are shown on stderr
+
+
+def test_bad_options_are_one_line_errors_with_exit_2(tmp_path):
+    missing_dir = run_cli("--cwd", str(tmp_path / "nope"), "-p", "hi")
+    assert missing_dir.returncode == 2 and "no such directory" in missing_dir.stderr
+    missing_script = run_cli("--script", str(tmp_path / "none.json"), "-p", "hi")
+    assert missing_script.returncode == 2 and "Cannot read script" in missing_script.stderr
+    bad_tool = run_cli("--script", write_script(tmp_path, []), "--tools", "read,teleport", "hi")
+    assert bad_tool.returncode == 2 and "teleport" in bad_tool.stderr

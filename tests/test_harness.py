@@ -1,0 +1,62 @@
+"""Agent-level retry (decision 4): transient failures are retried from scratch."""
+
+import threading
+
+from conftest import make_agent, text
+from miniagent.harness import Harness, is_retryable
+
+
+def failed(error):
+    return {"role": "assistant", "stopReason": "error", "errorMessage": error}
+
+
+def test_classification_of_errors():
+    assert is_retryable(failed("529 Overloaded"))
+    assert is_retryable(failed("429 Rate limit reached for requests"))
+    assert is_retryable(failed("stream ended before the response was complete"))
+    assert is_retryable(failed("Connection error: could not reach http://x (connection refused)"))
+    assert not is_retryable(failed("429 You exceeded your current quota, check billing"))
+    assert not is_retryable(failed("400 prompt is too long: 213462 tokens > 200000 maximum"))
+    assert not is_retryable(failed("401 Invalid API key"))
+    assert not is_retryable({"role": "assistant", "stopReason": "aborted",
+                             "errorMessage": "connection reset"})
+
+
+def test_a_transient_failure_is_retried_and_the_failed_reply_dropped():
+    agent = make_agent([{"content": [text("half a sen")], "errorMessage": "503 overloaded"},
+                        {"content": [text("whole answer")]}])
+    events = []
+    agent.subscribe(events.append)
+    last = Harness(agent, base_delay=0.001).run("go")
+    assert last["content"] == [text("whole answer")]
+    assert [m["role"] for m in agent.messages] == ["user", "assistant"]
+    retry = [e for e in events if e["type"].startswith("auto_retry")]
+    assert [e["type"] for e in retry] == ["auto_retry_start", "auto_retry_end"]
+    assert retry[0]["attempt"] == 1 and retry[0]["errorMessage"] == "503 overloaded"
+    assert retry[1]["success"] is True
+
+
+def test_retries_stop_after_three_attempts():
+    turns = [{"content": [], "errorMessage": "500 internal error"}] * 5
+    agent = make_agent(turns)
+    events = []
+    agent.subscribe(events.append)
+    last = Harness(agent, base_delay=0.001).run("go")
+    assert last["stopReason"] == "error"
+    starts = [e for e in events if e["type"] == "auto_retry_start"]
+    assert [e["attempt"] for e in starts] == [1, 2, 3]
+    assert [e["delayMs"] for e in starts] == [1, 2, 4]  # doubling from the base delay
+    assert events[-1]["type"] == "auto_retry_end" and events[-1]["success"] is False
+
+
+def test_abort_cancels_the_wait_before_a_retry():
+    agent = make_agent([{"content": [], "errorMessage": "503 overloaded"},
+                        {"content": [text("never")]}])
+    harness = Harness(agent, base_delay=60)
+    waiting = threading.Event()
+    agent.subscribe(lambda e: e["type"] == "auto_retry_start" and waiting.set())
+    harness.prompt("go")
+    assert waiting.wait(10)
+    harness.abort()
+    assert harness.wait(5)  # the retry would have waited 60 s
+    assert agent.messages[-1]["stopReason"] == "error"

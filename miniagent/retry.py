@@ -1,0 +1,422 @@
+"""How we talk HTTP to a model server, and when we try again.
+
+Both providers send one POST per model call and read the reply as a stream. This
+module does the HTTP part for both, in two steps:
+
+    response = post_stream(url, headers, body, abort)   # until a 2xx status line
+    for chunk in iter_body(response, abort):            # raw bytes as they arrive
+        ...                                              # (the provider decodes SSE)
+
+`post_stream` retries, because model servers fail often and briefly: they are
+overloaded (529, 503), rate-limited (429), or the network hiccups. A worked example
+with the default two retries:
+
+    attempt 1  ->  503                    wait backoff_delay(0): 0.375..0.5 s
+    attempt 2  ->  429, retry-after: 3    wait 3 s, as the server asked
+    attempt 3  ->  200                    return the response, body not read yet
+
+The rules (spec decision 3, matching the official SDKs where sensible):
+
+- Retried: 408, 409, 429 and every 5xx, plus connection errors and timeouts.
+  Everything else (400, 401, 403, 404, 413, 422, ...) is a mistake that repeating
+  will not fix.
+- The server's `x-should-retry: true|false` header overrides the status.
+- Quota and billing errors are final even on a 429: "you exceeded your current
+  quota" does not get better in a second, so no request is repeated for it.
+- The server's `retry-after-ms` / `retry-after` (seconds or an HTTP date) is honoured
+  up to 60 s. A longer demand fails at once, with a message naming the wait, rather
+  than freezing the agent for minutes.
+- Otherwise wait `min(0.5 * 2**n, 8) * (1 - 0.25 * random())` seconds: exponential
+  backoff, with jitter so that many clients do not retry in lockstep.
+
+Retrying stops once the body has started: a stream that breaks halfway is an error for
+the caller (`StreamError`), and the agent level retries the whole call from scratch.
+
+Abort is a `threading.Event` (set by Ctrl-C) and must take effect at once anywhere:
+
+- a retry wait is `abort.wait(delay)`, never `time.sleep`;
+- waiting for the status line (a server may think about a long prompt for minutes)
+  happens on a helper thread, so the caller can stop waiting immediately;
+- a read blocked on a silent server is ended by shutting the socket down from a
+  watcher thread (closing the response alone can block as long as the server is
+  silent); the reader wakes up with an error and we report `Aborted`.
+
+Failure is reported by exceptions here (`HTTPError`, `StreamError`, `Aborted`); the
+providers turn them into an assistant message with stopReason "error" or "aborted".
+
+Left out: HTTP/2, proxies beyond what requests does by itself, resuming a broken
+stream, and non-streaming calls.
+"""
+
+import email.utils
+import json
+import math
+import random
+import socket
+import threading
+import time
+from typing import Iterator, Optional
+
+import requests
+import urllib3
+
+RETRYABLE_STATUSES = frozenset({408, 409, 429})  # and every status >= 500
+MAX_SERVER_DELAY = 60.0  # seconds; a longer retry-after fails at once
+# A quota error can hide behind any of these statuses; its body says which it is.
+QUOTA_STATUSES = frozenset({400, 402, 403, 429})
+QUOTA_MARKERS = ("insufficient_quota", "billing", "credit balance", "exceeded your current quota")
+MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
+# A thread that waits for two things (abort, and its request or body being done) can
+# block on only one Event; it looks at the other this often, in seconds.
+ABORT_POLL = 0.05
+
+
+class Aborted(Exception):
+    """The abort event was set while we waited or read."""
+
+    def __init__(self, message: str = "Request was aborted"):
+        super().__init__(message)
+        self.message = message
+
+
+class HTTPError(Exception):
+    """The request failed before the body started: a status the server answered with,
+    or no answer at all (status None)."""
+
+    def __init__(
+        self,
+        message: str,
+        status: Optional[int] = None,
+        retryable: bool = False,
+        retry_after: Optional[float] = None,
+    ):
+        super().__init__(message)
+        self.message = message
+        """One line for the assistant message's errorMessage, e.g. "429 Rate limit ..."."""
+        self.status = status
+        self.retryable = retryable
+        """Whether trying again later could help (the agent-level retry asks this)."""
+        self.retry_after = retry_after
+        """The wait in seconds the server asked for, if it asked."""
+
+
+class StreamError(Exception):
+    """The connection broke or went silent after the body had started."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+# --- Sending, with retries -------------------------------------------------------------
+
+
+def post_stream(
+    url: str,
+    headers: dict,
+    body: dict,
+    abort: threading.Event,
+    *,
+    max_retries: int = 2,
+    connect_timeout: float = 10,
+    read_timeout: float = 120,
+    session: Optional[requests.Session] = None,
+    base_delay: float = 0.5,
+) -> requests.Response:
+    """POST `body` as JSON and return the response as soon as a 2xx status arrived
+    (its body not read yet; pass it to `iter_body`). Raises HTTPError when the server
+    refuses for good or the retries are used up, Aborted when `abort` is set.
+
+    connect_timeout bounds connecting; read_timeout bounds every wait for data: for
+    the status line, and later for each read of the body. `base_delay` scales the
+    backoff (tests make it tiny)."""
+    session = session or requests.Session()
+    attempt = 0
+    while True:
+        try:
+            return _send_once(session, url, headers, body, abort, (connect_timeout, read_timeout))
+        except HTTPError as error:
+            if not error.retryable or attempt == max_retries:
+                raise
+            delay = error.retry_after
+            if delay is None:
+                delay = backoff_delay(attempt, base_delay)
+        if wait_or_abort(delay, abort):
+            raise Aborted("Request was aborted while waiting to retry")
+        attempt += 1
+
+
+def backoff_delay(attempt: int, base: float = 0.5) -> float:
+    """Seconds to wait before retry number attempt+1 (attempt counts from 0).
+
+    Example (base 0.5): attempt 0 -> 0.375..0.5, 1 -> 0.75..1, 2 -> 1.5..2, 4+ -> 6..8
+    """
+    return min(base * 2**attempt, 8.0) * (1 - 0.25 * random.random())
+
+
+def wait_or_abort(seconds: float, abort: threading.Event) -> bool:
+    """Wait, but wake up the moment abort is set. True if aborted."""
+    return abort.wait(max(seconds, 0))
+
+
+def _send_once(session, url, headers, body, abort, timeout) -> requests.Response:
+    """One attempt: a 2xx response, or an HTTPError saying whether to try again."""
+    if abort.is_set():
+        raise Aborted()
+    try:
+        response = _BackgroundPost(session, url, headers, body, timeout).result(abort)
+    except requests.ConnectTimeout:
+        message = _unreachable(url, f"no answer within {timeout[0]:g} s")
+        raise HTTPError(message, retryable=True) from None
+    except requests.Timeout:
+        message = f"Request timed out: {url} sent no response within {timeout[1]:g} s"
+        raise HTTPError(message, retryable=True) from None
+    except requests.ConnectionError as exc:
+        raise HTTPError(_unreachable(url, _connection_reason(exc)), retryable=True) from None
+    except requests.RequestException as exc:  # a malformed URL and the like
+        raise HTTPError(f"Request failed: {exc}") from None
+    if 200 <= response.status_code < 300:
+        return response
+    raise _error_from_response(response, abort)
+
+
+class _BackgroundPost:
+    """One POST running on a helper thread until its status line arrives, so that the
+    caller can stop waiting for it the moment abort is set. A response that arrives
+    after the caller gave up is closed by whichever side comes second."""
+
+    def __init__(self, session, url, headers, body, timeout):
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._response: Optional[requests.Response] = None
+        self._error: Optional[BaseException] = None
+        self._abandoned = False
+        request = (session, url, headers, body, timeout)
+        threading.Thread(target=self._run, args=request, daemon=True).start()
+
+    def _run(self, session, url, headers, body, timeout) -> None:
+        try:
+            response = session.post(url, headers=headers, json=body, stream=True, timeout=timeout)
+            with self._lock:
+                self._response = response
+                if self._abandoned:
+                    response.close()
+        except Exception as exc:  # handed to the caller, whatever it is
+            self._error = exc
+        finally:
+            self._done.set()
+
+    def result(self, abort: threading.Event) -> requests.Response:
+        while not self._done.wait(ABORT_POLL):
+            if abort.is_set():
+                with self._lock:
+                    self._abandoned = True
+                    if self._response is not None:
+                        self._response.close()
+                raise Aborted()
+        if self._error is not None:
+            raise self._error
+        return self._response
+
+
+# --- Reading the body ------------------------------------------------------------------
+
+
+def iter_body(
+    response: requests.Response, abort: threading.Event, chunk_size: int = 8192
+) -> Iterator[bytes]:
+    """Yield the raw body in chunks as they arrive, and close the response at the end.
+
+    `read1` returns whatever has arrived (at most chunk_size bytes) instead of waiting
+    for chunk_size bytes, so a 20-byte SSE event is handed on at once. Raises Aborted
+    as soon as `abort` is set, StreamError if the connection breaks or goes silent for
+    longer than the read timeout.
+    """
+    finished = threading.Event()
+    watch = (response, abort, finished)
+    threading.Thread(target=_shut_down_on_abort, args=watch, daemon=True).start()
+    try:
+        while True:
+            chunk = _read_chunk(response, chunk_size, abort)
+            if not chunk:
+                return
+            yield chunk
+    finally:
+        finished.set()
+        response.close()
+
+
+def _read_chunk(response: requests.Response, chunk_size: int, abort: threading.Event) -> bytes:
+    try:
+        chunk = response.raw.read1(chunk_size, decode_content=True)
+    except (OSError, urllib3.exceptions.HTTPError) as exc:
+        if abort.is_set():  # the watcher shut the socket down under us
+            raise Aborted() from None
+        raise StreamError(f"connection lost while streaming: {_connection_reason(exc)}") from None
+    if abort.is_set():
+        raise Aborted()
+    return chunk
+
+
+def _shut_down_on_abort(response, abort: threading.Event, finished: threading.Event) -> None:
+    """Watcher thread: when abort is set while the body is being read, shut the socket
+    down; a read blocked in recv() then returns at once."""
+    while not finished.is_set():
+        if abort.wait(ABORT_POLL):
+            if not finished.is_set():
+                _shut_down_socket(response)
+            return
+
+
+def _shut_down_socket(response: requests.Response) -> None:
+    # urllib3 2.x keeps the connection on the raw response until it is released
+    # back to the pool (then it is None): nothing left to interrupt.
+    connection = getattr(response.raw, "connection", None)
+    sock = getattr(connection, "sock", None)
+    if sock is None:
+        return
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # already closed by the other side
+
+
+# --- Deciding about a failed attempt ---------------------------------------------------
+
+
+def _error_from_response(response: requests.Response, abort: threading.Event) -> HTTPError:
+    status = response.status_code
+    text = _read_error_body(response, abort)
+    message = http_error_message(status, text)
+    retryable = _should_retry(status, response.headers, text)
+    delay = server_retry_delay(response.headers) if retryable else None
+    if delay is not None and delay > MAX_SERVER_DELAY:
+        message += (f" (the server asks to wait {delay:.0f} s before retrying;"
+                    f" we wait at most {MAX_SERVER_DELAY:.0f} s)")
+        return HTTPError(message, status, retryable=False, retry_after=delay)
+    return HTTPError(message, status, retryable, delay)
+
+
+def _should_retry(status: int, headers, body_text: str) -> bool:
+    if status in QUOTA_STATUSES and is_quota_error(body_text):
+        return False  # final, whatever else the response says
+    verdict = headers.get("x-should-retry", "").strip().lower()
+    if verdict in ("true", "false"):
+        return verdict == "true"
+    return status in RETRYABLE_STATUSES or status >= 500
+
+
+def is_quota_error(text: str) -> bool:
+    """Does an error text say the account's quota, credit or billing is exhausted?
+
+    Example: '429 You exceeded your current quota, please check your plan' -> True
+    """
+    lowered = text.lower()
+    return any(marker in lowered for marker in QUOTA_MARKERS)
+
+
+def server_retry_delay(headers) -> Optional[float]:
+    """The wait the server asked for, in seconds, or None if it asked for none.
+
+    Examples: {"retry-after-ms": "1500"} -> 1.5;  {"retry-after": "2"} -> 2.0;
+              {"retry-after": "Wed, 21 Oct 2037 07:28:00 GMT"} -> the seconds until then
+    """
+    millis, value = headers.get("retry-after-ms"), headers.get("retry-after")
+    try:
+        delay = float(millis) / 1000 if millis else float(value)
+    except (TypeError, ValueError):
+        try:  # not a number: an HTTP date, or garbage
+            delay = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return None
+    return delay if math.isfinite(delay) and delay > 0 else None
+
+
+def _read_error_body(response: requests.Response, abort: threading.Event) -> str:
+    """The start of an error body (the server may be slow or stop halfway: keep what came)."""
+    body = bytearray()
+    chunks = iter_body(response, abort)
+    try:
+        for chunk in chunks:
+            body += chunk
+            if len(body) >= MAX_ERROR_BODY:
+                break
+    except StreamError:
+        pass
+    finally:
+        chunks.close()
+    return body[:MAX_ERROR_BODY].decode("utf-8", errors="replace")
+
+
+# --- Messages ---------------------------------------------------------------------------
+
+
+def http_error_message(status: int, body_text: str) -> str:
+    """One line for an error status: the status, then what the server said.
+
+    Examples:
+        429, '{"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}'
+            -> "429 Rate limit reached (rate_limit_exceeded)"
+        529, '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
+            -> "529 Overloaded (overloaded_error)"
+        502, '<html> Bad gateway </html>'  -> "502 <html> Bad gateway </html>"
+        500, ''                            -> "500 status code (no body)"
+    The error's code or type is kept because the agent-level retry looks for words
+    like overloaded_error and insufficient_quota.
+    """
+    text = body_text.strip()
+    if not text:
+        return f"{status} status code (no body)"
+    return f"{status} {_server_message(text)}"
+
+
+def _server_message(text: str) -> str:
+    """The message inside an error body: OpenAI {"error": {"message"}}, Anthropic
+    {"type": "error", "error": {"type", "message"}}, {"error": "text"}, or raw text."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return _one_line(text)
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, str) and error.strip():
+        return _one_line(error)
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        message = _one_line(error["message"])
+        kinds = [k for k in (error.get("code"), error.get("type")) if isinstance(k, str) and k]
+        if kinds and kinds[0] not in message:
+            message += f" ({kinds[0]})"
+        return message
+    for key in ("message", "detail"):  # other servers' shapes
+        if isinstance(data, dict) and isinstance(data.get(key), str):
+            return _one_line(data[key])
+    return _one_line(text)
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _unreachable(url: str, reason: str) -> str:
+    return f"Connection error: could not reach {url} ({reason})"
+
+
+# What the text of a requests/urllib3 exception contains -> what we tell the user.
+_REASONS = (
+    ("refused", "connection refused"),
+    ("failed to resolve", "unknown host name"),
+    ("name or service not known", "unknown host name"),
+    ("reset by peer", "connection reset by the server"),
+    ("remote end closed", "the server closed the connection"),
+    ("incompleteread", "the server closed the connection mid-response"),
+    ("response ended prematurely", "the server closed the connection mid-response"),
+    ("timed out", "timed out waiting for data"),
+)
+
+
+def _connection_reason(exc: BaseException) -> str:
+    text = str(exc).lower()
+    for needle, reason in _REASONS:
+        if needle in text:
+            return reason
+    return _one_line(str(exc), 200) or type(exc).__name__

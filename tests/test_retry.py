@@ -1,0 +1,325 @@
+"""The HTTP layer against the scripted server: real sockets, real faults.
+
+Retry delays are made tiny with base_delay and retry-after-ms, so nothing here waits
+for long; the only clock in the assertions is a wide bound on abort ("returns within
+5 s while the server would stall for 60").
+"""
+
+import json
+import socket
+import threading
+import time
+from email.utils import formatdate
+from pathlib import Path
+
+import pytest
+import requests
+
+from fake_server import FakeServer, turn_from_capture
+from miniagent.retry import (
+    Aborted,
+    HTTPError,
+    StreamError,
+    backoff_delay,
+    http_error_message,
+    is_quota_error,
+    iter_body,
+    post_stream,
+    server_retry_delay,
+)
+from miniagent.sse import iter_sse
+
+CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "llama-server"
+HELLO = {"content": [{"type": "text", "text": "Hello from the fake server"}]}
+FAST = {"base_delay": 0.001}
+
+
+def chat(srv, abort=None, **kwargs):
+    """POST to the server's OpenAI endpoint: the response, or the exception."""
+    url = srv.base_url + "/v1/chat/completions"
+    return post_stream(url, {"Authorization": "Bearer k"}, {"model": "m", "stream": True},
+                       abort or threading.Event(), **{**FAST, **kwargs})
+
+
+def read_text(response, abort=None):
+    """The concatenated content deltas of an OpenAI stream."""
+    text = ""
+    for event in iter_sse(iter_body(response, abort or threading.Event())):
+        if event.data != "[DONE]":
+            for choice in json.loads(event.data).get("choices", []):
+                text += choice["delta"].get("content") or ""
+    return text
+
+
+def status(code, headers=None, body=None):
+    fault = {"status": code, "headers": headers or {}}
+    if body is not None:
+        fault["body"] = body
+    return {"fault": fault}
+
+
+def abort_when(srv, requests_seen):
+    """An abort event that gets set once the server has seen that many requests."""
+    abort = threading.Event()
+
+    def watch():
+        srv.wait_for_requests(requests_seen)
+        abort.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return abort
+
+
+# --- Retries ---------------------------------------------------------------------------
+
+
+def test_429_with_retry_after_then_success():
+    turns = [status(429, {"retry-after": "0.01"}, {"error": {"message": "Rate limit reached"}}), HELLO]
+    with FakeServer(turns) as srv:
+        assert read_text(chat(srv)) == "Hello from the fake server"
+        assert len(srv.requests) == 2
+
+
+def test_5xx_and_529_are_retried_until_the_budget_is_spent():
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    turns = [status(503), status(502), status(529, body=overloaded), HELLO]
+    with FakeServer(turns) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv, max_retries=2)
+        assert len(srv.requests) == 3
+        assert caught.value.status == 529
+        assert caught.value.message == "529 Overloaded (overloaded_error)"
+        assert caught.value.retryable  # the agent level may still try again later
+
+
+def test_x_should_retry_false_on_a_500_is_final():
+    with FakeServer([status(500, {"x-should-retry": "false"}), HELLO]) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv)
+        assert len(srv.requests) == 1
+        assert caught.value.status == 500 and not caught.value.retryable
+
+
+def test_x_should_retry_true_on_a_400_is_retried():
+    with FakeServer([status(400, {"x-should-retry": "true"}), HELLO]) as srv:
+        assert read_text(chat(srv)) == "Hello from the fake server"
+        assert len(srv.requests) == 2
+
+
+def test_a_400_is_not_retried():
+    body = {"error": {"message": "'messages' is required", "type": "invalid_request_error"}}
+    with FakeServer([status(400, body=body), HELLO]) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv)
+        assert caught.value.message == "400 'messages' is required (invalid_request_error)"
+        assert len(srv.requests) == 1
+
+
+def test_quota_429_is_final_after_one_request():
+    body = {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                      "type": "insufficient_quota", "code": "insufficient_quota"}}
+    # Even a server that says "retry" does not get the same request again.
+    turns = [status(429, {"retry-after-ms": "1", "x-should-retry": "true"}, body), HELLO]
+    with FakeServer(turns) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv)
+        assert len(srv.requests) == 1
+        assert not caught.value.retryable
+        assert caught.value.message.startswith("429 You exceeded your current quota")
+        assert "insufficient_quota" in caught.value.message
+
+
+def test_anthropic_billing_error_is_final():
+    body = {"type": "error", "error": {"type": "billing_error", "message": "Your credit balance is too low"}}
+    with FakeServer([status(402, body=body), HELLO]) as srv:
+        with pytest.raises(HTTPError) as caught:
+            post_stream(srv.base_url + "/v1/messages", {}, {}, threading.Event(), **FAST)
+        assert caught.value.message == "402 Your credit balance is too low (billing_error)"
+        assert len(srv.requests) == 1
+
+
+def test_retry_after_longer_than_60_s_fails_at_once_naming_the_wait():
+    turns = [status(429, {"retry-after": "120"}, {"error": {"message": "Slow down"}}), HELLO]
+    with FakeServer(turns) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv)
+        assert len(srv.requests) == 1
+        assert caught.value.message.startswith("429 Slow down")
+        assert "120 s" in caught.value.message
+        assert caught.value.retry_after == 120 and not caught.value.retryable
+
+
+def test_the_servers_wait_is_reported_on_the_error():
+    with FakeServer([status(503, {"retry-after": "2"})]) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv, max_retries=0)
+        assert caught.value.retry_after == 2
+
+
+def test_connection_refused_names_the_url():
+    with socket.socket() as probe:  # a port that was free a moment ago: nobody listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    with pytest.raises(HTTPError) as caught:
+        post_stream(url, {}, {}, threading.Event(), **FAST)
+    assert caught.value.message == f"Connection error: could not reach {url} (connection refused)"
+    assert caught.value.status is None and caught.value.retryable
+
+
+def test_no_status_line_within_the_read_timeout_is_retried_then_reported():
+    stall = {"fault": {"stall_seconds": 60, "before_headers": True}}
+    with FakeServer([stall, stall]) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv, max_retries=1, read_timeout=0.2)
+        assert len(srv.requests) == 2
+        assert "timed out" in caught.value.message
+
+
+# --- Errors as plain JSON, replayed from llama-server ---------------------------------
+
+
+def test_llama_server_context_error_is_an_http_error_with_its_message():
+    with FakeServer([turn_from_capture(CAPTURES / "capture-error-context.txt")]) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv)
+        assert caught.value.status == 400
+        assert caught.value.message.startswith(
+            "400 request (5053 tokens) exceeds the available context size (4096 tokens)")
+
+
+def test_llama_server_500_is_retried_then_reported():
+    capture = turn_from_capture(CAPTURES / "capture-error-bad-json.txt")
+    with FakeServer([capture] * 3) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv)
+        assert len(srv.requests) == 3
+        assert caught.value.message.startswith("500 [json.exception.parse_error.101]")
+
+
+def test_replayed_stream_capture_arrives_byte_for_byte():
+    capture = CAPTURES / "capture-stream-text.txt"
+    turns = [turn_from_capture(capture), turn_from_capture(capture)]
+    turns[1]["fault"]["chunk_size"] = 1
+    with FakeServer(turns) as srv:
+        for _ in turns:
+            response = chat(srv)
+            assert b"".join(iter_body(response, threading.Event())) == capture.read_bytes()
+
+
+def test_error_message_shapes():
+    assert http_error_message(404, '{"error": "model not found"}') == "404 model not found"
+    assert http_error_message(502, "<html>\n  Bad gateway\n</html>") == "502 <html> Bad gateway </html>"
+    assert http_error_message(500, "") == "500 status code (no body)"
+    assert http_error_message(422, '{"detail": "bad field"}') == "422 bad field"
+
+
+def test_quota_words():
+    assert is_quota_error("429 You exceeded your current quota")
+    assert is_quota_error('{"error": {"code": "insufficient_quota"}}')
+    assert not is_quota_error("429 Rate limit reached for requests")
+
+
+def test_server_retry_delay_forms():
+    assert server_retry_delay({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
+    assert server_retry_delay({"retry-after": "2"}) == 2.0
+    assert 3000 < server_retry_delay({"retry-after": time_in(3600)}) <= 3600
+    assert server_retry_delay({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) is None  # past
+    assert server_retry_delay({"retry-after": "soon"}) is None
+    assert server_retry_delay({}) is None
+
+
+def time_in(seconds):
+    return formatdate(time.time() + seconds, usegmt=True)
+
+
+def test_backoff_grows_and_is_capped():
+    for _ in range(100):
+        assert 0.375 <= backoff_delay(0) <= 0.5
+        assert 0.75 <= backoff_delay(1) <= 1.0
+        assert 6.0 <= backoff_delay(10) <= 8.0
+
+
+def test_the_fake_server_lists_a_model_and_says_when_the_script_ran_out():
+    with FakeServer({"turns": [HELLO]}) as srv:
+        assert requests.get(srv.base_url + "/v1/models").json()["data"][0]["id"] == "fake-model"
+        assert requests.get(srv.base_url + "/api/tags").json()["models"][0]["name"] == "fake-model"
+        assert read_text(chat(srv)) == "Hello from the fake server"
+        with pytest.raises(HTTPError) as caught:
+            chat(srv, max_retries=0)
+        assert caught.value.status == 500 and "no turn left" in caught.value.message
+
+
+# --- Abort -----------------------------------------------------------------------------
+
+
+def test_abort_before_sending_sends_nothing():
+    abort = threading.Event()
+    abort.set()
+    with FakeServer([HELLO]) as srv:
+        with pytest.raises(Aborted):
+            chat(srv, abort)
+        assert srv.requests == []
+
+
+def test_abort_during_a_retry_wait():
+    with FakeServer([status(503, {"retry-after": "30"}), HELLO]) as srv:
+        abort = abort_when(srv, requests_seen=1)
+        start = time.monotonic()
+        with pytest.raises(Aborted):
+            chat(srv, abort)
+        assert time.monotonic() - start < 5  # while the server asked for 30
+        assert len(srv.requests) == 1
+
+
+def test_abort_while_waiting_for_the_status_line():
+    with FakeServer([{"fault": {"stall_seconds": 60, "before_headers": True}}]) as srv:
+        abort = abort_when(srv, requests_seen=1)
+        start = time.monotonic()
+        with pytest.raises(Aborted):
+            chat(srv, abort)
+        assert time.monotonic() - start < 5
+
+
+def test_abort_during_a_stalled_body():
+    with FakeServer([{**HELLO, "fault": {"stall_seconds": 60}}]) as srv:
+        abort = threading.Event()
+        response = chat(srv, abort)
+        threading.Timer(0.2, abort.set).start()  # whenever it comes, the read must stop
+        start = time.monotonic()
+        with pytest.raises(Aborted):
+            list(iter_body(response, abort))
+        assert time.monotonic() - start < 5  # while the server would stall for 60
+
+
+def test_small_events_arrive_before_the_stall():
+    # If the reader waited for a full buffer, the first event would only come after
+    # the 60 s stall; it must be handed on as soon as it arrives.
+    role_chunk_and_more = 120
+    with FakeServer([{**HELLO, "fault": {"stall_seconds": 60, "stall_after_bytes": role_chunk_and_more}}]) as srv:
+        abort = threading.Event()
+        chunks = iter_body(chat(srv, abort), abort)
+        first = next(chunks)
+        assert first.startswith(b"data: {")
+        abort.set()
+        with pytest.raises(Aborted):
+            list(chunks)
+
+
+# --- Broken streams ----------------------------------------------------------------------
+
+
+def test_connection_reset_mid_body_is_a_stream_error():
+    with FakeServer([{**HELLO, "fault": {"reset_after_bytes": 150}}]) as srv:
+        response = chat(srv)
+        with pytest.raises(StreamError) as caught:
+            list(iter_body(response, threading.Event()))
+        assert caught.value.message.startswith("connection lost while streaming")
+
+
+def test_silence_longer_than_the_read_timeout_is_a_stream_error():
+    with FakeServer([{**HELLO, "fault": {"stall_seconds": 60, "stall_after_bytes": 1}}]) as srv:
+        response = chat(srv, read_timeout=0.2)
+        with pytest.raises(StreamError) as caught:
+            list(iter_body(response, threading.Event()))
+        assert "timed out" in caught.value.message

@@ -202,15 +202,11 @@ ALL_TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls"]
 
 def create_tools(names: Optional[List[str]] = None) -> List[Tool]:
     """Build the named tools (default: read, bash, edit, write); unknown names raise ValueError."""
-    from . import bash, edit, read, write  # imported here: each tool module imports this one
+    # Imported here, not at the top: each tool module imports this one.
+    from . import bash, edit, find, grep, ls, read, write
     factories = {"read": read.create_tool, "bash": bash.create_tool,
-                 "edit": edit.create_tool, "write": write.create_tool}
-    try:
-        from . import find, grep, ls
-        factories.update({"grep": grep.create_tool, "find": find.create_tool,
-                          "ls": ls.create_tool})
-    except ImportError:
-        pass
+                 "edit": edit.create_tool, "write": write.create_tool,
+                 "grep": grep.create_tool, "find": find.create_tool, "ls": ls.create_tool}
     tools = []
     for name in names if names is not None else DEFAULT_TOOLS:
         if name not in factories:

@@ -1,0 +1,79 @@
+"""find: list the files whose path matches a glob, in pure Python.
+
+    find("*.py")           -> "app.py\\nsrc/util.py"      ("*.py": the name, at any depth)
+    find("src/**/*.ts")    -> "src/a.ts\\nsrc/lib/b.ts"   (has "/": the relative path)
+    find("**/*.txt")       -> "a.txt\\ndocs/b.txt"        ("**/" may match no directory)
+    find("build")          -> "build/"                   (directories end in "/")
+
+Globs follow gitignore's rules (see walk.py). That differs from pi, whose fd matches
+only base names, so that a pattern with a "/" like "src/**/*.spec.ts" found nothing
+there; a pattern without "/" behaves the same in both. Paths are relative to the
+searched directory, in sorted depth-first order. The tree is walked as grep walks it:
+hidden files included, `.git` skipped, `.gitignore` honoured.
+
+At most 1000 results (change with limit) and 50 KB are returned, each limit with a
+notice. Left out: fd's options (type filters, depth limits, regex patterns).
+"""
+
+import os
+from typing import Dict
+
+from . import Tool, ToolContext, ToolError, ToolResult, text_result
+from .paths import check_not_aborted, resolve_path
+from .truncate import DEFAULT_MAX_BYTES, cap_listing
+from .walk import glob_matcher, walk
+
+DEFAULT_LIMIT = 1000
+
+DESCRIPTION = (
+    "Find files by glob pattern, e.g. '*.py' (any depth), 'src/**/*.ts' or "
+    "'**/test_*.py'. Returns paths relative to the searched directory; directories end "
+    "in '/'. .gitignore'd files are skipped, hidden files included. At most "
+    f"{DEFAULT_LIMIT} results (change with limit) and {DEFAULT_MAX_BYTES // 1024}KB are "
+    "returned.")
+
+PARAMETERS = {
+    "type": "object",
+    "required": ["pattern"],
+    "properties": {
+        "pattern": {"type": "string",
+                    "description": "Glob to match: without '/' it matches file names at "
+                                   "any depth, with '/' the path from the searched directory"},
+        "path": {"type": "string",
+                 "description": "Directory to search (default: the working directory)"},
+        "limit": {"type": "number",
+                  "description": f"Stop after this many results (default: {DEFAULT_LIMIT})"},
+    },
+}
+
+
+def create_tool() -> Tool:
+    return Tool("find", DESCRIPTION, PARAMETERS, execute)
+
+
+def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
+    check_not_aborted(ctx.abort)
+    root = resolve_path(args.get("path") or ".", ctx.cwd)
+    if not os.path.exists(root):
+        raise ToolError(f"Path not found: {root}")
+    if not os.path.isdir(root):
+        raise ToolError(f"Not a directory: {root}. find searches directories; give the "
+                        f"directory that holds the file.")
+    limit = args.get("limit")
+    limit = DEFAULT_LIMIT if limit is None else max(1, int(limit))
+    matches = glob_matcher(args["pattern"])
+    results = []
+    for entry in walk(root, ctx.abort):
+        if matches(entry.rel):
+            results.append(entry.rel + "/" if entry.is_dir else entry.rel)
+            if len(results) >= limit:
+                break
+    if not results:
+        return text_result(f"No files found matching {args['pattern']}")
+
+    notices, details = [], {}
+    if len(results) >= limit:
+        notices.append(f"Result limit reached ({limit}). Use limit={limit * 2} for "
+                       f"more, or refine the pattern")
+        details["resultLimitReached"] = limit
+    return text_result(*cap_listing(results, notices, details))

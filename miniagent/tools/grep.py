@@ -1,0 +1,165 @@
+"""grep: search file contents for a pattern, in pure Python.
+
+    grep("def main")                       -> "src/app.py:12: def main():"
+    grep("TODO", glob="*.py", context=1)   -> "src/a.py-4- x = 1"
+                                              "src/a.py:5: # TODO: fix"
+                                              "src/a.py-6- y = 2"
+
+Each output line names the file (relative to the searched directory, or just its name
+when a single file is searched) and the line number: ":" marks a matching line, "-" a
+context line. Context blocks that touch or overlap are merged, so no line is printed
+twice.
+
+The search walks the tree with walk.py (skips `.git`, honours `.gitignore`, includes
+hidden files), skips binary files (a NUL byte in the first 8 KB), reads each file line by
+line, and stops at the match limit (100 by default). Lines are cut at 500 characters and
+the whole output at 50 KB; each limit adds a notice saying how to get more. The pattern
+is a Python regular expression unless `literal` is set.
+
+Left out (ripgrep has them): parallel search, multiline patterns, encodings other than
+UTF-8, and ripgrep's regex dialect (Python's `re` is close for everyday patterns).
+"""
+
+import os
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Dict, Iterator, List, Pattern, Tuple
+
+from . import Tool, ToolContext, ToolError, ToolResult, text_result
+from .paths import check_not_aborted, resolve_path
+from .truncate import DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, truncate_line
+from .walk import glob_matcher, walk
+
+DEFAULT_LIMIT = 100
+SNIFF_BYTES = 8192
+
+DESCRIPTION = (
+    "Search file contents for a regular expression (or a literal string). Returns "
+    "matching lines as path:line: text, searching the working directory (or the given "
+    "path) recursively; .gitignore'd files and binary files are skipped. At most "
+    f"{DEFAULT_LIMIT} matches (change with limit) and {DEFAULT_MAX_BYTES // 1024}KB are "
+    f"returned; lines are cut at {MAX_LINE_CHARS} characters.")
+
+PARAMETERS = {
+    "type": "object",
+    "required": ["pattern"],
+    "properties": {
+        "pattern": {"type": "string", "description": "Regular expression, or text with literal=true"},
+        "path": {"type": "string",
+                 "description": "Directory or file to search (default: the working directory)"},
+        "glob": {"type": "string",
+                 "description": "Only search files matching this glob, e.g. '*.py' or 'src/**/*.ts'"},
+        "ignoreCase": {"type": "boolean", "description": "Ignore upper/lower case (default: false)"},
+        "literal": {"type": "boolean",
+                    "description": "Match the pattern as plain text, not a regex (default: false)"},
+        "context": {"type": "number",
+                    "description": "Lines to show before and after each match (default: 0)"},
+        "limit": {"type": "number",
+                  "description": f"Stop after this many matches (default: {DEFAULT_LIMIT})"},
+    },
+}
+
+
+def create_tool() -> Tool:
+    return Tool("grep", DESCRIPTION, PARAMETERS, execute)
+
+
+@dataclass
+class Search:
+    """What one grep call looks for, and what it has found so far."""
+    regex: Pattern
+    context: int
+    limit: int
+    lines: List[str] = field(default_factory=list)
+    matches: int = 0
+    lines_cut: bool = False
+
+    def add(self, rel: str, number: int, text: str, is_match: bool) -> None:
+        shown = truncate_line(text)
+        self.lines_cut |= shown != text
+        mark = ":" if is_match else "-"
+        self.lines.append(f"{rel}{mark}{number}{mark} {shown}")
+
+
+def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
+    check_not_aborted(ctx.abort)
+    root = resolve_path(args.get("path") or ".", ctx.cwd)
+    if not os.path.exists(root):
+        raise ToolError(f"Path not found: {root}")
+    limit = args.get("limit")
+    search = Search(regex=compile_pattern(args), context=max(0, int(args.get("context") or 0)),
+                    limit=DEFAULT_LIMIT if limit is None else max(1, int(limit)))
+    for path, rel in files_to_search(root, args.get("glob"), ctx):
+        search_file(path, rel, search)
+        if search.matches >= search.limit:
+            break
+    if not search.lines:
+        return text_result("No matches found")
+
+    notices, details = [], {}
+    if search.matches >= search.limit:
+        notices.append(f"Match limit reached ({search.limit}). Use "
+                       f"limit={search.limit * 2} for more, or refine the pattern")
+        details["matchLimitReached"] = search.limit
+    if search.lines_cut:
+        notices.append(f"Some lines were cut to {MAX_LINE_CHARS} characters; use read to "
+                       f"see them whole")
+        details["linesTruncated"] = True
+    return text_result(*cap_listing(search.lines, notices, details))
+
+
+def compile_pattern(args: Dict) -> Pattern:
+    pattern = re.escape(args["pattern"]) if args.get("literal") else args["pattern"]
+    try:
+        return re.compile(pattern, re.IGNORECASE if args.get("ignoreCase") else 0)
+    except re.error as exc:
+        raise ToolError(f"Invalid regular expression {args['pattern']!r}: {exc}. Escape "
+                        f"special characters, or set literal=true to search for the "
+                        f"text as it is.") from exc
+
+
+def files_to_search(root: str, glob: str, ctx: ToolContext) -> Iterator[Tuple[str, str]]:
+    """(absolute path, path to show) of each file to search, in a stable order."""
+    if not os.path.isdir(root):
+        yield root, os.path.basename(root)
+        return
+    matches_glob = glob_matcher(glob) if glob else None
+    for entry in walk(root, ctx.abort):
+        if not entry.is_dir and (matches_glob is None or matches_glob(entry.rel)):
+            yield entry.path, entry.rel
+
+
+def search_file(path: str, rel: str, search: Search) -> None:
+    """Add the matches of one file, with context, until the match limit is reached.
+
+    `before` holds the last `context` lines not yet printed; `after` counts the context
+    lines still owed to the last match. After the last allowed match its context is
+    still printed, then the file is left.
+    """
+    try:
+        f = open(path, "rb")
+    except OSError:
+        return  # unreadable (permissions, a dangling symlink): skip, as rg does
+    with f:
+        if b"\0" in f.read(SNIFF_BYTES):
+            return  # binary
+        f.seek(0)
+        before: deque = deque(maxlen=search.context)
+        after = 0
+        for number, raw in enumerate(f, start=1):
+            text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
+            if search.matches < search.limit and search.regex.search(text):
+                for context_number, context_text in before:
+                    search.add(rel, context_number, context_text, is_match=False)
+                before.clear()
+                search.add(rel, number, text, is_match=True)
+                search.matches += 1
+                after = search.context
+            elif after > 0:
+                search.add(rel, number, text, is_match=False)
+                after -= 1
+            elif search.matches >= search.limit:
+                return
+            else:
+                before.append((number, text))

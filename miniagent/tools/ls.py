@@ -1,0 +1,77 @@
+"""ls: list one directory.
+
+    ls("src") -> ".env\\napp.py\\nlib/\\nREADME.md"
+
+Entries are sorted without regard to case, directories (including symlinks to
+directories) end in "/", and dot files are included. Nothing is hidden by .gitignore:
+ls shows what is there. Entries that cannot be inspected (a dangling symlink) are left
+out. At most 500 entries (change with limit) and 50 KB are returned; a notice says when
+a limit cut the list.
+
+Left out: sizes, dates and permissions (use bash `ls -la` for those) and recursion (use
+find).
+"""
+
+import os
+import stat
+from typing import Dict
+
+from . import Tool, ToolContext, ToolError, ToolResult, text_result
+from .paths import check_not_aborted, resolve_path
+from .truncate import DEFAULT_MAX_BYTES, cap_listing
+
+DEFAULT_LIMIT = 500
+
+DESCRIPTION = (
+    "List a directory: names sorted alphabetically, directories marked with a trailing "
+    f"'/', dot files included. At most {DEFAULT_LIMIT} entries (change with limit) and "
+    f"{DEFAULT_MAX_BYTES // 1024}KB are returned.")
+
+PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string",
+                 "description": "Directory to list (default: the working directory)"},
+        "limit": {"type": "number",
+                  "description": f"Most entries to return (default: {DEFAULT_LIMIT})"},
+    },
+}
+
+
+def create_tool() -> Tool:
+    return Tool("ls", DESCRIPTION, PARAMETERS, execute)
+
+
+def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
+    check_not_aborted(ctx.abort)
+    root = resolve_path(args.get("path") or ".", ctx.cwd)
+    if not os.path.exists(root):
+        raise ToolError(f"Path not found: {root}")
+    if not os.path.isdir(root):
+        raise ToolError(f"Not a directory: {root}. Use read to see a file.")
+    limit = args.get("limit")
+    limit = DEFAULT_LIMIT if limit is None else max(1, int(limit))
+    try:
+        names = sorted(os.listdir(root), key=str.lower)
+    except OSError as exc:
+        raise ToolError(f"Cannot read directory {root}: {exc.strerror or exc}") from exc
+
+    entries = []
+    limit_reached = False
+    for name in names:
+        if len(entries) >= limit:
+            limit_reached = True
+            break
+        try:
+            mode = os.stat(os.path.join(root, name)).st_mode  # follows symlinks
+        except OSError:
+            continue  # a dangling symlink, or gone since listdir
+        entries.append(name + "/" if stat.S_ISDIR(mode) else name)
+    if not entries:
+        return text_result("(empty directory)")
+
+    notices, details = [], {}
+    if limit_reached:
+        notices.append(f"Entry limit reached ({limit}). Use limit={limit * 2} for more")
+        details["entryLimitReached"] = limit
+    return text_result(*cap_listing(entries, notices, details))

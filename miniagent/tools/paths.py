@@ -1,0 +1,121 @@
+"""Paths: turn what the model wrote into a file on disk, and explain when that fails.
+
+Models write paths the way people do: `~/notes.txt`, `src/app.py` (relative to the
+session's working directory, not to the directory Python was started in), `@src/app.py`
+(copied from a chat where `@` marks a file), or with a no-break space where a space
+belongs. Every tool resolves paths through `resolve_path` so they all agree:
+
+    resolve_path("@src/app.py", cwd="/repo")  -> "/repo/src/app.py"
+    resolve_path("~/x.txt", cwd="/repo")      -> "/home/me/x.txt"
+    resolve_path("/etc/hosts", cwd="/repo")   -> "/etc/hosts"
+    resolve_path("a\\u00a0b.txt", cwd="/r")     -> "/r/a b.txt"
+
+`resolve_read_path` adds macOS screenshot fallbacks for `read` only: screenshot names
+contain a narrow no-break space before AM/PM and a curly apostrophe, and may be stored in
+decomposed (NFD) Unicode, none of which a model types. It tries those spellings when the
+path as written does not exist.
+
+`describe_os_error` turns an OSError into a sentence for the model (missing file,
+directory where a file was expected, permission denied), and `path_lock` hands out the
+per-file lock that serialises edit and write on the same file: parallel tool calls run on
+threads, and two read-modify-write cycles on one file must not interleave. The one-line
+guard every tool runs first, `check_not_aborted`, lives here too, since every tool
+imports this module.
+
+Left out: `~user` expansion, Windows drive letters, and any sandboxing (a path outside the
+working directory is allowed, as in pi).
+"""
+
+import os
+import threading
+import unicodedata
+from contextlib import contextmanager
+from typing import Dict, Iterator
+
+from . import ToolError
+
+# Spaces that look like " " but are not (no-break, en/em/thin spaces, ideographic space).
+_SPECIAL_SPACES = {0x00A0: " ", **{c: " " for c in range(0x2000, 0x200B)},
+                   0x202F: " ", 0x205F: " ", 0x3000: " "}
+_NARROW_NO_BREAK_SPACE = "\u202f"
+_RIGHT_SINGLE_QUOTE = "\u2019"
+
+
+def expand_path(path: str) -> str:
+    """Strip one leading `@`, turn special spaces into plain ones, expand `~` and `~/`."""
+    if path.startswith("@"):
+        path = path[1:]
+    path = path.translate(_SPECIAL_SPACES)
+    if path == "~" or path.startswith("~/"):
+        path = os.path.expanduser("~") + path[1:]
+    return path
+
+
+def resolve_path(path: str, cwd: str) -> str:
+    """The absolute, normalised path `path` names when the working directory is `cwd`."""
+    return os.path.normpath(os.path.join(cwd, expand_path(path)))
+
+
+def resolve_read_path(path: str, cwd: str) -> str:
+    """`resolve_path`, plus the macOS spellings tried in order when the file is missing.
+
+    Example: "Screenshot 2024-01-01 at 10.00.00 AM.png" is found as "... 10.00.00\\u202fAM.png".
+    """
+    resolved = resolve_path(path, cwd)
+    if os.path.exists(resolved):
+        return resolved
+    narrow_space = resolved.replace(" AM.", _NARROW_NO_BREAK_SPACE + "AM.").replace(
+        " PM.", _NARROW_NO_BREAK_SPACE + "PM.")
+    nfd = unicodedata.normalize("NFD", resolved)
+    curly = resolved.replace("'", _RIGHT_SINGLE_QUOTE)
+    nfd_curly = nfd.replace("'", _RIGHT_SINGLE_QUOTE)
+    for candidate in (narrow_space, nfd, curly, nfd_curly):
+        if os.path.exists(candidate):
+            return candidate
+    return resolved
+
+
+def describe_os_error(exc: OSError, path: str) -> ToolError:
+    """A ToolError whose text says what went wrong with `path` in plain words.
+
+    Example: FileNotFoundError -> "File not found: /repo/x.py. Check the path; relative
+    paths start at the working directory."
+    """
+    if isinstance(exc, FileNotFoundError):
+        return ToolError(f"File not found: {path}. Check the path; relative paths start "
+                         f"at the working directory.")
+    if isinstance(exc, IsADirectoryError):
+        return ToolError(f"{path} is a directory, not a file. List it with ls "
+                         f"(or bash `ls`) and pick a file inside it.")
+    if isinstance(exc, NotADirectoryError):
+        return ToolError(f"Cannot use {path}: a part of the path before the last name "
+                         f"is a file, not a directory.")
+    if isinstance(exc, PermissionError):
+        return ToolError(f"Permission denied: {path}")
+    return ToolError(f"Cannot access {path}: {exc.strerror or exc}")
+
+
+def check_not_aborted(abort: threading.Event) -> None:
+    """Raise when the run was aborted before (or while) the tool started."""
+    if abort.is_set():
+        raise ToolError("Operation aborted")
+
+
+# --- The per-file lock -------------------------------------------------------------
+
+_locks: Dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()  # protects the dict itself, not the files
+
+
+@contextmanager
+def path_lock(path: str) -> Iterator[None]:
+    """Hold the lock of one file while reading, changing and writing it.
+
+    The key is the real path, so `a.txt`, `./a.txt` and a symlink to it share one lock.
+    Locks are never removed: one small object per file edited in a session.
+    """
+    key = os.path.realpath(path)
+    with _locks_guard:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:
+        yield

@@ -1,0 +1,272 @@
+"""read: show the model a file, a window of at most 2000 lines or 50 KB at a time.
+
+The model asks for a path and optionally `offset` (1-based first line) and `limit` (number
+of lines). It gets the lines as they are, without line numbers, followed by one notice
+that says how to continue:
+
+    read("big.log")            -> lines 1-2000, then
+                                  "[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"
+    read("big.log", limit=10)  -> lines 1-10, then
+                                  "[2490 more lines in file. Use offset=11 to continue.]"
+    read("a.txt", offset=100)  -> error "Offset 100 is beyond end of file (3 lines total)"
+
+Lines are what `text.split("\\n")` gives: "a\\nb\\nc\\n" has 4 lines, the last one empty.
+A "\\r" before a newline and a byte order mark are shown as they are.
+
+The file is streamed, never loaded whole: a first pass counts newlines in 256 KB binary
+chunks (`bytes.count` runs in C, so this is fast) and notes the byte offsets where the
+wanted lines start; a second pass seeks there and reads just the window, storing at most
+2001 lines and 50 KB plus one line prefix. Reading the last lines of a 1 GB file costs a
+scan of the file, not 1 GB of memory.
+
+Other kinds of file, decided by their bytes, never by their name:
+  * PNG, JPEG, GIF and WebP images come back as an image block the model can see.
+  * A file with a NUL byte in its first 8 KB is binary: the result says so and suggests
+    bash tools instead of showing garbage.
+  * Bytes that are not valid UTF-8 are shown as U+FFFD, with a note saying so.
+  * An empty file reads as "(empty file)".
+
+Left out (pi has them): downscaling images larger than the limit (we refuse them and
+say how to shrink them; that needs an imaging library), and other encodings than UTF-8.
+"""
+
+import base64
+import os
+import shlex
+from dataclasses import replace
+from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from ..messages import image_block, text_block
+from . import Tool, ToolContext, ToolError, ToolResult, text_result
+from .paths import check_not_aborted, describe_os_error, resolve_read_path
+from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+
+CHUNK_BYTES = 256 * 1024
+SNIFF_BYTES = 8192
+"""How much of the start of a file decides whether it is an image or binary."""
+MAX_IMAGE_BYTES = 4_718_592  # 4.5 MB: larger images are rejected by model APIs
+
+DESCRIPTION = (
+    "Read a file. Text files come back as plain lines (no line numbers added), at most "
+    f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB per call, whichever comes "
+    "first; a notice at the end gives the offset to continue from. Use offset and limit "
+    "to read a part of a large file, and keep reading with offset when you need all of "
+    "it. Images (png, jpg, gif, webp) are returned as images you can see.")
+
+PARAMETERS = {
+    "type": "object",
+    "required": ["path"],
+    "properties": {
+        "path": {"type": "string",
+                 "description": "File to read, absolute or relative to the working directory"},
+        "offset": {"type": "number",
+                   "description": "First line to show, counting from 1 (default: 1)"},
+        "limit": {"type": "number", "description": "How many lines to show at most"},
+    },
+}
+
+
+def create_tool() -> Tool:
+    return Tool("read", DESCRIPTION, PARAMETERS, execute)
+
+
+def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
+    check_not_aborted(ctx.abort)
+    path = resolve_read_path(args["path"], ctx.cwd)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+            mime = image_mime(head)
+            if mime is not None:
+                return read_image(f, path, mime)
+            if b"\0" in head:
+                return describe_binary(f, path)
+            return read_text(f, path, args.get("offset"), args.get("limit"), ctx)
+    except OSError as exc:
+        raise describe_os_error(exc, path) from exc
+
+
+def image_mime(head: bytes) -> Optional[str]:
+    """The image type announced by a file's first bytes ("magic numbers"), or None.
+
+    Example: b"\\x89PNG\\r\\n\\x1a\\n..." -> "image/png"; b"hello" -> None.
+    """
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def read_image(f: BinaryIO, path: str, mime: str) -> ToolResult:
+    size = os.fstat(f.fileno()).st_size
+    if size > MAX_IMAGE_BYTES:
+        raise ToolError(
+            f"{path} is a {format_size(size)} image; images over "
+            f"{format_size(MAX_IMAGE_BYTES)} cannot be sent to the model. Make a smaller "
+            f"copy with bash (for example with ImageMagick: convert in.png -resize 50% "
+            f"out.png) and read that.")
+    f.seek(0)
+    data = base64.b64encode(f.read()).decode("ascii")
+    return ToolResult(content=[text_block(f"Read image file [{mime}]"), image_block(data, mime)])
+
+
+def describe_binary(f: BinaryIO, path: str) -> ToolResult:
+    size = os.fstat(f.fileno()).st_size
+    quoted = shlex.quote(path)
+    return text_result(
+        f"{path} is a binary file ({format_size(size)}), so its bytes are not shown as "
+        f"text. Inspect it with bash, for example `file {quoted}` or "
+        f"`xxd {quoted} | head -n 20`.")
+
+
+# --- Text ----------------------------------------------------------------------------------
+
+def read_text(f: BinaryIO, path: str, offset: Optional[float], limit: Optional[float],
+              ctx: ToolContext) -> ToolResult:
+    # offset 0 or None means line 1, like pi; a limit below 1 is read as "no limit".
+    start = max(0, int(offset) - 1) if offset else 0
+    count = int(limit) if limit and limit >= 1 else None
+    targets = [start] if count is None else [start, start + count]
+    total, line_starts = count_lines(f, targets, ctx)
+    if start >= total:
+        raise ToolError(f"Offset {int(offset)} is beyond end of file ({total} lines total)")
+    file_size = os.fstat(f.fileno()).st_size
+    if file_size == 0:
+        return text_result("(empty file)")
+    end = min(start + count, total) if count is not None else total
+
+    f.seek(line_starts[start])
+    window, first_line_size = read_window(f, end - start)
+    texts, clean = decode_lines(window)
+    truncation = truncate_head("\n".join(texts))
+    # truncate_head saw only the window; the real totals of the selection come from the scan.
+    selected_end = line_starts[end] - 1 if end < total else file_size
+    truncation = replace(truncation, total_lines=end - start,
+                         total_bytes=selected_end - line_starts[start])
+
+    first, last = start + 1, start + truncation.output_lines
+    if truncation.first_line_exceeds_limit:
+        return text_result(
+            f"[Line {first} is {format_size(first_line_size)}, more than the "
+            f"{format_size(DEFAULT_MAX_BYTES)} that one read can show. Use bash to see part "
+            f"of it: sed -n '{first}p' {shlex.quote(path)} | head -c {DEFAULT_MAX_BYTES}]",
+            {"truncation": truncation.to_details()})
+    text = truncation.content
+    if not all(clean[:truncation.output_lines]):
+        text += ("\n\n[Some bytes in these lines are not valid UTF-8; they are shown as "
+                 "\ufffd (U+FFFD).]")
+    if truncation.truncated:
+        limit_note = f" ({format_size(DEFAULT_MAX_BYTES)} limit)" \
+            if truncation.truncated_by == "bytes" else ""
+        text += (f"\n\n[Showing lines {first}-{last} of {total}{limit_note}. "
+                 f"Use offset={last + 1} to continue.]")
+        return text_result(text, {"truncation": truncation.to_details()})
+    if end < total:
+        text += f"\n\n[{total - end} more lines in file. Use offset={end + 1} to continue.]"
+    return text_result(text)
+
+
+def count_lines(f: BinaryIO, targets: List[int], ctx: ToolContext) -> Tuple[int, Dict[int, int]]:
+    """One pass over the file: its number of lines, and where each target line starts.
+
+    Line n (0-based) starts just after the n-th newline. Returns (total, {line: offset})
+    with only the targets that exist. Example: b"ab\\ncd\\n", targets [1, 5] ->
+    (3, {1: 3}): three lines ("ab", "cd", ""), line 1 starts at byte 3, there is no line 5.
+    """
+    f.seek(0)
+    starts = {0: 0} if 0 in targets else {}
+    pending = sorted(t for t in targets if t > 0)
+    newlines_before = chunk_offset = 0
+    while True:
+        chunk = f.read(CHUNK_BYTES)
+        if not chunk:
+            break
+        check_not_aborted(ctx.abort)
+        in_chunk = chunk.count(b"\n")
+        while pending and pending[0] <= newlines_before + in_chunk:
+            target = pending.pop(0)
+            position = nth_newline(chunk, target - newlines_before)
+            starts[target] = chunk_offset + position + 1
+        newlines_before += in_chunk
+        chunk_offset += len(chunk)
+    return newlines_before + 1, starts
+
+
+def nth_newline(chunk: bytes, n: int) -> int:
+    """Index of the n-th (1-based) b"\\n" in `chunk`; the caller knows there are n."""
+    position = -1
+    for _ in range(n):
+        position = chunk.index(b"\n", position + 1)
+    return position
+
+
+def read_window(f: BinaryIO, wanted: int) -> Tuple[List[bytes], int]:
+    """Up to `wanted` lines from the current position, no more than the output can use.
+
+    Stops once the window holds one line more than the line limit or more bytes than
+    the byte limit: truncate_head then sees that the output is cut and where. Each line
+    is stored as a prefix of at most max_bytes + 1 bytes (a longer line never fits, and
+    decoding cannot make it shorter). Returns (lines, full size of the first line).
+    """
+    window: List[bytes] = []
+    window_bytes = 0
+    first_line_size = 0
+    for prefix, size in iter_lines(f, DEFAULT_MAX_BYTES + 1):
+        if not window:
+            first_line_size = size
+        window.append(prefix)
+        window_bytes += len(prefix) + 1
+        if (len(window) >= wanted or len(window) > DEFAULT_MAX_LINES
+                or window_bytes > DEFAULT_MAX_BYTES + 1):
+            break
+    return window, first_line_size
+
+
+def iter_lines(f: BinaryIO, cap: int) -> Iterator[Tuple[bytes, int]]:
+    """Yield (first `cap` bytes of the line, full length) for each line from here on.
+
+    Example: b"ab\\ncdef" with cap 2 -> (b"ab", 2), (b"cd", 4).
+    """
+    prefix = bytearray()
+    size = 0
+    while True:
+        chunk = f.read(CHUNK_BYTES)
+        if not chunk:
+            break
+        position = 0
+        while True:
+            newline = chunk.find(b"\n", position)
+            piece_end = len(chunk) if newline < 0 else newline
+            room = cap - len(prefix)
+            if room > 0:
+                prefix += chunk[position:min(piece_end, position + room)]
+            size += piece_end - position
+            if newline < 0:
+                break
+            yield bytes(prefix), size
+            prefix.clear()
+            size = 0
+            position = newline + 1
+    yield bytes(prefix), size  # the text after the last newline: "" if the file ends in one
+
+
+def decode_lines(lines: Iterable[bytes]) -> Tuple[List[str], List[bool]]:
+    """Decode each line as UTF-8; undecodable bytes become U+FFFD.
+
+    Returns the texts and, per line, whether it decoded cleanly.
+    Example: [b"ok", b"caf\\xe9"] -> (["ok", "caf\\ufffd"], [True, False])
+    """
+    texts, clean = [], []
+    for line in lines:
+        try:
+            texts.append(line.decode("utf-8"))
+            clean.append(True)
+        except UnicodeDecodeError:
+            texts.append(line.decode("utf-8", errors="replace"))
+            clean.append(False)
+    return texts, clean

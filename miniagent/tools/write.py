@@ -1,0 +1,56 @@
+"""write: create or overwrite a whole file.
+
+    write("src/new/app.py", "print('hi')\\n")
+      -> creates src/new/ if needed, writes the file,
+         "Wrote 12 bytes to /repo/src/new/app.py"
+
+The count is of UTF-8 bytes, what lands on disk ("é" is 2), not of characters. The
+content is written as given: no line-ending conversion, no byte order mark. For a small
+change to an existing file, `edit` is cheaper for the model (it sends only the change)
+and safer (it fails if the file is not what the model thinks).
+
+write takes the same per-file lock as edit (paths.path_lock), so a write and an edit of
+one file in the same batch of parallel tool calls do not interleave.
+
+Left out: writing to a temp file and renaming (an interrupted write can leave a partial
+file, as in pi), and keeping a backup of what was overwritten.
+"""
+
+import os
+from typing import Dict
+
+from . import Tool, ToolContext, ToolResult, text_result
+from .paths import check_not_aborted, describe_os_error, path_lock, resolve_path
+
+DESCRIPTION = (
+    "Write a file with the given content, creating it (and any missing parent "
+    "directories) or replacing everything in it. To change part of an existing file, "
+    "prefer edit.")
+
+PARAMETERS = {
+    "type": "object",
+    "required": ["path", "content"],
+    "properties": {
+        "path": {"type": "string",
+                 "description": "File to write, absolute or relative to the working directory"},
+        "content": {"type": "string", "description": "The complete new content of the file"},
+    },
+}
+
+
+def create_tool() -> Tool:
+    return Tool("write", DESCRIPTION, PARAMETERS, execute)
+
+
+def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
+    check_not_aborted(ctx.abort)
+    path = resolve_path(args["path"], ctx.cwd)
+    data = args["content"].encode("utf-8")
+    with path_lock(path):
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            raise describe_os_error(exc, path) from exc
+    return text_result(f"Wrote {len(data)} bytes to {path}")

@@ -1,0 +1,200 @@
+"""bash: pi's tool tests (pi-behaviour.md §7.10, §13.1) plus decision 10's guarantees."""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+
+
+def bash(cwd, command, abort=None, on_update=None, **args):
+    tool = create_tools(["bash"])[0]
+    ctx = ToolContext(cwd=str(cwd), abort=abort or threading.Event(),
+                      on_update=on_update or (lambda partial: None))
+    return tool.execute("call-1", validate_arguments(tool, {"command": command, **args}), ctx)
+
+
+def text_of(result):
+    return result.content[0]["text"]
+
+
+def is_running(pid):
+    """True while `pid` exists and is not a zombie (a killed child nobody reaped yet)."""
+    try:
+        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+
+
+def gone_within(pid, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not is_running(pid):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.fixture
+def temp_logs():
+    """Delete the temp files a test's commands spill into."""
+    paths = []
+    yield paths
+    for path in paths:
+        if path and os.path.exists(path):
+            os.remove(path)
+
+
+# --- pi's tests --------------------------------------------------------------------------
+
+def test_echo(tmp_path):
+    result = bash(tmp_path, "echo 'test output'")
+    assert text_of(result) == "test output\n"
+    assert result.details is None and not result.is_error
+
+
+def test_non_zero_exit_is_an_error_with_the_output(tmp_path):
+    with pytest.raises(ToolError) as info:
+        bash(tmp_path, "echo x; exit 3")
+    assert str(info.value) == "x\n\n\nCommand exited with code 3"
+    with pytest.raises(ToolError, match="Command exited with code 1$"):
+        bash(tmp_path, "exit 1")
+
+
+def test_no_output(tmp_path):
+    assert text_of(bash(tmp_path, "true")) == "(no output)"
+
+
+def test_timeout(tmp_path):
+    started = time.monotonic()
+    with pytest.raises(ToolError, match="timed out after 0.5 seconds"):
+        bash(tmp_path, "echo before; sleep 30", timeout=0.5)
+    assert time.monotonic() - started < 10
+
+
+def test_missing_working_directory(tmp_path):
+    with pytest.raises(ToolError, match="Working directory does not exist"):
+        bash(tmp_path / "gone", "echo hi")
+
+
+# --- decision 10 --------------------------------------------------------------------------
+
+def test_stdout_and_stderr_are_merged(tmp_path):
+    assert text_of(bash(tmp_path, "echo out; echo err >&2; echo out2")) == "out\nerr\nout2\n"
+
+
+def test_runs_in_cwd_with_pagers_off_and_empty_stdin(tmp_path):
+    assert text_of(bash(tmp_path, "pwd")) == f"{tmp_path}\n"
+    assert text_of(bash(tmp_path, 'echo "$PAGER $GIT_PAGER"')) == "cat cat\n"
+    assert text_of(bash(tmp_path, "cat")) == "(no output)"
+
+
+def test_undecodable_output_is_replaced(tmp_path):
+    assert text_of(bash(tmp_path, r"printf 'caf\351\n'")) == "caf\ufffd\n"
+
+
+def test_timeout_kills_grandchildren(tmp_path):
+    # The grandchild writes its pid, then the shell waits; the timeout must kill both.
+    command = ("sh -c 'echo $$ > child.pid; exec sleep 60' & "
+               "while [ ! -s child.pid ]; do sleep 0.01; done; sleep 60")
+    with pytest.raises(ToolError, match="timed out"):
+        bash(tmp_path, command, timeout=0.5)
+    pid = int((tmp_path / "child.pid").read_text())
+    assert gone_within(pid, 5)
+
+
+def test_abort_stops_a_running_command_and_its_children(tmp_path):
+    abort = threading.Event()
+
+    def on_update(partial):
+        if "started" in text_of(partial):
+            abort.set()  # the command is running: abort it from "another" caller
+
+    command = "sleep 60 & echo $! > child.pid; echo started; sleep 60"
+    started = time.monotonic()
+    with pytest.raises(ToolError, match="Command aborted"):
+        bash(tmp_path, command, abort=abort, on_update=on_update)
+    assert time.monotonic() - started < 5
+    assert gone_within(int((tmp_path / "child.pid").read_text()), 5)
+
+
+def test_aborted_before_start(tmp_path):
+    abort = threading.Event()
+    abort.set()
+    with pytest.raises(ToolError, match="Operation aborted"):
+        bash(tmp_path, "touch ran", abort=abort)
+    assert not (tmp_path / "ran").exists()
+
+
+def test_large_output_keeps_the_tail_and_spills_everything(tmp_path, temp_logs):
+    result = bash(tmp_path, "seq -f 'line %030g' 1 30000")  # 36 bytes a line, 1 MB
+    temp_logs.append(result.details["fullOutputPath"])
+    text = text_of(result)
+    assert text.startswith("line ") and f"\nline {30000:030d}\n" in text
+    assert f"line {1:030d}" not in text
+    assert len(text.encode()) <= 51200 + 200
+    path = result.details["fullOutputPath"]
+    assert os.path.basename(path).startswith("miniagent-bash-")
+    assert text.endswith(f"of 30001 (50.0KB limit). Full output: {path}]")
+    with open(path) as f:
+        assert f.read() == "".join(f"line {i:030d}\n" for i in range(1, 30001))
+    assert result.details["truncation"]["truncatedBy"] == "bytes"
+
+
+def test_many_short_lines_are_cut_by_lines_and_still_saved(tmp_path, temp_logs):
+    result = bash(tmp_path, "seq 1 3000")
+    temp_logs.append(result.details["fullOutputPath"])
+    text = text_of(result)
+    assert text.startswith("1002\n") and "\n3000\n" in text
+    path = result.details["fullOutputPath"]
+    assert text.endswith(f"[Showing lines 1002-3001 of 3001. Full output: {path}]")
+    with open(path) as f:
+        assert len(f.read().splitlines()) == 3000
+
+
+def test_error_result_names_the_temp_file_too(tmp_path, temp_logs):
+    with pytest.raises(ToolError) as info:
+        bash(tmp_path, "seq 1 30000; exit 2")
+    message = str(info.value)
+    assert message.endswith("Command exited with code 2")
+    path = message.split("Full output: ")[1].split("]")[0]
+    temp_logs.append(path)
+    assert os.path.exists(path)
+
+
+def test_one_huge_line_keeps_its_end(tmp_path, temp_logs):
+    result = bash(tmp_path, "head -c 200000 /dev/zero | tr '\\0' x; echo END")
+    temp_logs.append(result.details["fullOutputPath"])
+    text = text_of(result)
+    assert text.startswith("xxx") and "END\n" in text and "of line 1." in text
+    assert result.details["truncation"]["lastLinePartial"]
+
+
+def test_live_updates_are_throttled(tmp_path):
+    updates = []
+    started = time.monotonic()
+    bash(tmp_path, "for i in $(seq 1 300); do echo $i; sleep 0.001; done",
+         on_update=updates.append)
+    elapsed = time.monotonic() - started
+    assert 1 <= len(updates) <= elapsed / 0.1 + 1
+    assert all(not u.is_error for u in updates)
+
+
+def test_background_job_does_not_keep_the_call_waiting(tmp_path):
+    started = time.monotonic()
+    result = bash(tmp_path, "sleep 30 & echo $! > bg.pid; echo done")
+    try:
+        assert text_of(result) == "done\n"
+        assert time.monotonic() - started < 5
+    finally:
+        os.kill(int((tmp_path / "bg.pid").read_text()), signal.SIGKILL)
+
+
+def test_shell_killed_by_a_signal_is_an_error(tmp_path):
+    with pytest.raises(ToolError, match="killed by signal 9"):
+        bash(tmp_path, "echo partial; kill -9 $$")

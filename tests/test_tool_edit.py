@@ -1,0 +1,229 @@
+"""edit: pi's tool tests (pi-behaviour.md §7.10, §7.5) and decision 9 in full."""
+
+import threading
+
+import pytest
+
+from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.tools.diff import generate_diff
+
+
+def edit(cwd, path, edits=None, **args):
+    tool = create_tools(["edit"])[0]
+    raw = {"path": path, **args}
+    if edits is not None:
+        raw["edits"] = edits
+    return tool.execute("call-1", validate_arguments(tool, raw), ToolContext(cwd=str(cwd)))
+
+
+def one(old, new):
+    return [{"oldText": old, "newText": new}]
+
+
+def make(tmp_path, content, name="f.txt"):
+    path = tmp_path / name
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return path
+
+
+# --- pi's tests --------------------------------------------------------------------------
+
+def test_replace_reports_and_diffs(tmp_path):
+    path = make(tmp_path, "Hello, world!")
+    result = edit(tmp_path, "f.txt", one("world", "testing"))
+    assert path.read_text() == "Hello, testing!"
+    assert str(path) in result.content[0]["text"]
+    assert result.details == {"diff": "-1 Hello, world!\n+1 Hello, testing!",
+                              "firstChangedLine": 1}
+
+
+def test_not_found_says_to_read_again(tmp_path):
+    make(tmp_path, "Hello, world!")
+    with pytest.raises(ToolError) as info:
+        edit(tmp_path, "f.txt", one("nope", "x"))
+    message = str(info.value)
+    assert "Could not find" in message and '"nope"' in message and "Read the file" in message
+
+
+def test_not_unique_says_how_many(tmp_path):
+    make(tmp_path, "foo foo foo")
+    with pytest.raises(ToolError, match="matches 3 places") as info:
+        edit(tmp_path, "f.txt", one("foo", "bar"))
+    assert "surrounding lines" in str(info.value)
+
+
+@pytest.mark.parametrize("content, old, new, expected", [
+    ("line one   \nline two  \nline three\n", "line one\nline two\n", "replaced\n",
+     "replaced\nline three\n"),
+    ("你好，世界\n你好（世界）\n", "你好,世界\n你好(世界)\n", "new\n", "new\n"),
+    ("ＡＢＣ１２３\ncafe\u0301\n", "ABC123\ncafé\n", "new\n", "new\n"),
+    ("say \u2018hi\u2019 and \u201cbye\u201d\n", "say 'hi' and \"bye\"", "x", "x\n"),
+    ("a \u2013 b \u2014 c\n", "a - b - c", "x", "x\n"),
+    ("a\u00a0b\n", "a b", "x", "x\n"),
+])
+def test_normalised_matches(tmp_path, content, old, new, expected):
+    path = make(tmp_path, content)
+    edit(tmp_path, "f.txt", one(old, new))
+    assert path.read_text() == expected
+
+
+def test_exact_match_is_preferred_and_the_rest_is_untouched(tmp_path):
+    path = make(tmp_path, "keep \u201cquotes\u201d   \nvalue = 1\n")
+    edit(tmp_path, "f.txt", one("value = 1", "value = 2"))
+    assert path.read_text() == "keep \u201cquotes\u201d   \nvalue = 2\n"
+
+
+def test_duplicates_after_normalisation(tmp_path):
+    make(tmp_path, "hello world   \nhello world\n")
+    with pytest.raises(ToolError, match="matches 2 places"):
+        edit(tmp_path, "f.txt", one("hello world", "x"))
+    make(tmp_path, "x  \nx\n")
+    with pytest.raises(ToolError, match="matches 2 places"):
+        edit(tmp_path, "f.txt", one("x\n", "y\n"))
+
+
+def test_crlf_file_matched_with_lf_text_keeps_crlf(tmp_path):
+    path = make(tmp_path, b"first\r\nsecond\r\nthird\r\n")
+    edit(tmp_path, "f.txt", one("second\n", "REPLACED\n"))
+    assert path.read_bytes() == b"first\r\nREPLACED\r\nthird\r\n"
+
+
+def test_lf_file_stays_lf(tmp_path):
+    path = make(tmp_path, "first\nsecond\nthird\n")
+    edit(tmp_path, "f.txt", one("second\r\n", "A\r\nB\r\n"))
+    assert path.read_bytes() == b"first\nA\nB\nthird\n"
+
+
+def test_crlf_and_lf_copies_are_not_unique(tmp_path):
+    make(tmp_path, b"hello\r\nworld\r\n---\r\nhello\nworld\n")
+    with pytest.raises(ToolError, match="matches 2 places"):
+        edit(tmp_path, "f.txt", one("hello\nworld\n", "x\n"))
+
+
+def test_bom_is_preserved(tmp_path):
+    path = make(tmp_path, b"\xef\xbb\xbffirst\r\nsecond\r\n")
+    edit(tmp_path, "f.txt", one("first", "1st"))
+    assert path.read_bytes() == b"\xef\xbb\xbf1st\r\nsecond\r\n"
+
+
+# --- decision 9 ---------------------------------------------------------------------------
+
+def test_several_edits_are_matched_against_the_original(tmp_path):
+    path = make(tmp_path, "a = 1\nb = 2\nc = 3\n")
+    result = edit(tmp_path, "f.txt", [{"oldText": "a = 1", "newText": "c = 3"},
+                                      {"oldText": "c = 3", "newText": "c = 30"}])
+    assert path.read_text() == "c = 3\nb = 2\nc = 30\n"
+    assert "2 blocks" in result.content[0]["text"]
+
+
+def test_overlapping_edits_are_refused_and_nothing_is_written(tmp_path):
+    path = make(tmp_path, "alpha\nbeta\ngamma\n")
+    with pytest.raises(ToolError) as info:
+        edit(tmp_path, "f.txt", [{"oldText": "alpha\nbeta", "newText": "1"},
+                                 {"oldText": "beta\ngamma", "newText": "2"}])
+    message = str(info.value)
+    assert "overlap" in message and "edits[0]" in message and "edits[1]" in message
+    assert '"beta\\ngamma"' in message and "merge" in message
+    assert path.read_text() == "alpha\nbeta\ngamma\n"
+
+
+def test_one_failing_edit_writes_nothing(tmp_path):
+    path = make(tmp_path, "alpha\nbeta\n")
+    with pytest.raises(ToolError, match=r"edits\[1\]\.oldText"):
+        edit(tmp_path, "f.txt", [{"oldText": "alpha", "newText": "A"},
+                                 {"oldText": "missing", "newText": "B"}])
+    assert path.read_text() == "alpha\nbeta\n"
+
+
+def test_normalised_match_leaves_every_other_byte_alone(tmp_path):
+    before = ("head \u201ckeep\u201d\t  \r\n"
+              "target \u2018x\u2019 \u2013 y   \r\n"
+              "tail\u00a0space  \r\nlast")
+    path = make(tmp_path, before)
+    edit(tmp_path, "f.txt", one("target 'x' - y\n", "changed\n"))
+    assert path.read_bytes().decode() == before.replace(
+        "target \u2018x\u2019 \u2013 y   \r\n", "changed\r\n")
+
+
+def test_normalised_match_inside_a_line(tmp_path):
+    path = make(tmp_path, "call(\u201ca\u201d, \u201cb\u201d)  # note  \n")
+    edit(tmp_path, "f.txt", one('"b"', '"c"'))
+    assert path.read_text() == "call(\u201ca\u201d, \"c\")  # note  \n"
+
+
+def test_undecodable_bytes_elsewhere_survive(tmp_path):
+    path = make(tmp_path, b"caf\xe9\nvalue = 1\n\xff\xfe end\n")
+    result = edit(tmp_path, "f.txt", one("value = 1", "value = 2"))
+    assert path.read_bytes() == b"caf\xe9\nvalue = 2\n\xff\xfe end\n"
+    result.details["diff"].encode("utf-8")  # the diff is valid UTF-8
+
+
+def test_no_change(tmp_path):
+    make(tmp_path, "same")
+    with pytest.raises(ToolError, match="No changes made"):
+        edit(tmp_path, "f.txt", one("same", "same"))
+
+
+def test_empty_old_text_is_refused(tmp_path):
+    make(tmp_path, "abc")
+    with pytest.raises(ToolError, match="oldText is empty"):
+        edit(tmp_path, "f.txt", one("", "x"))
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ToolError, match="File not found"):
+        edit(tmp_path, "nope.txt", one("a", "b"))
+
+
+def test_legacy_form_and_json_string_are_accepted(tmp_path):
+    path = make(tmp_path, "one two")
+    edit(tmp_path, "f.txt", oldText="one", newText="1")
+    edit(tmp_path, "f.txt", edits='[{"oldText": "two", "newText": "2"}]')
+    assert path.read_text() == "1 2"
+
+
+def test_a_bad_edits_string_is_reported_by_validation(tmp_path):
+    make(tmp_path, "x")
+    with pytest.raises(ToolError, match="edits: must be array"):
+        edit(tmp_path, "f.txt", edits="not json")
+
+
+def test_two_parallel_edits_of_one_file_both_land(tmp_path):
+    path = make(tmp_path, "".join(f"line {i}\n" for i in range(200)))
+    barrier = threading.Barrier(2)
+    errors = []
+
+    def worker(number):
+        barrier.wait()  # both threads start their edit together
+        try:
+            edit(tmp_path, "f.txt", one(f"line {number}\n", f"LINE {number}\n"))
+        except Exception as exc:  # reported below, with the thread's exception
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in (10, 150)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    text = path.read_text()
+    assert "LINE 10\n" in text and "LINE 150\n" in text
+
+
+# --- diff ---------------------------------------------------------------------------------
+
+def test_diff_with_context_and_markers():
+    old = "\n".join(f"l{i}" for i in range(1, 13))
+    diff, first = generate_diff(old, old.replace("l7", "X"))
+    assert diff == ("    ...\n  3 l3\n  4 l4\n  5 l5\n  6 l6\n- 7 l7\n+ 7 X\n"
+                    "  8 l8\n  9 l9\n 10 l10\n 11 l11\n    ...")
+    assert first == 7
+
+
+def test_diff_shortens_long_runs_between_changes():
+    old = "\n".join(f"l{i}" for i in range(1, 31))
+    diff, first = generate_diff(old, old.replace("l2\n", "A\n").replace("l28", "B"))
+    lines = diff.split("\n")
+    assert first == 2
+    assert lines.count("    ...") == 1  # between the two changes
+    assert "  6 l6" in lines and "  7 l7" not in lines and " 24 l24" in lines

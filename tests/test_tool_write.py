@@ -1,0 +1,63 @@
+"""write: pi's tool tests (pi-behaviour.md §7.10) plus byte counting and the shared lock."""
+
+import threading
+
+import pytest
+
+from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+
+
+def write(cwd, path, content, abort=None):
+    tool = create_tools(["write"])[0]
+    ctx = ToolContext(cwd=str(cwd), abort=abort or threading.Event())
+    return tool.execute("call-1", validate_arguments(tool, {"path": path, "content": content}),
+                        ctx)
+
+
+def test_write_reports_bytes_and_path(tmp_path):
+    result = write(tmp_path, "a.txt", "hello")
+    text = result.content[0]["text"]
+    assert "5 bytes" in text and str(tmp_path / "a.txt") in text
+    assert (tmp_path / "a.txt").read_text() == "hello"
+
+
+def test_bytes_are_utf8_bytes_not_characters(tmp_path):
+    text = write(tmp_path, "u.txt", "héllo ✓").content[0]["text"]
+    assert "10 bytes" in text  # 7 characters, 10 bytes
+
+
+def test_creates_parent_directories(tmp_path):
+    write(tmp_path, "deep/nested/dir/f.txt", "x")
+    assert (tmp_path / "deep/nested/dir/f.txt").read_text() == "x"
+
+
+def test_overwrites_and_keeps_content_as_given(tmp_path):
+    write(tmp_path, "f.txt", "old content that is longer")
+    write(tmp_path, "f.txt", "a\r\nb")
+    assert (tmp_path / "f.txt").read_bytes() == b"a\r\nb"
+
+
+def test_directory_in_the_way(tmp_path):
+    (tmp_path / "d").mkdir()
+    with pytest.raises(ToolError, match="is a directory"):
+        write(tmp_path, "d", "x")
+
+
+def test_aborted_before_start(tmp_path):
+    abort = threading.Event()
+    abort.set()
+    with pytest.raises(ToolError, match="Operation aborted"):
+        write(tmp_path, "f.txt", "x", abort=abort)
+    assert not (tmp_path / "f.txt").exists()
+
+
+def test_write_waits_for_the_file_lock_that_edit_uses(tmp_path):
+    from miniagent.tools.paths import path_lock
+    target = tmp_path / "f.txt"
+    writer = threading.Thread(target=write, args=(tmp_path, "f.txt", "x"))
+    with path_lock(str(target)):
+        writer.start()
+        writer.join(0.2)
+        assert writer.is_alive() and not target.exists()  # blocked on the lock
+    writer.join()
+    assert target.read_text() == "x"

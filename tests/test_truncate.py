@@ -1,0 +1,83 @@
+"""Truncation: the cases of pi-behaviour.md §7.2 and §13.1, checked on our functions."""
+
+from miniagent.tools.truncate import (cap_listing, format_size, truncate_head,
+                                      truncate_line, truncate_tail)
+
+
+def test_head_untouched_when_within_limits():
+    result = truncate_head("a\nb\n")
+    assert result.content == "a\nb\n"
+    assert not result.truncated and result.truncated_by is None
+    assert (result.total_lines, result.output_lines, result.total_bytes) == (3, 3, 4)
+
+
+def test_head_by_lines():
+    result = truncate_head("a\nb\nc", max_lines=2)
+    assert result.content == "a\nb"
+    assert result.truncated_by == "lines"
+    assert (result.total_lines, result.output_lines, result.output_bytes) == (3, 2, 3)
+
+
+def test_head_by_bytes_keeps_whole_lines():
+    result = truncate_head("abc\ndef\ng", max_bytes=5)
+    assert result.content == "abc"
+    assert result.truncated_by == "bytes"
+    assert result.output_lines == 1
+
+
+def test_head_first_line_over_the_limit():
+    result = truncate_head("x" * 60000)
+    assert result.content == ""
+    assert result.first_line_exceeds_limit
+    assert result.truncated_by == "bytes" and result.output_lines == 0
+
+
+def test_head_counts_utf8_bytes_not_characters():
+    result = truncate_head("é" * 3 + "\n" + "é", max_bytes=6)
+    assert result.content == "ééé"
+    assert result.output_bytes == 6
+
+
+def test_tail_by_lines():
+    result = truncate_tail("a\nb\nc", max_lines=2)
+    assert result.content == "b\nc"
+    assert result.truncated_by == "lines"
+
+
+def test_tail_partial_last_line():
+    result = truncate_tail("x" * 100, max_bytes=10)
+    assert result.content == "x" * 10
+    assert result.last_line_partial
+    assert truncate_tail("x" * 100 + "\n", max_bytes=10).content == "x" * 9 + "\n"
+
+
+def test_tail_never_cuts_a_character():
+    assert truncate_tail("é" * 10, max_bytes=5).content == "éé"
+    assert truncate_tail("a\n" + "日本語" * 5, max_bytes=7).content == "本語"
+
+
+def test_format_size_rounds_half_up():
+    assert [format_size(n) for n in (1023, 1024, 1280, 51200, 60000, 1048576)] == \
+        ["1023B", "1.0KB", "1.3KB", "50.0KB", "58.6KB", "1.0MB"]
+
+
+def test_truncate_line():
+    assert truncate_line("x" * 500) == "x" * 500
+    assert truncate_line("x" * 501) == "x" * 500 + "... [truncated]"
+
+
+def test_details_use_camel_case_keys():
+    details = truncate_head("a\nb\nc", max_lines=2).to_details()
+    assert details == {"truncated": True, "truncatedBy": "lines", "totalLines": 3,
+                       "totalBytes": 5, "outputLines": 2, "outputBytes": 3,
+                       "lastLinePartial": False, "firstLineExceedsLimit": False,
+                       "maxLines": 2, "maxBytes": 51200}
+
+
+def test_cap_listing_adds_notices_and_the_byte_cap():
+    assert cap_listing(["a", "b"], [], {}) == ("a\nb", None)
+    text, details = cap_listing(["a"], ["one", "two"], {"k": 1})
+    assert text == "a\n\n[one. two]" and details == {"k": 1}
+    text, details = cap_listing(["y" * 1000] * 100, [], {})
+    assert len(text.encode()) < 51200 + 200
+    assert "50.0KB" in text and details["truncation"]["truncatedBy"] == "bytes"

@@ -80,10 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None, stdin: TextIO = None) -> int:
     args = build_parser().parse_args(argv)
     stdin = stdin or sys.stdin
-    if args.list_models:
-        print(list_models())
-        return 0
     try:
+        if args.list_models:
+            print(list_models())
+            return 0
         prompt = "" if args.demo else read_prompt(args.prompt, stdin)
         cwd = prepare_cwd(args)
         if not prompt and not args.demo:

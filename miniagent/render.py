@@ -15,7 +15,10 @@ person or a program gets to see. Three views, one event stream:
             hello.py
         Now let me run it and see the error.
           $ python3 hello.py
-            ! NameError: name 'nme' is not defined ... (exit code 1)
+            ... (3 lines before)
+            !     ^^^
+            ! NameError: name 'nme' is not defined
+            ! Command exited with code 1
 
   * `final_answer`: the text of the last assistant message, which print mode puts on
     stdout so that `miniagent -p "..." > answer.txt` captures just the answer.
@@ -76,12 +79,18 @@ class StepPrinter:
     def _show_result(self, result: Dict[str, Any], is_error: bool) -> None:
         text = "".join(b.get("text", "") for b in result.get("content", [])
                        if b.get("type") == "text")
-        lines = text.strip("\n").split("\n") if text.strip() else ["(no output)"]
-        marker = "! " if is_error else ""
-        for line in lines[:RESULT_LINES]:
+        lines = [line for line in text.split("\n") if line.strip()] or ["(no output)"]
+        hidden = len(lines) - RESULT_LINES
+        if is_error:  # an error's cause is at its end ("NameError: ...", "exited with code 1")
+            shown, marker = lines[-RESULT_LINES:], "! "
+            if hidden > 0:
+                self._write(f"    ... ({hidden} lines before)")
+        else:
+            shown, marker = lines[:RESULT_LINES], ""
+        for line in shown:
             self._write("    " + marker + shorten(line))
-        if len(lines) > RESULT_LINES:
-            self._write(f"    ... ({len(lines) - RESULT_LINES} more lines)")
+        if hidden > 0 and not is_error:
+            self._write(f"    ... ({hidden} more lines)")
 
     def _write(self, text: str) -> None:
         self.out.write(text + "\n")

@@ -1,0 +1,105 @@
+"""End to end through the command line against the local test server, both protocols:
+a tool call is streamed, the tool runs, the final answer prints; the recorded request
+bodies show where the system prompt goes, the tool schemas, the tool-result
+conversion and Anthropic's cache_control marks."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+from fake_server import FakeServer
+from test_cli import ROOT, run_cli
+
+TURNS = [
+    {"content": [{"type": "text", "text": "Reading it."},
+                 {"type": "toolCall", "name": "read", "arguments": {"path": "notes.txt"}}]},
+    {"content": [{"type": "text", "text": "The note says: buy milk."}]},
+]
+
+
+def project(tmp_path):
+    (tmp_path / "notes.txt").write_text("buy milk\n")
+    return str(tmp_path)
+
+
+def test_openai_compatible_server_end_to_end(tmp_path):
+    with FakeServer(TURNS) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "fake-model",
+                         "-p", "What does notes.txt say?", cwd=project(tmp_path))
+        bodies = [r["body"] for r in srv.requests if r["path"].endswith("/chat/completions")]
+        headers = [r["headers"] for r in srv.requests]
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The note says: buy milk.\n"
+    assert len(bodies) == 2
+    first, second = bodies
+    assert first["stream"] is True and first["model"] == "fake-model"
+    assert first["messages"][0]["role"] == "system"
+    assert "read" in first["messages"][0]["content"]
+    assert [t["function"]["name"] for t in first["tools"]] == ["read", "bash", "edit", "write"]
+    assert first["tools"][0]["function"]["parameters"]["required"] == ["path"]
+    call, result_message = second["messages"][-2:]
+    assert call["role"] == "assistant" and call["tool_calls"][0]["function"]["name"] == "read"
+    assert result_message["role"] == "tool"
+    assert result_message["tool_call_id"] == call["tool_calls"][0]["id"]
+    assert "buy milk" in result_message["content"]
+    assert all("authorization" not in h for h in headers)  # no key given, none sent
+
+
+def test_anthropic_end_to_end(tmp_path):
+    with FakeServer(TURNS) as srv:
+        result = run_cli("--provider", "anthropic", "--model", "claude-sonnet-4-5",
+                         "-p", "What does notes.txt say?", cwd=project(tmp_path),
+                         env={"ANTHROPIC_BASE_URL": srv.base_url,
+                              "ANTHROPIC_API_KEY": "sk-test-key"})
+        bodies = [r["body"] for r in srv.requests if r["path"] == "/v1/messages"]
+        headers = srv.requests[0]["headers"]
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The note says: buy milk.\n"
+    assert "sk-test-key" not in result.stderr + result.stdout
+    assert headers["x-api-key"] == "sk-test-key" and "anthropic-version" in headers
+    first, second = bodies
+    assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert "read" in first["system"][0]["text"]
+    assert all(m["role"] != "system" for m in first["messages"])
+    assert first["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert first["tools"][0]["input_schema"]["required"] == ["path"]
+    tool_use = second["messages"][-2]["content"][-1]
+    assert tool_use["type"] == "tool_use" and tool_use["input"] == {"path": "notes.txt"}
+    last_user = second["messages"][-1]
+    assert last_user["role"] == "user"
+    tool_result = last_user["content"][0]
+    assert tool_result["type"] == "tool_result" and tool_result["tool_use_id"] == tool_use["id"]
+    assert last_user["content"][-1]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_unreachable_server_is_retried_and_ctrl_c_stops_the_wait(tmp_path):
+    with FakeServer([]) as srv:
+        url = srv.base_url  # closed again: nothing listens there now
+    env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(tmp_path / "home"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "miniagent", "--base-url", url + "/v1", "--model", "m",
+         "--mode", "json", "hi"], cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event["type"] == "auto_retry_start":
+                break
+        assert event["type"] == "auto_retry_start" and event["delayMs"] == 2000
+        assert "could not reach" in event["errorMessage"]
+        proc.send_signal(signal.SIGINT)  # Ctrl-C during the 2 s wait
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert "could not reach" in err
+
+
+def test_nothing_configured_names_the_three_ways_to_start(tmp_path):
+    result = run_cli("-p", "hi", cwd=str(tmp_path),
+                     env={"OLLAMA_HOST": "127.0.0.1:9"})  # nothing listens on port 9
+    assert result.returncode == 2
+    assert "--demo" in result.stderr and "ollama" in result.stderr.lower()
+    assert "ANTHROPIC_API_KEY" in result.stderr

@@ -12,10 +12,18 @@ tools. Read the package in this order, bottom layer first:
   models.py              the model registry and choosing a provider
   providers/__init__.py  one stream() for every API; the never-raise contract
   providers/scripted.py  an offline model that replays a script (demo, tests)
+  providers/replay.py    cleaning the history before it is sent again
+  providers/builder.py   assembling a streamed reply; the never-raise wrapper
   providers/openai.py    OpenAI Chat Completions and every compatible server
   providers/anthropic.py Anthropic Messages
   tools/__init__.py      the Tool contract, argument validation, the registry
-  tools/*.py             read, bash, edit, write, grep, find, ls; truncation
+  tools/truncate.py      keeping tool output within 2000 lines / 50 KB
+  tools/paths.py         resolving paths; the per-file lock
+  tools/read.py bash.py  the default tools: read, bash, edit (+ diff.py), write
+    edit.py write.py
+  tools/walk.py          walking a tree the way git sees it (.gitignore, globs)
+  tools/grep.py find.py  the opt-in search tools
+    ls.py
   loop.py                the two-level agent loop
   agent.py               the Agent: state, worker thread, queues, abort
   prompt.py              the system prompt

@@ -18,6 +18,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import bench_plumbing  # noqa: E402
+import bench_providers  # noqa: E402
+import bench_tools  # noqa: E402
 from miniagent.agent import Agent  # noqa: E402
 from miniagent.providers.scripted import parse_script, scripted_model  # noqa: E402
 from miniagent.tools import Tool, create_tools, text_result  # noqa: E402
@@ -71,14 +74,8 @@ def abort_latency_rows():
 
 
 def main():
-    sections = [loop_overhead_rows, abort_latency_rows]
-    for name in ("bench_plumbing", "bench_providers", "bench_tools"):
-        try:
-            module = __import__(name)
-        except ImportError as exc:
-            print(f"(skipping {name}: {exc})")
-            continue
-        sections.append(module.rows)
+    sections = [loop_overhead_rows, abort_latency_rows, bench_plumbing.rows,
+                bench_providers.rows, bench_tools.rows]
     print(f"{'figure':58} {'value':>14}   {'yardstick':<28} {'ratio':>12}")
     for section in sections:
         for figure, value, yardstick, ratio in section():

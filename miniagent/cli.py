@@ -77,18 +77,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[List[str]] = None, stdin: TextIO = None) -> int:
+def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> int:
     args = build_parser().parse_args(argv)
-    stdin = stdin or sys.stdin
+    stdin = stdin or sys.stdin  # None when the process was started without one
+    on_terminal = stdin is not None and stdin.isatty()
     try:
         if args.list_models:
             print(list_models())
             return 0
-        prompt = "" if args.demo else read_prompt(args.prompt, stdin)
+        prompt = "" if args.demo else read_prompt(args.prompt, None if on_terminal else stdin)
         cwd = prepare_cwd(args)
         if not prompt and not args.demo:
-            return usage_error("no prompt: pass it as arguments or on stdin, or try --demo"
-                               if not stdin.isatty() else
+            return usage_error("no prompt: pass it as arguments or on stdin, or try --demo "
+                               "(see --help)"
+                               if not on_terminal else
                                "the interactive terminal is not built yet: pass a prompt "
                                "(miniagent -p \"...\") or try --demo")
         agent = build_agent(args, cwd)
@@ -104,9 +106,9 @@ def main(argv: Optional[List[str]] = None, stdin: TextIO = None) -> int:
     return code
 
 
-def read_prompt(words: List[str], stdin: TextIO) -> str:
+def read_prompt(words: List[str], piped_input: Optional[TextIO]) -> str:
     """The prompt words, with piped stdin (a diff, a log) placed before them."""
-    piped = "" if stdin.isatty() else stdin.read().strip()
+    piped = piped_input.read().strip() if piped_input is not None else ""
     return "\n\n".join(part for part in (piped, " ".join(words).strip()) if part)
 
 
@@ -182,5 +184,4 @@ def report(agent: Agent, args: argparse.Namespace, interrupted: bool) -> int:
 
 def usage_error(text: str) -> int:
     print(f"miniagent: {text}", file=sys.stderr)
-    print("Try 'miniagent --help'.", file=sys.stderr)
     return 2

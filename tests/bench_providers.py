@@ -14,26 +14,17 @@
 import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench_plumbing import best_of  # noqa: E402
 from fake_server import PROTOCOLS, stream_pieces  # noqa: E402
 from miniagent.models import Model  # noqa: E402
 from miniagent.providers.openai import stream_bytes  # noqa: E402
 
 CHUNK = 8192
 MODEL = Model("bench-model", "bench", "openai-completions", "http://127.0.0.1:1/v1")
-
-
-def best_of(runs, function) -> float:
-    timings = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        timings.append(time.perf_counter() - start)
-    return min(timings)
 
 
 def network_chunks(data: bytes):

@@ -37,7 +37,7 @@ def test_no_prompt_and_no_terminal_is_a_usage_error():
     result = run_cli()
     assert result.returncode == 2
     assert result.stdout == ""
-    assert "no prompt" in result.stderr.splitlines()[0]
+    assert result.stderr.count("\n") == 1 and "no prompt" in result.stderr
 
 
 def test_print_mode_prints_only_the_final_answer(tmp_path):
@@ -90,3 +90,11 @@ def test_bad_options_are_one_line_errors_with_exit_2(tmp_path):
     assert missing_script.returncode == 2 and "Cannot read script" in missing_script.stderr
     bad_tool = run_cli("--script", write_script(tmp_path, []), "--tools", "read,teleport", "hi")
     assert bad_tool.returncode == 2 and "teleport" in bad_tool.stderr
+
+
+def test_no_stdin_at_all_still_works():
+    closed = subprocess.run([sys.executable, "-m", "miniagent", "--demo"], cwd=ROOT,
+                            stdin=None, capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, PYTHONPATH=ROOT),
+                            preexec_fn=lambda: os.close(0))
+    assert closed.returncode == 0, closed.stderr

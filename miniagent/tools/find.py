@@ -15,11 +15,10 @@ At most 1000 results (change with limit) and 50 KB are returned, each limit with
 notice. Left out: fd's options (type filters, depth limits, regex patterns).
 """
 
-import os
 from typing import Dict
 
-from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import check_not_aborted, resolve_path
+from . import Tool, ToolContext, ToolResult, text_result
+from .paths import check_not_aborted, resolve_directory
 from .truncate import DEFAULT_MAX_BYTES, cap_listing
 from .walk import glob_matcher, walk
 
@@ -53,12 +52,9 @@ def create_tool() -> Tool:
 
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     check_not_aborted(ctx.abort)
-    root = resolve_path(args.get("path") or ".", ctx.cwd)
-    if not os.path.exists(root):
-        raise ToolError(f"Path not found: {root}")
-    if not os.path.isdir(root):
-        raise ToolError(f"Not a directory: {root}. find searches directories; give the "
-                        f"directory that holds the file.")
+    root = resolve_directory(args.get("path"), ctx.cwd,
+                             "find searches directories; give the directory that holds "
+                             "the file.")
     limit = args.get("limit")
     limit = DEFAULT_LIMIT if limit is None else max(1, int(limit))
     matches = glob_matcher(args["pattern"])

@@ -17,7 +17,7 @@ import stat
 from typing import Dict
 
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import check_not_aborted, resolve_path
+from .paths import check_not_aborted, resolve_directory
 from .truncate import DEFAULT_MAX_BYTES, cap_listing
 
 DEFAULT_LIMIT = 500
@@ -44,11 +44,7 @@ def create_tool() -> Tool:
 
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     check_not_aborted(ctx.abort)
-    root = resolve_path(args.get("path") or ".", ctx.cwd)
-    if not os.path.exists(root):
-        raise ToolError(f"Path not found: {root}")
-    if not os.path.isdir(root):
-        raise ToolError(f"Not a directory: {root}. Use read to see a file.")
+    root = resolve_directory(args.get("path"), ctx.cwd, "Use read to see a file.")
     limit = args.get("limit")
     limit = DEFAULT_LIMIT if limit is None else max(1, int(limit))
     try:

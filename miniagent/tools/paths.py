@@ -56,6 +56,17 @@ def resolve_path(path: str, cwd: str) -> str:
     return os.path.normpath(os.path.join(cwd, expand_path(path)))
 
 
+def resolve_directory(path: str, cwd: str, file_hint: str) -> str:
+    """Resolve a directory argument (default: the working directory); a missing path or
+    a file raises ToolError, the latter with `file_hint` saying what to do instead."""
+    directory = resolve_path(path or ".", cwd)
+    if not os.path.exists(directory):
+        raise ToolError(f"Path not found: {directory}")
+    if not os.path.isdir(directory):
+        raise ToolError(f"Not a directory: {directory}. {file_hint}")
+    return directory
+
+
 def resolve_read_path(path: str, cwd: str) -> str:
     """`resolve_path`, plus the macOS spellings tried in order when the file is missing.
 

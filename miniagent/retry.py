@@ -69,6 +69,9 @@ MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
 # A thread that waits for two things (abort, and its request or body being done) can
 # block on only one Event; it looks at the other this often, in seconds.
 ABORT_POLL = 0.05
+# One connection pool for every call: keep-alive saves a TCP and TLS handshake per
+# turn (urllib3 checks a pooled connection is still alive before reusing it).
+SHARED_SESSION = requests.Session()
 
 
 class Aborted(Exception):
@@ -130,7 +133,7 @@ def post_stream(
     connect_timeout bounds connecting; read_timeout bounds every wait for data: for
     the status line, and later for each read of the body. `base_delay` scales the
     backoff (tests make it tiny)."""
-    session = session or requests.Session()
+    session = session or SHARED_SESSION
     attempt = 0
     while True:
         try:
@@ -227,35 +230,40 @@ def iter_body(
 ) -> Iterator[bytes]:
     """Yield the raw body in chunks as they arrive, and close the response at the end.
 
-    `read1` returns whatever has arrived (at most chunk_size bytes) instead of waiting
-    for chunk_size bytes, so a 20-byte SSE event is handed on at once. Raises Aborted
-    as soon as `abort` is set, StreamError if the connection breaks or goes silent for
-    longer than the read timeout.
+    Raises Aborted as soon as `abort` is set, StreamError if the connection breaks or
+    goes silent for longer than the read timeout.
     """
     finished = threading.Event()
     watch = (response, abort, finished)
     threading.Thread(target=_shut_down_on_abort, args=watch, daemon=True).start()
     try:
-        while True:
-            chunk = _read_chunk(response, chunk_size, abort)
-            if not chunk:
-                return
+        for chunk in _arrivals(response, chunk_size):
+            if abort.is_set():
+                raise Aborted()
             yield chunk
+    except (OSError, urllib3.exceptions.HTTPError) as exc:
+        if abort.is_set():  # the watcher shut the socket down under us
+            raise Aborted() from None
+        raise StreamError(f"connection lost while streaming: {_connection_reason(exc)}") from None
     finally:
         finished.set()
         response.close()
 
 
-def _read_chunk(response: requests.Response, chunk_size: int, abort: threading.Event) -> bytes:
-    try:
-        chunk = response.raw.read1(chunk_size, decode_content=True)
-    except (OSError, urllib3.exceptions.HTTPError) as exc:
-        if abort.is_set():  # the watcher shut the socket down under us
-            raise Aborted() from None
-        raise StreamError(f"connection lost while streaming: {_connection_reason(exc)}") from None
-    if abort.is_set():
-        raise Aborted()
-    return chunk
+def _arrivals(response: requests.Response, chunk_size: int) -> Iterator[bytes]:
+    """The body as it arrives. A plain read(8192) would wait for 8192 bytes, holding
+    back a 20-byte SSE event; urllib3 2's `read1` returns whatever has arrived. urllib3
+    1.26 (which requests still allows) has no read1; its `stream` hands on each HTTP
+    chunk as it arrives, which is how servers send SSE (chunked transfer encoding)."""
+    raw = response.raw
+    if not hasattr(raw, "read1"):
+        yield from raw.stream(chunk_size, decode_content=True)
+        return
+    while True:
+        chunk = raw.read1(chunk_size, decode_content=True)
+        if not chunk:
+            return
+        yield chunk
 
 
 def _shut_down_on_abort(response, abort: threading.Event, finished: threading.Event) -> None:

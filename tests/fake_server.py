@@ -33,7 +33,8 @@ A turn may carry a "fault" instead of, or on top of, its content:
     {"chunk_size": 1}                    at most N bytes per HTTP chunk (default: an event)
 
 Usage: with FakeServer(turns) as srv: srv.base_url ...; srv.requests holds one
-{"path", "headers" (lower-case names), "body"} per request received.
+{"path", "headers" (lower-case names), "body", "client" (host, port)} per request
+received (the client's port tells whether a connection was kept alive).
 """
 
 import base64
@@ -272,7 +273,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             request = raw.decode("utf-8", errors="replace")
         fake.record({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                     "body": request})
+                     "body": request, "client": self.client_address})
         protocol = next((p for suffix, p in PROTOCOLS.items() if self.path.endswith(suffix)), None)
         if protocol is None:
             return self._send_json(404, {"error": {"message": f"no route for POST {self.path}"}})

@@ -30,6 +30,7 @@ def test_openai_compatible_server_end_to_end(tmp_path):
                          "-p", "What does notes.txt say?", cwd=project(tmp_path))
         bodies = [r["body"] for r in srv.requests if r["path"].endswith("/chat/completions")]
         headers = [r["headers"] for r in srv.requests]
+        clients = {r["client"] for r in srv.requests}
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The note says: buy milk.\n"
     assert len(bodies) == 2
@@ -45,6 +46,7 @@ def test_openai_compatible_server_end_to_end(tmp_path):
     assert result_message["tool_call_id"] == call["tool_calls"][0]["id"]
     assert "buy milk" in result_message["content"]
     assert all("authorization" not in h for h in headers)  # no key given, none sent
+    assert len(clients) == 1  # both turns on one keep-alive connection
 
 
 def test_anthropic_end_to_end(tmp_path):
@@ -55,10 +57,12 @@ def test_anthropic_end_to_end(tmp_path):
                               "ANTHROPIC_API_KEY": "sk-test-key"})
         bodies = [r["body"] for r in srv.requests if r["path"] == "/v1/messages"]
         headers = srv.requests[0]["headers"]
+        clients = {r["client"] for r in srv.requests}
     assert result.returncode == 0, result.stderr
     assert result.stdout == "The note says: buy milk.\n"
     assert "sk-test-key" not in result.stderr + result.stdout
     assert headers["x-api-key"] == "sk-test-key" and "anthropic-version" in headers
+    assert len(clients) == 1  # both turns on one keep-alive connection
     first, second = bodies
     assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert "read" in first["system"][0]["text"]

@@ -202,7 +202,9 @@ def parse_events(chunks: Iterable[bytes], builder: MessageBuilder) -> Iterator[D
     """Decode a Messages body (raw byte chunks) into stream events; returns the stop reason."""
     reader = _EventReader(builder)
     for event in iter_sse(chunks):
-        if not event.data.strip():
+        if reader.finished or not event.data.strip():
+            # After message_stop the rest is read but ignored: a body read to its end
+            # lets the connection be kept alive for the next call.
             continue
         try:
             data = json.loads(event.data)
@@ -213,8 +215,6 @@ def parse_events(chunks: Iterable[bytes], builder: MessageBuilder) -> Iterator[D
         # The JSON's type equals the event name; keying on it also works through
         # proxies that drop the `event:` lines.
         yield from reader.apply(data.get("type") or event.event, data)
-        if reader.finished:
-            break  # message_stop: anything after it is ignored
     if reader.stop_reason is None:
         raise ProviderError(EARLY_END)
     if reader.stop_reason in STOP_ERRORS:

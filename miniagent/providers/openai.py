@@ -258,11 +258,14 @@ def parse_chunks(chunks: Iterable[bytes], builder: MessageBuilder) -> Iterator[D
     complete = False
     for event in iter_sse(chunks):
         data = event.data.strip()
+        if complete or not data:
+            # After [DONE] the rest is read but ignored (as the official SDK does): a
+            # body read to its end lets the connection be kept alive for the next call.
+            # An empty data line is a keep-alive some gateways send.
+            continue
         if data.startswith("[DONE]"):
-            complete = True  # the server says it is finished; anything after is ignored
-            break
-        if not data:
-            continue  # an empty keep-alive some gateways send
+            complete = True
+            continue
         try:
             chunk = json.loads(data)
         except ValueError:

@@ -25,6 +25,7 @@ extend this prompt in a later step of the build.
 """
 
 import datetime
+import re
 from typing import List
 
 from .tools import Tool
@@ -40,7 +41,7 @@ def build_system_prompt(tools: List[Tool], cwd: str) -> str:
     lines += [f"- {tool.name}: {first_sentence(tool.description)}" for tool in tools] or ["(none)"]
     lines += ["", "Guidelines:"]
     lines += [f"- {rule}" for rule in guidelines({tool.name for tool in tools})]
-    lines += [f"Current date: {datetime.date.today().isoformat()}",
+    lines += ["", f"Current date: {datetime.date.today().isoformat()}",
               f"Current working directory: {cwd}"]
     return "\n".join(lines)
 
@@ -67,7 +68,11 @@ def guidelines(names: set) -> List[str]:
 
 
 def first_sentence(text: str) -> str:
-    """'Read a file. Supports images.' -> 'Read a file.'"""
+    """The first sentence, which is how each tool's description starts by convention.
+
+    Examples: 'Read a file. Supports images.'          -> 'Read a file.'
+              'Find files by glob, e.g. *.py. Fast.'   -> 'Find files by glob, e.g. *.py.'
+    """
     head = text.strip().split("\n")[0]
-    end = head.find(". ")
-    return head if end < 0 else head[:end + 1]
+    # A sentence ends at ". " before a capital letter, so "e.g. *.py" does not end one.
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z])", head, maxsplit=1)[0]

@@ -80,16 +80,18 @@ class Harness:
     def run(self, text: str) -> Message:
         """Run the prompt to its end in this thread; returns the last message."""
         self.agent.prompt(text, inline=True)
-        attempt = 0
+        attempt, cancelled = 0, False
         while attempt < self.max_retries and is_retryable(self.agent.messages[-1]):
             attempt += 1
-            if not self._retry(attempt):
+            cancelled = not self._retry(attempt)
+            if cancelled:
                 break
         if attempt:
             last = self.agent.messages[-1]
-            self.agent.emit({"type": "auto_retry_end", "attempt": attempt,
-                             "success": last.get("stopReason") not in ("error", "aborted"),
-                             "finalError": last.get("errorMessage")})
+            success = not cancelled and last.get("stopReason") not in ("error", "aborted")
+            self.agent.emit({"type": "auto_retry_end", "attempt": attempt, "success": success,
+                             "finalError": "Retry cancelled" if cancelled
+                             else last.get("errorMessage")})
         return self.agent.messages[-1]
 
     def _retry(self, attempt: int) -> bool:

@@ -8,8 +8,8 @@ At its core the loop is four lines:
         if not tool_calls(message): break
         append(run_tools(tool_calls(message)))  # results go back to the model
 
-`run_loop` below reads exactly like that; everything else in this file is a short,
-named function around that core:
+`_Run.turns` below reads like that, and `run_loop` wraps it in the outer loop;
+everything else in this file is a short, named function around that core:
 
   * the **outer loop** handles follow-up messages: text the user queued "for when you
     are done". When the inner loop would stop, queued follow-ups start another round.
@@ -80,55 +80,57 @@ def run_loop(prompts: List[Message], messages: List[Message], config: LoopConfig
     `messages` is the conversation so far; it is extended in place. Pass no prompts to
     continue from the existing messages (after a retry, or from a tool result).
     """
-    new_messages: List[Message] = []
+    run = _Run(messages, config, emit)
     emit({"type": "agent_start"})
-    emit({"type": "turn_start"})
     pending = list(prompts) + config.get_steering_messages()
-    first_turn = True
-    while True:  # outer loop: one round per batch of follow-up messages
-        has_tool_calls = True
-        while has_tool_calls or pending:  # inner loop: one turn per model call
-            if not first_turn:
-                emit({"type": "turn_start"})
-            first_turn = False
-            for message in pending:
-                _add(message, messages, new_messages, emit)
-            pending = []
-
-            assistant = call_model(messages, config, emit)
-            messages.append(assistant)
-            new_messages.append(assistant)
-            if assistant["stopReason"] in ("error", "aborted"):
-                emit({"type": "turn_end", "message": assistant, "toolResults": []})
-                return _finish(new_messages, emit)
-
-            calls = tool_calls(assistant)
-            has_tool_calls = bool(calls)
-            results, steering, terminate = run_tools(assistant, calls, config, emit)
-            for result in results:
-                messages.append(result)
-                new_messages.append(result)
-            emit({"type": "turn_end", "message": assistant, "toolResults": results})
-            if terminate:
-                return _finish(new_messages, emit)
-            pending = steering or config.get_steering_messages()
+    # The outer loop: when the model has answered, queued follow-ups start another round.
+    while run.turns(pending):
         pending = config.get_follow_up_messages()
         if not pending:
-            return _finish(new_messages, emit)
+            break
+    emit({"type": "agent_end", "messages": run.new_messages})
+    return run.new_messages
 
 
-def _add(message: Message, messages: List[Message], new_messages: List[Message],
-         emit: Emit) -> None:
-    """Append a user-side message (prompt, steering, follow-up) and announce it."""
-    emit({"type": "message_start", "message": message})
-    emit({"type": "message_end", "message": message})
-    messages.append(message)
-    new_messages.append(message)
+class _Run:
+    """The state of one run: the conversation, what this run added, where events go."""
 
+    def __init__(self, messages: List[Message], config: LoopConfig, emit: Emit):
+        self.messages = messages
+        self.new_messages: List[Message] = []
+        self.config = config
+        self.emit = emit
 
-def _finish(new_messages: List[Message], emit: Emit) -> List[Message]:
-    emit({"type": "agent_end", "messages": new_messages})
-    return new_messages
+    def turns(self, pending: List[Message]) -> bool:
+        """The inner loop, one turn per model call, until the model stops asking for
+        tools. Returns False when the run must end at once (error, abort, terminate)."""
+        while True:
+            self.emit({"type": "turn_start"})
+            for message in pending:  # prompts, steering or follow-ups, announced
+                self.emit({"type": "message_start", "message": message})
+                self.emit({"type": "message_end", "message": message})
+                self.append(message)
+
+            assistant = call_model(self.messages, self.config, self.emit)
+            self.append(assistant)
+            if assistant["stopReason"] in ("error", "aborted"):  # its tool calls never run
+                self.emit({"type": "turn_end", "message": assistant, "toolResults": []})
+                return False
+            calls = tool_calls(assistant)
+            results, steering, terminate = run_tools(assistant, calls, self.config, self.emit)
+            for result in results:
+                self.append(result)
+            self.emit({"type": "turn_end", "message": assistant, "toolResults": results})
+
+            if terminate:
+                return False
+            pending = steering or self.config.get_steering_messages()
+            if not calls and not pending:
+                return True  # the model answered and nobody steered: this round is done
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+        self.new_messages.append(message)
 
 
 # --- One model call ----------------------------------------------------------------------

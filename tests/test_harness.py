@@ -53,6 +53,8 @@ def test_abort_cancels_the_wait_before_a_retry():
     agent = make_agent([{"content": [], "errorMessage": "503 overloaded"},
                         {"content": [text("never")]}])
     harness = Harness(agent, base_delay=60)
+    events = []
+    agent.subscribe(events.append)
     waiting = threading.Event()
     agent.subscribe(lambda e: e["type"] == "auto_retry_start" and waiting.set())
     harness.prompt("go")
@@ -60,3 +62,6 @@ def test_abort_cancels_the_wait_before_a_retry():
     harness.abort()
     assert harness.wait(5)  # the retry would have waited 60 s
     assert agent.messages[-1]["stopReason"] == "error"
+    end = events[-1]
+    assert end["type"] == "auto_retry_end" and end["success"] is False
+    assert end["finalError"] == "Retry cancelled"

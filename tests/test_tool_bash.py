@@ -1,6 +1,7 @@
 """bash: pi's tool tests (pi-behaviour.md §7.10, §13.1) plus decision 10's guarantees."""
 
 import os
+import shutil
 import signal
 import threading
 import time
@@ -8,6 +9,7 @@ import time
 import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.tools import bash as bash_module
 
 
 def bash(cwd, command, abort=None, on_update=None, **args):
@@ -72,9 +74,10 @@ def test_no_output(tmp_path):
 
 def test_timeout(tmp_path):
     started = time.monotonic()
-    with pytest.raises(ToolError, match="timed out after 0.5 seconds"):
+    with pytest.raises(ToolError, match="timed out after 0.5 seconds") as info:
         bash(tmp_path, "echo before; sleep 30", timeout=0.5)
     assert time.monotonic() - started < 10
+    assert str(info.value).startswith("before\n\n\n") and "larger timeout" in str(info.value)
 
 
 def test_missing_working_directory(tmp_path):
@@ -82,10 +85,24 @@ def test_missing_working_directory(tmp_path):
         bash(tmp_path / "gone", "echo hi")
 
 
+def test_missing_shell_is_reported(tmp_path, monkeypatch):
+    monkeypatch.setattr(bash_module, "find_shell", lambda: "/no/such/shell")
+    with pytest.raises(ToolError) as info:
+        bash(tmp_path, "echo hi")
+    assert "/no/such/shell" in str(info.value) and "No such file" in str(info.value)
+
+
 # --- decision 10 --------------------------------------------------------------------------
 
 def test_stdout_and_stderr_are_merged(tmp_path):
     assert text_of(bash(tmp_path, "echo out; echo err >&2; echo out2")) == "out\nerr\nout2\n"
+
+
+def test_shell_is_bash_else_sh(monkeypatch):
+    assert bash_module.find_shell() == "/bin/bash"  # the test machines have bash
+    monkeypatch.setattr(os.path, "exists", lambda path: False)
+    monkeypatch.setattr(shutil, "which", lambda name: "/bin/sh" if name == "sh" else None)
+    assert bash_module.find_shell() == "/bin/sh"
 
 
 def test_runs_in_cwd_with_pagers_off_and_empty_stdin(tmp_path):
@@ -183,6 +200,58 @@ def test_live_updates_are_throttled(tmp_path):
     elapsed = time.monotonic() - started
     assert 1 <= len(updates) <= elapsed / 0.1 + 1
     assert all(not u.is_error for u in updates)
+
+
+def test_output_before_a_quiet_spell_is_shown_live(tmp_path):
+    # "second" arrives right after the update that showed "first" (too soon for another
+    # one), then the command is silent: the update owed for it must still come.
+    abort = threading.Event()
+
+    def on_update(partial):
+        if "second" in text_of(partial):
+            abort.set()
+        elif "first" in text_of(partial):
+            (tmp_path / "go").touch()
+
+    command = "echo first; while [ ! -e go ]; do sleep 0.01; done; echo second; sleep 30"
+    with pytest.raises(ToolError, match="Command aborted"):
+        bash(tmp_path, command, abort=abort, on_update=on_update)
+
+
+def test_abort_after_large_output_shows_the_tail_and_the_temp_file(tmp_path, temp_logs):
+    # pi put up to 100 KB of raw output in a timeout or abort error; ours is cut like
+    # any result and names the file with all of it.
+    abort = threading.Event()
+
+    def on_update(partial):
+        if "done" in text_of(partial):
+            abort.set()
+
+    with pytest.raises(ToolError) as info:
+        bash(tmp_path, "seq 1 30000; echo done; sleep 30", abort=abort, on_update=on_update)
+    message = str(info.value)
+    path = message.split("Full output: ")[1].split("]")[0]
+    temp_logs.append(path)
+    assert message.endswith("\n\nCommand aborted") and "\n30000\ndone\n" in message
+    assert len(message.encode()) <= 51200 + 200
+    with open(path) as f:
+        assert f.read().startswith("1\n2\n3\n")
+
+
+def test_output_sink_memory_is_bounded():
+    # 8 MB through the sink: memory holds the last ROLLING_BYTES, the temp file all of it.
+    sink = bash_module.OutputSink()
+    try:
+        chunk = b"".join(b"%07d\n" % i for i in range(8192))  # 64 KB
+        for _ in range(128):
+            sink.write(chunk)
+            assert len(sink.tail) <= bash_module.ROLLING_BYTES
+        text, details = sink.final_text()
+        assert sink.total_bytes == 128 * len(chunk) == os.path.getsize(details["fullOutputPath"])
+        assert text.endswith(f"of {128 * 8192 + 1}. Full output: {sink.path}]")
+    finally:
+        sink.close()
+        os.remove(sink.path)
 
 
 def test_background_job_does_not_keep_the_call_waiting(tmp_path):

@@ -5,6 +5,7 @@ import threading
 import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.tools import edit as edit_module
 from miniagent.tools.diff import generate_diff
 
 
@@ -145,6 +146,13 @@ def test_normalised_match_leaves_every_other_byte_alone(tmp_path):
         "target \u2018x\u2019 \u2013 y   \r\n", "changed\r\n")
 
 
+def test_normalised_match_keeps_the_rest_of_the_line(tmp_path):
+    # pi rewrote the whole file normalised here ("Q trailing\nend"); decision 9 does not.
+    path = make(tmp_path, "a\u2019b trailing   \nend")
+    edit(tmp_path, "f.txt", one("a'b", "Q"))
+    assert path.read_text() == "Q trailing   \nend"
+
+
 def test_normalised_match_inside_a_line(tmp_path):
     path = make(tmp_path, "call(\u201ca\u201d, \u201cb\u201d)  # note  \n")
     edit(tmp_path, "f.txt", one('"b"', '"c"'))
@@ -175,6 +183,21 @@ def test_missing_file(tmp_path):
         edit(tmp_path, "nope.txt", one("a", "b"))
 
 
+def test_write_back_refused_leaves_the_file_alone(tmp_path, monkeypatch):
+    # Tests run as root, whom chmod does not stop: make opening for writing fail instead.
+    path = make(tmp_path, "value = 1\n")
+
+    def open_read_only(file, mode="r", *args, **kwargs):
+        if "w" in mode:
+            raise PermissionError(13, "Permission denied", file)
+        return open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(edit_module, "open", open_read_only, raising=False)
+    with pytest.raises(ToolError, match=r"^Permission denied: .*f\.txt.*ls -l"):
+        edit(tmp_path, "f.txt", one("value = 1", "value = 2"))
+    assert path.read_text() == "value = 1\n"
+
+
 def test_legacy_form_and_json_string_are_accepted(tmp_path):
     path = make(tmp_path, "one two")
     edit(tmp_path, "f.txt", oldText="one", newText="1")
@@ -188,23 +211,38 @@ def test_a_bad_edits_string_is_reported_by_validation(tmp_path):
         edit(tmp_path, "f.txt", edits="not json")
 
 
-def test_two_parallel_edits_of_one_file_both_land(tmp_path):
+def test_two_parallel_edits_of_one_file_both_land(tmp_path, monkeypatch):
+    # The first edit is held between reading the file and writing it back, the moment
+    # a second read-modify-write would lose it; the second edit must wait for the lock.
     path = make(tmp_path, "".join(f"line {i}\n" for i in range(200)))
-    barrier = threading.Barrier(2)
+    inside, release = threading.Event(), threading.Event()
+    apply_edits = edit_module.apply_edits
+
+    def held_apply_edits(original, edits, where):
+        if edits[0]["oldText"] == "line 10\n":
+            inside.set()
+            release.wait()
+        return apply_edits(original, edits, where)
+
+    monkeypatch.setattr(edit_module, "apply_edits", held_apply_edits)
     errors = []
 
     def worker(number):
-        barrier.wait()  # both threads start their edit together
         try:
             edit(tmp_path, "f.txt", one(f"line {number}\n", f"LINE {number}\n"))
         except Exception as exc:  # reported below, with the thread's exception
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(n,)) for n in (10, 150)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    first = threading.Thread(target=worker, args=(10,))
+    second = threading.Thread(target=worker, args=(150,))
+    first.start()
+    inside.wait()
+    second.start()
+    second.join(0.2)
+    assert second.is_alive()  # blocked on the file's lock, not writing
+    release.set()
+    first.join()
+    second.join()
     assert errors == []
     text = path.read_text()
     assert "LINE 10\n" in text and "LINE 150\n" in text
@@ -218,6 +256,17 @@ def test_diff_with_context_and_markers():
     assert diff == ("    ...\n  3 l3\n  4 l4\n  5 l5\n  6 l6\n- 7 l7\n+ 7 X\n"
                     "  8 l8\n  9 l9\n 10 l10\n 11 l11\n    ...")
     assert first == 7
+
+
+def test_diff_matches_a_real_pi_run():
+    # shared/fixtures/pi-run/pi-0.73.1/print.session.jsonl: pi's edit of src/app.py.
+    after = ('def greet(name):\n    return "Hello, " + name + "!"\n\n\n'
+             'if __name__ == "__main__":\n    print(greet("world"))\n')
+    before = after.replace(' + "!"', "")
+    assert generate_diff(before, after) == (
+        ' 1 def greet(name):\n-2     return "Hello, " + name\n'
+        '+2     return "Hello, " + name + "!"\n 3 \n 4 \n'
+        ' 5 if __name__ == "__main__":\n 6     print(greet("world"))', 2)
 
 
 def test_diff_shortens_long_runs_between_changes():

@@ -1,11 +1,14 @@
-"""Path resolution (pi-behaviour.md §7.1, path-utils tests) and the tool registry."""
+"""Path resolution (pi-behaviour.md §7.1, path-utils tests), special files, the registry."""
 
 import os
+import pwd
+import threading
 import unicodedata
 
 import pytest
 
-from miniagent.tools import ALL_TOOLS, DEFAULT_TOOLS, create_tools
+from miniagent.tools import (ALL_TOOLS, DEFAULT_TOOLS, ToolContext, ToolError, create_tools,
+                             validate_arguments)
 from miniagent.tools.paths import expand_path, resolve_path, resolve_read_path
 
 
@@ -13,7 +16,10 @@ def test_expand_home():
     home = os.path.expanduser("~")
     assert expand_path("~") == home
     assert expand_path("~/x.txt") == home + "/x.txt"
-    assert expand_path("~user/x") == "~user/x"  # not supported, left as written
+    # ~user as in the shell (pi leaves it); an unknown user stays as written.
+    assert expand_path("~root/x") == pwd.getpwnam("root").pw_dir + "/x"
+    assert expand_path("~no-such-user-here/x") == "~no-such-user-here/x"
+    assert expand_path("~$lock.docx") == "~$lock.docx"
 
 
 def test_at_prefix_and_special_spaces():
@@ -39,6 +45,52 @@ def test_read_path_macos_variants(tmp_path, on_disk, asked):
 
 def test_read_path_missing_stays_as_asked(tmp_path):
     assert resolve_read_path("nope.txt", str(tmp_path)) == str(tmp_path / "nope.txt")
+
+
+def call_beside_a_pipe(fifo, name, cwd, args):
+    """Run a tool on a thread and return its text or its error. A tool that opened the
+    named pipe would wait forever: after a wide 10 s bound the pipe is opened from here
+    (read and write end at once) to set it free, and the test fails."""
+    tool = create_tools([name])[0]
+    outcome = []
+
+    def call():
+        try:
+            result = tool.execute("c", validate_arguments(tool, args), ToolContext(cwd=str(cwd)))
+            outcome.append(result.content[0]["text"])
+        except Exception as exc:  # the assertions below look at it
+            outcome.append(exc)
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    thread.join(10)
+    hung = thread.is_alive()
+    if hung:
+        os.close(os.open(fifo, os.O_RDWR))
+        thread.join()
+    assert not hung, f"{name} opened the named pipe"
+    return outcome[0]
+
+
+@pytest.mark.parametrize("name, args", [
+    ("read", {"path": "pipe"}),
+    ("edit", {"path": "pipe", "edits": [{"oldText": "a", "newText": "b"}]}),
+    ("write", {"path": "pipe", "content": "x"}),
+    ("grep", {"pattern": "x", "path": "pipe"}),
+])
+def test_a_named_pipe_is_refused_not_opened(tmp_path, name, args):
+    os.mkfifo(tmp_path / "pipe")
+    error = call_beside_a_pipe(tmp_path / "pipe", name, tmp_path, args)
+    assert isinstance(error, ToolError)
+    assert "is a named pipe (FIFO), not a regular file" in str(error)
+    assert f"timeout 5 head -c 1000 {tmp_path / 'pipe'}" in str(error)
+
+
+def test_grep_skips_a_named_pipe_in_the_tree(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "a.txt").write_text("x\n")
+    assert call_beside_a_pipe(tmp_path / "pipe", "grep", tmp_path, {"pattern": "x"}) == \
+        "a.txt:1: x"
 
 
 def test_registry():

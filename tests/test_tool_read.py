@@ -3,10 +3,13 @@
 import base64
 import re
 import threading
+import tracemalloc
 
 import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.tools import read as read_module
+from miniagent.tools.read import image_mime
 
 PNG_1PX = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
@@ -183,3 +186,84 @@ def test_aborted_before_start(tmp_path):
     abort.set()
     with pytest.raises(ToolError, match="Operation aborted"):
         tool.execute("c", {"path": "f.txt"}, ToolContext(cwd=str(tmp_path), abort=abort))
+
+
+def test_60kb_first_line_message(tmp_path):
+    (tmp_path / "one.txt").write_text("x" * 60_000)
+    text = text_of(read(tmp_path, path="one.txt"))
+    assert text.startswith("[Line 1 is 58.6KB") and "50.0KB" in text
+
+
+def test_long_lines_with_an_offset(tmp_path):
+    # Each line alone is over the byte limit: every offset gets the bash hint for its line.
+    (tmp_path / "wide.txt").write_text("\n".join(c * 60_000 for c in "abc"))
+    text = text_of(read(tmp_path, path="wide.txt", offset=2))
+    assert text.startswith("[Line 2 is 58.6KB")
+    assert f"sed -n '2p' {tmp_path / 'wide.txt'} | head -c 51200" in text
+    assert "b" * 100 not in text
+    (tmp_path / "mixed.txt").write_text("short\n" + "y" * 60_000 + "\nz\n")
+    assert text_of(read(tmp_path, path="mixed.txt", offset=1, limit=1)) == \
+        "short\n\n[3 more lines in file. Use offset=2 to continue.]"
+    assert text_of(read(tmp_path, path="mixed.txt", offset=3)) == "z\n"
+
+
+@pytest.mark.parametrize("head, mime", [
+    (b"\xff\xd8\xff\xe0\x00\x10JFIF", "image/jpeg"), (b"GIF89a\x01\x00", "image/gif"),
+    (b"GIF87a\x01\x00", "image/gif"), (b"RIFF\x10\x00\x00\x00WEBPVP8 ", "image/webp"),
+    (b"RIFF\x10\x00\x00\x00WAVEfmt ", None), (b"\x89PNG\r\n", None),  # cut-off PNG magic
+])
+def test_image_types_by_magic_bytes(head, mime):
+    assert image_mime(head) == mime
+
+
+def test_image_over_the_size_limit_is_refused_with_a_way_out(tmp_path):
+    with open(tmp_path / "huge.png", "wb") as f:
+        f.write(PNG_1PX)
+        f.truncate(5 * 1024 * 1024)  # sparse: 5 MB on paper, no time spent writing it
+    with pytest.raises(ToolError) as info:
+        read(tmp_path, path="huge.png")
+    message = str(info.value)
+    assert "5.0MB" in message and "4.5MB" in message and "-resize" in message
+
+
+def test_proc_file_reporting_size_zero_is_read(tmp_path):
+    # /proc files say st_size 0 but have content: the size must come from reading.
+    text = text_of(read(tmp_path, path="/proc/self/status"))
+    assert text.startswith("Name:") and "(empty file)" not in text
+
+
+def test_device_is_refused_not_read(tmp_path):
+    with pytest.raises(ToolError) as info:
+        read(tmp_path, path="/dev/zero")
+    assert "character device" in str(info.value) and "timeout 5 head -c" in str(info.value)
+
+
+def test_permission_denied_says_what_to_check(tmp_path, monkeypatch):
+    # Tests run as root, whom chmod does not stop: make open() refuse instead.
+    (tmp_path / "secret.txt").write_text("x")
+
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(read_module, "open", refuse, raising=False)
+    with pytest.raises(ToolError) as info:
+        read(tmp_path, path="secret.txt")
+    message = str(info.value)
+    assert message.startswith(f"Permission denied: {tmp_path / 'secret.txt'}")
+    assert "ls -l" in message
+
+
+def test_reading_near_the_end_uses_bounded_memory(tmp_path):
+    # 8 MB of lines; reading the last ones must not hold the file: the peak of Python's
+    # allocations stays near two 256 KB chunks (a wide 2 MB bound).
+    with open(tmp_path / "big.txt", "w") as f:
+        for first in range(0, 200_000, 10_000):
+            f.write("".join(f"{i:08d} {'x' * 31}\n" for i in range(first, first + 10_000)))
+    tracemalloc.start()
+    try:
+        text = text_of(read(tmp_path, path="big.txt", offset=199_999))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text == f"{199_998:08d} {'x' * 31}\n{199_999:08d} {'x' * 31}\n"
+    assert peak < 2 * 1024 * 1024

@@ -1,10 +1,12 @@
 """grep, find, ls and the walk/glob rules they share (pi-behaviour.md §7.7-7.10)."""
 
+import os
 import threading
 
 import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.tools import grep as grep_module
 from miniagent.tools.walk import glob_matcher, walk
 
 
@@ -82,11 +84,61 @@ def test_grep_errors(tmp_path):
         run("grep", tmp_path, pattern="(unclosed")
 
 
+def test_grep_says_which_files_it_could_not_read(tmp_path, monkeypatch):
+    # Tests run as root, whom chmod does not stop: make open() refuse one file instead.
+    tree(tmp_path, {"a.txt": "needle\n", "locked.txt": "needle\n"})
+
+    def open_except_locked(path, *args, **kwargs):
+        if path.endswith("locked.txt"):
+            raise PermissionError(13, "Permission denied", path)
+        return open(path, *args, **kwargs)
+
+    monkeypatch.setattr(grep_module, "open", open_except_locked, raising=False)
+    result = run("grep", tmp_path, pattern="needle")
+    assert text_of(result) == ("a.txt:1: needle\n\n[1 file(s) could not be read and were "
+                               "skipped, e.g. locked.txt (Permission denied)]")
+    assert result.details == {"unreadableFiles": 1}
+    assert text_of(run("grep", tmp_path, pattern="absent")).startswith(
+        "No matches found\n\n[1 file(s) could not be read")
+
+
 def test_grep_output_is_capped_at_50kb(tmp_path):
     tree(tmp_path, {"big.txt": ("needle " + "y" * 400 + "\n") * 300})
     result = run("grep", tmp_path, pattern="needle", limit=1000)
     assert len(text_of(result).encode()) < 51200 + 300
     assert "50.0KB" in text_of(result) and result.details["truncation"]["truncated"]
+
+
+def test_default_limits(tmp_path):
+    tree(tmp_path, {"many.txt": "hit\n" * 101, **{f"d/f{i:04d}": "" for i in range(1001)}})
+    grep = run("grep", tmp_path, pattern="hit", path="many.txt")
+    assert grep.details["matchLimitReached"] == 100 and "limit=200" in text_of(grep)
+    find = run("find", tmp_path, pattern="f*", path="d")
+    assert find.details["resultLimitReached"] == 1000 and "limit=2000" in text_of(find)
+    ls = run("ls", tmp_path, path="d")
+    assert ls.details["entryLimitReached"] == 500 and "limit=1000" in text_of(ls)
+
+
+def test_file_names_that_are_not_utf8(tmp_path):
+    # Such a name reaches Python as a lone surrogate, which no JSON encoder for the
+    # model or the session file accepts: listings show U+FFFD instead.
+    (tmp_path / "d").mkdir()
+    with open(os.fsencode(tmp_path / "d") + b"/caf\xe9.txt", "wb") as f:
+        f.write(b"needle\n")
+    for name, args in (("ls", {"path": "d"}), ("find", {"pattern": "*.txt"}),
+                       ("grep", {"pattern": "needle"})):
+        text = text_of(run(name, tmp_path, **args))
+        assert "caf\ufffd.txt" in text
+        text.encode("utf-8")  # no lone surrogate left
+
+
+def test_symlink_loops_are_listed_not_followed(tmp_path):
+    tree(tmp_path, {"sub/a.txt": "needle\n"})
+    os.symlink("..", tmp_path / "sub" / "up")
+    os.symlink("self", tmp_path / "self")
+    assert text_of(run("find", tmp_path, pattern="*")) == "self\nsub/\nsub/a.txt\nsub/up"
+    assert text_of(run("grep", tmp_path, pattern="needle")) == "sub/a.txt:1: needle"
+    assert text_of(run("ls", tmp_path, path="sub")) == "a.txt\nup/"
 
 
 # --- find ---------------------------------------------------------------------------------
@@ -157,6 +209,7 @@ def test_ls_limit_empty_and_errors(tmp_path):
     ("src/*.py", "lib/src/a.py", False), ("/build", "build", True),
     ("a/**/b", "a/b", True), ("a/**/b", "a/x/y/b", True), ("docs/**", "docs/x/y", True),
     ("docs/**", "docs", False), ("file?.[ch]", "file1.c", True), ("[!a]*", "abc", False),
+    ("./src/*.py", "src/a.py", True), ("./*.py", "a.py", True), ("./*.py", "src/a.py", False),
 ])
 def test_glob_matcher(pattern, path, expected):
     assert glob_matcher(pattern)(path) is expected

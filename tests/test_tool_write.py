@@ -5,6 +5,7 @@ import threading
 import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.tools import write as write_module
 
 
 def write(cwd, path, content, abort=None):
@@ -41,6 +42,22 @@ def test_directory_in_the_way(tmp_path):
     (tmp_path / "d").mkdir()
     with pytest.raises(ToolError, match="is a directory"):
         write(tmp_path, "d", "x")
+
+
+def test_a_file_in_the_middle_of_the_path(tmp_path):
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(ToolError, match="a part of the path before the last name is a file"):
+        write(tmp_path, "notes.txt/new.txt", "y")
+
+
+def test_permission_denied_says_what_to_check(tmp_path, monkeypatch):
+    # Tests run as root, whom chmod does not stop: make open() refuse instead.
+    def refuse(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(write_module, "open", refuse, raising=False)
+    with pytest.raises(ToolError, match=r"^Permission denied: .*f\.txt.*ls -l"):
+        write(tmp_path, "f.txt", "x")
 
 
 def test_aborted_before_start(tmp_path):

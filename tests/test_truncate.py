@@ -1,6 +1,6 @@
 """Truncation: the cases of pi-behaviour.md §7.2 and §13.1, checked on our functions."""
 
-from miniagent.tools.truncate import (cap_listing, format_size, truncate_head,
+from miniagent.tools.truncate import (cap_listing, format_size, printable, truncate_head,
                                       truncate_line, truncate_tail)
 
 
@@ -81,3 +81,10 @@ def test_cap_listing_adds_notices_and_the_byte_cap():
     text, details = cap_listing(["y" * 1000] * 100, [], {})
     assert len(text.encode()) < 51200 + 200
     assert "50.0KB" in text and details["truncation"]["truncatedBy"] == "bytes"
+
+
+def test_printable_replaces_undecodable_bytes():
+    name = b"caf\xe9.txt".decode("utf-8", errors="surrogateescape")
+    assert printable(name) == "caf\ufffd.txt" and printable("plain é") == "plain é"
+    assert cap_listing([name], [f"e.g. {name}"], {}) == \
+        ("caf\ufffd.txt\n\n[e.g. caf\ufffd.txt]", None)

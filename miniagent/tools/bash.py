@@ -135,6 +135,7 @@ def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],
     deadline = None if timeout is None else time.monotonic() + timeout
     pipe_open = True
     last_update = 0.0
+    unreported = False  # output arrived since the last live update
     while True:
         if ctx.abort.is_set():
             kill_group(proc)
@@ -144,6 +145,8 @@ def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],
             kill_group(proc)
             return "timeout"
         wait = POLL_SECONDS if deadline is None else min(POLL_SECONDS, deadline - now)
+        if unreported:  # wake up when the pending update is due
+            wait = min(wait, max(0.0, last_update + UPDATE_SECONDS - now))
         if not pipe_open:
             # The pipe is closed but the shell still runs (it closed its stdout):
             # wait for it in short steps so that abort and timeout still work.
@@ -158,11 +161,16 @@ def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],
                 pipe_open = False  # end of file: every process closed its end
                 continue
             sink.write(data)
-            if time.monotonic() - last_update >= UPDATE_SECONDS:
-                last_update = time.monotonic()
-                ctx.on_update(sink.partial_result())
+            unreported = True
         elif proc.poll() is not None:
             return None  # the shell is done and the pipe is quiet (a background job may hold it)
+        # Checked after quiet polls too: output that came too soon after the last update
+        # is shown once the interval has passed, not only when more output arrives
+        # (`echo building; make` must not hide "building" for as long as make is silent).
+        if unreported and time.monotonic() - last_update >= UPDATE_SECONDS:
+            last_update = time.monotonic()
+            unreported = False
+            ctx.on_update(sink.partial_result())
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -180,7 +188,8 @@ def finish(sink: "OutputSink", returncode: int, stopped_by: Optional[str],
         raise ToolError(f"{text}\n\nCommand aborted")
     if stopped_by == "timeout":
         raise ToolError(f"{text}\n\nCommand timed out after {timeout:g} seconds and was "
-                        f"stopped (with every process it started).")
+                        f"stopped (with every process it started). If it needs more "
+                        f"time, run it again with a larger timeout.")
     if returncode < 0:  # the shell itself died from a signal we did not send
         name = signal.strsignal(-returncode) or "unknown signal"
         raise ToolError(f"{text}\n\nCommand was killed by signal {-returncode} ({name})")

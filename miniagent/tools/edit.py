@@ -29,7 +29,9 @@ trailing spaces are ignored), as in pi: when in doubt, ask the model for more co
 The file's byte order mark and line endings are kept: newText is written with the
 file's line ending (CRLF if the first line ends with "\\r\\n"). Bytes that are not valid
 UTF-8 survive untouched (decoded with surrogateescape, encoded back the same way).
-The result's details hold a line-numbered diff (see diff.py) and the first changed line.
+The result's details hold a line-numbered diff (see diff.py; undecodable bytes shown as
+U+FFFD there) and the first changed line. A pipe or a device is refused before it is
+opened (paths.refuse_special_file): opening a pipe would wait forever.
 
 A per-file lock (paths.path_lock) makes two parallel edits of one file take turns, so
 both land. Reading the file first is not enforced.
@@ -44,7 +46,9 @@ from typing import Any, Dict, List, Tuple
 
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
 from .diff import generate_diff
-from .paths import check_not_aborted, describe_os_error, path_lock, resolve_path
+from .paths import (check_not_aborted, describe_os_error, path_lock, refuse_special_file,
+                    resolve_path)
+from .truncate import printable
 
 BOM = b"\xef\xbb\xbf"
 
@@ -112,6 +116,7 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     if not edits:
         raise ToolError("edits is empty: give at least one {oldText, newText} pair.")
     with path_lock(path):
+        refuse_special_file(path)
         try:
             with open(path, "rb") as f:
                 raw = f.read()
@@ -202,11 +207,6 @@ def uses_crlf(text: str) -> bool:
 
 def with_line_ending(text: str, line_ending: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", line_ending)
-
-
-def printable(text: str) -> str:
-    """Undecodable bytes (kept as surrogates) shown as U+FFFD, so the diff is valid UTF-8."""
-    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
 
 
 # --- Normalised matching --------------------------------------------------------------------

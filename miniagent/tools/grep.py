@@ -11,10 +11,13 @@ context line. Context blocks that touch or overlap are merged, so no line is pri
 twice.
 
 The search walks the tree with walk.py (skips `.git`, honours `.gitignore`, includes
-hidden files), skips binary files (a NUL byte in the first 8 KB), reads each file line by
-line, and stops at the match limit (100 by default). Lines are cut at 500 characters and
-the whole output at 50 KB; each limit adds a notice saying how to get more. The pattern
-is a Python regular expression unless `literal` is set.
+hidden files), skips binary files (a NUL byte in the first 8 KB) and anything that is not
+a regular file (opening a named pipe would wait forever), reads each file line by line,
+and stops at the match limit (100 by default). Lines are cut at 500 characters and the
+whole output at 50 KB; each limit adds a notice saying how to get more. Files that
+cannot be opened (permission denied) are skipped and named in a notice, so "No matches
+found" never hides them. The pattern is a Python regular expression unless `literal`
+is set.
 
 Left out (ripgrep has them): parallel search, multiline patterns, encodings other than
 UTF-8, and ripgrep's regex dialect (Python's `re` is close for everyday patterns).
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Pattern, Tuple
 
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import check_not_aborted, resolve_path
+from .paths import check_not_aborted, path_not_found, refuse_special_file, resolve_path
 from .truncate import DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, truncate_line
 from .walk import glob_matcher, walk
 
@@ -35,7 +38,8 @@ DEFAULT_LIMIT = 100
 SNIFF_BYTES = 8192
 
 DESCRIPTION = (
-    "Search file contents for a regular expression (or a literal string). Returns "
+    "Search file contents for a regular expression (Python `re` syntax) or, with "
+    "literal=true, a plain string. Returns "
     "matching lines as path:line: text, searching the working directory (or the given "
     "path) recursively; .gitignore'd files and binary files are skipped. At most "
     f"{DEFAULT_LIMIT} matches (change with limit) and {DEFAULT_MAX_BYTES // 1024}KB are "
@@ -74,6 +78,8 @@ class Search:
     lines: List[str] = field(default_factory=list)
     matches: int = 0
     lines_cut: bool = False
+    unreadable: List[str] = field(default_factory=list)
+    """Files that could not be opened, as "rel (reason)"."""
 
     def add(self, rel: str, number: int, text: str, is_match: bool) -> None:
         shown = truncate_line(text)
@@ -86,7 +92,8 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     check_not_aborted(ctx.abort)
     root = resolve_path(args.get("path") or ".", ctx.cwd)
     if not os.path.exists(root):
-        raise ToolError(f"Path not found: {root}")
+        raise path_not_found(root)
+    refuse_special_file(root)
     limit = args.get("limit")
     search = Search(regex=compile_pattern(args), context=max(0, int(args.get("context") or 0)),
                     limit=DEFAULT_LIMIT if limit is None else max(1, int(limit)))
@@ -94,9 +101,6 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
         search_file(path, rel, search)
         if search.matches >= search.limit:
             break
-    if not search.lines:
-        return text_result("No matches found")
-
     notices, details = [], {}
     if search.matches >= search.limit:
         notices.append(f"Match limit reached ({search.limit}). Use "
@@ -106,7 +110,11 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
         notices.append(f"Some lines were cut to {MAX_LINE_CHARS} characters; use read to "
                        f"see them whole")
         details["linesTruncated"] = True
-    return text_result(*cap_listing(search.lines, notices, details))
+    if search.unreadable:
+        notices.append(f"{len(search.unreadable)} file(s) could not be read and were "
+                       f"skipped, e.g. {search.unreadable[0]}")
+        details["unreadableFiles"] = len(search.unreadable)
+    return text_result(*cap_listing(search.lines or ["No matches found"], notices, details))
 
 
 def compile_pattern(args: Dict) -> Pattern:
@@ -126,7 +134,9 @@ def files_to_search(root: str, glob: str, ctx: ToolContext) -> Iterator[Tuple[st
         return
     matches_glob = glob_matcher(glob) if glob else None
     for entry in walk(root, ctx.abort):
-        if not entry.is_dir and (matches_glob is None or matches_glob(entry.rel)):
+        if matches_glob is not None and not matches_glob(entry.rel):
+            continue
+        if os.path.isfile(entry.path):  # not a directory, pipe, device or broken link
             yield entry.path, entry.rel
 
 
@@ -139,8 +149,9 @@ def search_file(path: str, rel: str, search: Search) -> None:
     """
     try:
         f = open(path, "rb")
-    except OSError:
-        return  # unreadable (permissions, a dangling symlink): skip, as rg does
+    except OSError as exc:
+        search.unreadable.append(f"{rel} ({exc.strerror or exc})")
+        return
     with f:
         if b"\0" in f.read(SNIFF_BYTES):
             return  # binary

@@ -7,6 +7,7 @@ belongs. Every tool resolves paths through `resolve_path` so they all agree:
 
     resolve_path("@src/app.py", cwd="/repo")  -> "/repo/src/app.py"
     resolve_path("~/x.txt", cwd="/repo")      -> "/home/me/x.txt"
+    resolve_path("~bob/x.txt", cwd="/repo")   -> "/home/bob/x.txt"  (if user bob exists)
     resolve_path("/etc/hosts", cwd="/repo")   -> "/etc/hosts"
     resolve_path("a\\u00a0b.txt", cwd="/r")     -> "/r/a b.txt"
 
@@ -16,17 +17,20 @@ decomposed (NFD) Unicode, none of which a model types. It tries those spellings 
 path as written does not exist.
 
 `describe_os_error` turns an OSError into a sentence for the model (missing file,
-directory where a file was expected, permission denied), and `path_lock` hands out the
-per-file lock that serialises edit and write on the same file: parallel tool calls run on
-threads, and two read-modify-write cycles on one file must not interleave. The one-line
-guard every tool runs first, `check_not_aborted`, lives here too, since every tool
-imports this module.
+directory where a file was expected, permission denied), `refuse_special_file` stops a
+tool before it opens a pipe or a device (which could block it forever), and `path_lock`
+hands out the per-file lock that serialises edit and write on the same file: parallel
+tool calls run on threads, and two read-modify-write cycles on one file must not
+interleave. The one-line guard every tool runs first, `check_not_aborted`, lives here
+too, since every tool imports this module.
 
-Left out: `~user` expansion, Windows drive letters, and any sandboxing (a path outside the
-working directory is allowed, as in pi).
+Left out: Windows drive letters, and any sandboxing (a path outside the working directory
+is allowed, as in pi).
 """
 
 import os
+import shlex
+import stat
 import threading
 import unicodedata
 from contextlib import contextmanager
@@ -42,13 +46,18 @@ _RIGHT_SINGLE_QUOTE = "\u2019"
 
 
 def expand_path(path: str) -> str:
-    """Strip one leading `@`, turn special spaces into plain ones, expand `~` and `~/`."""
+    """Strip one leading `@`, turn special spaces into plain ones, expand `~`, `~/` and
+    `~user/` as the shell does (pi expands only the first two).
+
+    Following the shell means read and write find the file that bash's `cat ~bob/x`
+    shows; otherwise "~bob/x" would name a directory "~bob" in the working directory,
+    which write would create. An unknown user is left as written, as in the shell:
+    "~$lock.docx" stays a file name.
+    """
     if path.startswith("@"):
         path = path[1:]
     path = path.translate(_SPECIAL_SPACES)
-    if path == "~" or path.startswith("~/"):
-        path = os.path.expanduser("~") + path[1:]
-    return path
+    return os.path.expanduser(path) if path.startswith("~") else path
 
 
 def resolve_path(path: str, cwd: str) -> str:
@@ -61,7 +70,7 @@ def resolve_directory(path: str, cwd: str, file_hint: str) -> str:
     a file raises ToolError, the latter with `file_hint` saying what to do instead."""
     directory = resolve_path(path or ".", cwd)
     if not os.path.exists(directory):
-        raise ToolError(f"Path not found: {directory}")
+        raise path_not_found(directory)
     if not os.path.isdir(directory):
         raise ToolError(f"Not a directory: {directory}. {file_hint}")
     return directory
@@ -86,6 +95,14 @@ def resolve_read_path(path: str, cwd: str) -> str:
     return resolved
 
 
+_CHECK_THE_PATH = "Check the path; relative paths start at the working directory."
+
+
+def path_not_found(path: str) -> ToolError:
+    """The error for a directory or search path that does not exist."""
+    return ToolError(f"Path not found: {path}. {_CHECK_THE_PATH}")
+
+
 def describe_os_error(exc: OSError, path: str) -> ToolError:
     """A ToolError whose text says what went wrong with `path` in plain words.
 
@@ -93,17 +110,44 @@ def describe_os_error(exc: OSError, path: str) -> ToolError:
     paths start at the working directory."
     """
     if isinstance(exc, FileNotFoundError):
-        return ToolError(f"File not found: {path}. Check the path; relative paths start "
-                         f"at the working directory.")
+        return ToolError(f"File not found: {path}. {_CHECK_THE_PATH}")
     if isinstance(exc, IsADirectoryError):
         return ToolError(f"{path} is a directory, not a file. List it with ls "
                          f"(or bash `ls`) and pick a file inside it.")
-    if isinstance(exc, NotADirectoryError):
+    # Creating the parent directories of "notes.txt/new.txt" fails with "File exists"
+    # when notes.txt is a file: the same mistake as reading through a file.
+    if isinstance(exc, (NotADirectoryError, FileExistsError)):
         return ToolError(f"Cannot use {path}: a part of the path before the last name "
-                         f"is a file, not a directory.")
+                         f"is a file, not a directory. Check the path (list the parent "
+                         f"directory to see what is there).")
     if isinstance(exc, PermissionError):
-        return ToolError(f"Permission denied: {path}")
+        return ToolError(f"Permission denied: {path}. This process may not access it; "
+                         f"check its permissions with bash `ls -l`, or work on a copy.")
     return ToolError(f"Cannot access {path}: {exc.strerror or exc}")
+
+
+_SPECIAL_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+                  (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def refuse_special_file(path: str) -> None:
+    """Raise ToolError if `path` is a pipe, a device or a socket; anything else passes.
+
+    Opening a named pipe waits until another process opens its other end, and a device
+    like /dev/zero never ends: a file tool would hang with no way to abort it. A
+    missing path or a directory passes: the open that follows reports it. Example:
+    refuse_special_file("/dev/zero") -> ToolError "/dev/zero is a character device, ..."
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    for is_kind, kind in _SPECIAL_KINDS:
+        if is_kind(mode):
+            raise ToolError(
+                f"{path} is {kind}, not a regular file. Opening it could wait forever or "
+                f"never end, so this tool does not. Use bash with a time limit instead, "
+                f"for example `timeout 5 head -c 1000 {shlex.quote(path)}`.")
 
 
 def check_not_aborted(abort: threading.Event) -> None:

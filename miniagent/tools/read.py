@@ -19,7 +19,8 @@ wanted lines start; a second pass seeks there and reads just the window, storing
 2001 lines and 50 KB plus one line prefix. Reading the last lines of a 1 GB file costs a
 scan of the file, not 1 GB of memory.
 
-Other kinds of file, decided by their bytes, never by their name:
+Other kinds of file, decided by their bytes, never by their name (a pipe or a device
+is refused before it is opened, see paths.refuse_special_file):
   * PNG, JPEG, GIF and WebP images come back as an image block the model can see.
   * A file with a NUL byte in its first 8 KB is binary: the result says so and suggests
     bash tools instead of showing garbage.
@@ -38,7 +39,8 @@ from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..messages import image_block, text_block
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import check_not_aborted, describe_os_error, resolve_read_path
+from .paths import (check_not_aborted, describe_os_error, refuse_special_file,
+                    resolve_read_path)
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 CHUNK_BYTES = 256 * 1024
@@ -73,6 +75,7 @@ def create_tool() -> Tool:
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     check_not_aborted(ctx.abort)
     path = resolve_read_path(args["path"], ctx.cwd)
+    refuse_special_file(path)
     try:
         with open(path, "rb") as f:
             head = f.read(SNIFF_BYTES)
@@ -132,10 +135,9 @@ def read_text(f: BinaryIO, path: str, offset: Optional[float], limit: Optional[f
     start = max(0, int(offset) - 1) if offset else 0
     count = int(limit) if limit and limit >= 1 else None
     targets = [start] if count is None else [start, start + count]
-    total, line_starts = count_lines(f, targets, ctx)
+    total, line_starts, file_size = count_lines(f, targets, ctx)
     if start >= total:
         raise ToolError(f"Offset {int(offset)} is beyond end of file ({total} lines total)")
-    file_size = os.fstat(f.fileno()).st_size
     if file_size == 0:
         return text_result("(empty file)")
     end = min(start + count, total) if count is not None else total
@@ -171,12 +173,15 @@ def read_text(f: BinaryIO, path: str, offset: Optional[float], limit: Optional[f
     return text_result(text)
 
 
-def count_lines(f: BinaryIO, targets: List[int], ctx: ToolContext) -> Tuple[int, Dict[int, int]]:
-    """One pass over the file: its number of lines, and where each target line starts.
+def count_lines(f: BinaryIO, targets: List[int],
+                ctx: ToolContext) -> Tuple[int, Dict[int, int], int]:
+    """One pass over the file: its lines, where each target line starts, and its size.
 
-    Line n (0-based) starts just after the n-th newline. Returns (total, {line: offset})
-    with only the targets that exist. Example: b"ab\\ncd\\n", targets [1, 5] ->
-    (3, {1: 3}): three lines ("ab", "cd", ""), line 1 starts at byte 3, there is no line 5.
+    Line n (0-based) starts just after the n-th newline. Returns (total, {line: offset},
+    size) with only the targets that exist. Example: b"ab\\ncd\\n", targets [1, 5] ->
+    (3, {1: 3}, 6): three lines ("ab", "cd", ""), line 1 starts at byte 3, there is no
+    line 5. The size is what was read, not what fstat says: /proc files report size 0
+    but have content.
     """
     f.seek(0)
     starts = {0: 0} if 0 in targets else {}
@@ -194,7 +199,7 @@ def count_lines(f: BinaryIO, targets: List[int], ctx: ToolContext) -> Tuple[int,
             starts[target] = chunk_offset + position + 1
         newlines_before += in_chunk
         chunk_offset += len(chunk)
-    return newlines_before + 1, starts
+    return newlines_before + 1, starts, chunk_offset
 
 
 def nth_newline(chunk: bytes, n: int) -> int:

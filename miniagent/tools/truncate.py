@@ -68,6 +68,17 @@ def utf8_len(text: str) -> int:
     return len(text.encode("utf-8", errors="surrogatepass"))
 
 
+def printable(text: str) -> str:
+    """`text` with undecodable bytes shown as U+FFFD, so it is valid UTF-8.
+
+    File names and file contents that are not UTF-8 reach us as lone surrogates
+    (Python's "surrogateescape": b"caf\\xe9" -> "caf\\udce9"). They cannot be encoded
+    for the model or the session file, so what the model sees must not contain them.
+    Example: printable("caf\\udce9.txt") -> "caf\\ufffd.txt".
+    """
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+
+
 def format_size(num_bytes: int) -> str:
     """Human-readable size with one decimal, rounded half up.
 
@@ -193,13 +204,13 @@ def truncate_line(line: str, max_chars: int = MAX_LINE_CHARS) -> str:
     return line[:max_chars] + "... [truncated]"
 
 
-
 def cap_listing(lines: List[str], notices: List[str],
                 details: Dict[str, Any]) -> Tuple[str, Optional[Dict[str, Any]]]:
     """Join a listing (grep, find, ls), cap it at 50 KB and append its notices.
 
-    A listing has no line cap here: its own limit counts matches or entries. Returns
-    the text and the details (None when empty). Example:
+    A listing has no line cap here: its own limit counts matches or entries. Names
+    that are not UTF-8 are shown with U+FFFD (see `printable`). Returns the text and
+    the details (None when empty). Example:
     cap_listing(["a.py", "b.py"], ["Result limit reached (2)"], {"resultLimitReached": 2})
     -> ("a.py\\nb.py\\n\\n[Result limit reached (2)]", {"resultLimitReached": 2})
     """
@@ -210,4 +221,4 @@ def cap_listing(lines: List[str], notices: List[str],
     text = truncation.content
     if notices:
         text += f"\n\n[{'. '.join(notices)}]"
-    return text, details or None
+    return printable(text), details or None

@@ -19,6 +19,7 @@ lines), so one function, `glob_matcher`, serves all three:
     **/*.txt       a.txt, docs/b.txt                    "**/" is zero or more directories
     src/*.py       src/a.py, not src/x/a.py             has "/": the whole relative path
     /build         build, not x/build                   a leading "/" only anchors
+    ./src/*.py     src/a.py                             "./" anchors like "/"
     docs/**        everything inside docs               a trailing "/**": all below
 
 A .gitignore line may also start with "!" (re-include what an earlier line excluded) or
@@ -149,6 +150,8 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
 
     Example: glob_matcher("*.py")("src/a.py") -> True; glob_matcher("src/*.py")("a.py") -> False
     """
+    if pattern.startswith("./"):  # models write paths this way; "./*.py" means the top level
+        pattern = pattern[1:]
     anchored = "/" in pattern.rstrip("/")
     regex = re.compile(glob_to_regex(pattern[1:] if pattern.startswith("/") else pattern))
     if anchored:

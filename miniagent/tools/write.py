@@ -20,7 +20,8 @@ import os
 from typing import Dict
 
 from . import Tool, ToolContext, ToolResult, text_result
-from .paths import check_not_aborted, describe_os_error, path_lock, resolve_path
+from .paths import (check_not_aborted, describe_os_error, path_lock, refuse_special_file,
+                    resolve_path)
 
 DESCRIPTION = (
     "Write a file with the given content, creating it (and any missing parent "
@@ -47,6 +48,7 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     path = resolve_path(args["path"], ctx.cwd)
     data = args["content"].encode("utf-8")
     with path_lock(path):
+        refuse_special_file(path)  # opening a named pipe to write waits for a reader
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:

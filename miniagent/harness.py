@@ -36,7 +36,7 @@ BASE_DELAY = 2.0  # seconds; doubles each retry: 2, 4, 8
 
 TRANSIENT = re.compile(
     r"overloaded|rate.?limit|too many requests|\b(429|500|502|503|504|529)\b|"
-    r"service.?unavailable|server.?error|internal.?error|connection|reset|refused|"
+    r"service.?unavailable|server.?error|internal.?error|connection|econnreset|"
     r"timed? ?out|timeout|stream ended|terminated|other side closed", re.IGNORECASE)
 OVERFLOW = re.compile(
     r"prompt is too long|context.?(length|window|size)|maximum context|too many tokens|"

@@ -57,6 +57,8 @@ class ToolCall(TypedDict):
     id: str
     name: str
     arguments: Dict[str, Any]
+    # Optional "extraContent": opaque data a server attached to the call (Gemini's
+    # thought signatures), sent back unchanged to the same model only.
 
 
 class ImageContent(TypedDict):

@@ -122,7 +122,7 @@ def post_stream(
     *,
     max_retries: int = 2,
     connect_timeout: float = 10,
-    read_timeout: float = 120,
+    read_timeout: float = 600,
     session: Optional[requests.Session] = None,
     base_delay: float = 0.5,
 ) -> requests.Response:
@@ -130,9 +130,9 @@ def post_stream(
     (its body not read yet; pass it to `iter_body`). Raises HTTPError when the server
     refuses for good or the retries are used up, Aborted when `abort` is set.
 
-    connect_timeout bounds connecting; read_timeout bounds every wait for data: for
-    the status line, and later for each read of the body. `base_delay` scales the
-    backoff (tests make it tiny)."""
+    connect_timeout bounds connecting; read_timeout every wait for data (the status
+    line, each read of the body): 600 s like the SDKs, as a reasoning model may think
+    for minutes without sending a byte. `base_delay` scales the backoff (for tests)."""
     session = session or SHARED_SESSION
     attempt = 0
     while True:

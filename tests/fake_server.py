@@ -22,6 +22,7 @@ A turn may carry a "fault" instead of, or on top of, its content:
     {"raw": "latin-1 text", "status"?: 200, "headers"?: {...}}   replay bytes verbatim
                                          (see turn_from_capture; "raw_base64" also works)
     {"reset_after_bytes": N}             send N body bytes, then reset the connection
+    {"reset_before_headers": true}       reset the connection before the status line
     {"stall_seconds": S, "stall_after_bytes"?: N}   go silent after the headers and N
                                          body bytes (a stall ends at server shutdown)
     {"stall_seconds": S, "before_headers": true}    go silent before the status line
@@ -288,6 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the client went away (an abort, a test ending)
 
     def _answer(self, turn, request, protocol, fault):
+        if fault.get("reset_before_headers"):
+            return self._reset()
         if fault.get("before_headers") and self.server.fake.stopping.wait(fault.get("stall_seconds", 0)):
             self.close_connection = True
             return

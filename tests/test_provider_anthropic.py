@@ -8,6 +8,7 @@ import time
 import pytest
 
 from fake_server import FakeServer
+from miniagent.harness import is_retryable
 from miniagent.models import Model
 from miniagent.providers import StreamOptions
 from miniagent.providers import stream as provider_stream
@@ -244,7 +245,14 @@ def test_stop_reasons(wire, ours):
 
 def test_refusal_is_an_error_that_says_so():  # decision 15
     message = final(replay(events_body(*text_reply("refusal"))))
-    assert message["stopReason"] == "error" and "refused" in message["errorMessage"]
+    assert message["stopReason"] == "error" and "declined" in message["errorMessage"]
+    assert not is_retryable(message)  # the same request would be refused again
+
+
+def test_context_window_exceeded_is_an_error_for_compaction_not_retry():
+    message = final(replay(events_body(*text_reply("model_context_window_exceeded"))))
+    assert message["stopReason"] == "error" and "context window" in message["errorMessage"]
+    assert not is_retryable(message)
 
 
 def test_ping_unknown_events_and_unknown_deltas_are_ignored():
@@ -302,6 +310,7 @@ def test_error_event_mid_stream():  # checklist 12
     assert events[0]["type"] == "start" and message["stopReason"] == "error"
     assert message["errorMessage"] == "Overloaded (overloaded_error)"
     assert message["content"] == [{"type": "text", "text": "partial"}]
+    assert is_retryable(message)  # the agent level tries again from scratch
 
 
 def test_http_error_is_one_error_event_with_status_and_message():
@@ -335,6 +344,7 @@ def test_truncated_stream_from_the_server_is_an_error():
     with FakeServer([{"content": [{"type": "text", "text": "cut"}], "fault": {"truncate": "before_finish"}}]) as srv:
         events = list(provider_stream(make_model(srv.base_url), context(), StreamOptions()))
     assert "stream ended before the response was complete" in final(events)["errorMessage"]
+    assert is_retryable(final(events))
 
 
 def test_abort_mid_stream_ends_as_aborted_quickly():

@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 
 from fake_server import FakeServer, turn_from_capture
-from miniagent.models import Model
+from miniagent.agent import Agent
+from miniagent.harness import Harness, is_retryable
+from miniagent.models import Model, find_model, load_providers
 from miniagent.providers import StreamOptions
+from miniagent.providers import builder
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.openai import build_request, compat_for, stream_bytes
 
@@ -192,6 +195,38 @@ def test_replay_hygiene_reaches_the_wire():
     assert wire[2] == {"role": "tool", "tool_call_id": "c1", "content": "No result provided"}
 
 
+def tool_turn_with_reasoning(field):
+    """A history whose assistant turn thought (in `field`) and called a tool."""
+    return [user("go"), {
+        "role": "assistant", "api": "openai-completions", "provider": "test", "model": "test-model",
+        "stopReason": "toolUse", "content": [
+            {"type": "thinking", "thinking": "Read it first.", "thinkingSignature": field},
+            {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}}]},
+        {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": False,
+         "content": [{"type": "text", "text": "A"}]}]
+
+
+def test_deepseek_gets_its_reasoning_back_and_groq_none():
+    # DeepSeek's thinking mode answers 400 when a tool-call turn comes back without its
+    # reasoning_content; Groq answers 400 to any reasoning field on an assistant message.
+    history = tool_turn_with_reasoning("reasoning_content")
+    _, _, body = build_request(make_model("https://api.deepseek.com"), context(history), StreamOptions())
+    assert body["messages"][2]["reasoning_content"] == "Read it first."
+    history = tool_turn_with_reasoning("reasoning")
+    groq = make_model("https://api.groq.com/openai/v1")
+    _, _, body = build_request(groq, context(history), StreamOptions())
+    assert set(body["messages"][2]) == {"role", "content", "tool_calls"}
+
+
+@pytest.mark.parametrize("model_id,effort", [("gpt-5", "minimal"), ("o3", "low"), ("o4-mini", "low"),
+                                             ("o3-mini", "low")])
+def test_openai_reasoning_models_get_an_effort_they_accept(model_id, effort, tmp_path):
+    # The o-series answers 400 to "minimal", which only the gpt-5 family knows.
+    model = find_model(load_providers({"MINIAGENT_HOME": str(tmp_path)}), model_id, "openai")
+    _, _, body = build_request(model, context(), StreamOptions(thinking="minimal"))
+    assert body["reasoning_effort"] == effort
+
+
 def test_own_reasoning_goes_back_in_its_field():
     # What pi sends on the second turn of the reasoning run (fixtures/pi-run/*/reasoning).
     history = [user("Hello"), {
@@ -281,6 +316,17 @@ def test_llama_server_tool_call_captures(name):
     assert message["stopReason"] == "toolUse"
     ((call_id, tool, args),) = calls_of(message)
     assert len(call_id) == 32 and tool == "read" and args == {"path": "README.md"}
+
+
+@pytest.mark.parametrize("name,text", [
+    ("stream-after-tool-result", "Hello from a tiny random model."),
+    ("py-stream-text", "Hello from a tiny random model."),  # llama-cpp-python
+    ("py-stream-tool-auto", None),  # it wrote its call as text: no tool call, a plain stop
+])
+def test_other_text_captures(name, text):
+    message = final(capture_call(name)[0])
+    assert message["stopReason"] == "stop" and [b["type"] for b in message["content"]] == ["text"]
+    assert text is None or message["content"][0]["text"] == text
 
 
 def test_llama_server_text_then_tool_call():
@@ -405,7 +451,27 @@ def test_arguments_as_an_object_and_empty_arguments():  # Q10, Q11, Q4 (whole ca
     assert calls_of(final(replay(body))) == [("a", "read", {"path": "x"}), ("b", "ls", {}), ("c", "pwd", {})]
 
 
-def test_large_arguments_in_tiny_deltas_assemble_exactly():  # decision 2 (speed: the bench)
+def test_gemini_extra_content_goes_back_with_its_call_to_the_same_model_only():  # Q15
+    signature = {"google": {"thought_signature": "c2lnbmF0dXJl"}}
+    body = sse(tool_delta({"id": "fc1", "type": "function", "extra_content": signature,
+                           "function": {"name": "read", "arguments": '{"path":"a"}'}}),
+               finish("stop"))
+    message = final(replay(body))
+    history = [user("go"), message, {"role": "toolResult", "toolCallId": "fc1", "toolName": "read",
+                                     "isError": False, "content": [{"type": "text", "text": "A"}]}]
+    _, _, request = build_request(make_model(), context(history), StreamOptions())
+    assert request["messages"][2]["tool_calls"] == [{
+        "id": "fc1", "type": "function", "function": {"name": "read", "arguments": '{"path":"a"}'},
+        "extra_content": signature}]
+    _, _, request = build_request(make_model(id="other-model"), context(history), StreamOptions())
+    assert "extra_content" not in request["messages"][2]["tool_calls"][0]
+
+
+def test_large_arguments_in_tiny_deltas_assemble_exactly(monkeypatch):  # decision 2
+    parsed_lengths = []  # the length of each partial parse made for the live view
+    real_parse = builder.parse_partial
+    monkeypatch.setattr(builder, "parse_partial",
+                        lambda text: parsed_lengths.append(len(text)) or real_parse(text))
     content = "x" * 200_000
     text = json.dumps({"path": "big.txt", "content": content})
     fragments = [tool_delta({"index": 0, "function": {"arguments": text[i:i + 4]}})
@@ -416,6 +482,8 @@ def test_large_arguments_in_tiny_deltas_assemble_exactly():  # decision 2 (speed
     assert calls_of(final(events)) == [("w", "write", {"path": "big.txt", "content": content})]
     deltas = [e for e in events if e["type"] == "toolcall_delta"]
     assert "".join(e["delta"] for e in deltas) == text  # the live view: raw fragments
+    # 50,000 deltas, but the partial text is parsed only when it has doubled: linear in total.
+    assert len(deltas) > 50_000 and len(parsed_lengths) < 25 and sum(parsed_lengths) <= 2 * len(text)
 
 
 # --- Reasoning, text, finish reasons ---------------------------------------------------------------
@@ -433,12 +501,20 @@ def test_reasoning_fields_become_thinking_signed_with_the_field_name(field):
         {"type": "text", "text": "Answer."}]
 
 
+def test_a_delta_that_ends_the_reasoning_may_start_the_answer():  # vLLM's reasoning parsers
+    body = sse(delta(reasoning_content="Think"), delta(reasoning_content=" more.", content="The"),
+               delta(content=" answer."), finish("stop"))
+    assert final(replay(body))["content"] == [
+        {"type": "thinking", "thinking": "Think more.", "thinkingSignature": "reasoning_content"},
+        {"type": "text", "text": "The answer."}]
+
+
 def test_mirrored_reasoning_fields_are_taken_once():  # Q2 (OpenRouter)
     body = sse(delta(reasoning="same", reasoning_content="same"), finish("stop"))
     assert final(replay(body))["content"][0]["thinking"] == "same"
 
 
-@pytest.mark.parametrize("reason,words", [("content_filter", "content filter"), ("refusal", "refused")])
+@pytest.mark.parametrize("reason,words", [("content_filter", "content filter"), ("refusal", "declined")])
 def test_filtered_and_refused_replies_are_errors_that_say_so(reason, words):  # decision 15
     message = final(replay(sse(delta(content="I can"), finish(reason))))
     assert message["stopReason"] == "error" and words in message["errorMessage"]
@@ -446,8 +522,21 @@ def test_filtered_and_refused_replies_are_errors_that_say_so(reason, words):  # 
 
 
 def test_unknown_finish_reason_is_an_error_naming_it():
-    message = final(replay(sse(delta(content="x"), finish("insufficient_system_resource"))))
-    assert message["stopReason"] == "error" and "insufficient_system_resource" in message["errorMessage"]
+    message = final(replay(sse(delta(content="x"), finish("brand_new_reason"))))
+    assert message["stopReason"] == "error" and "brand_new_reason" in message["errorMessage"]
+
+
+@pytest.mark.parametrize("body,retryable", [
+    (sse(delta(content="x"), done=False), True),  # cut off before a finish_reason (decision 5)
+    (sse(delta(content="x"), finish("error")), True),  # OpenRouter: the upstream failed
+    (sse(delta(content="x"), finish("insufficient_system_resource")), True),  # DeepSeek
+    (sse('{"error": {"message": "The server had an error", "type": "server_error"}}'), True),
+    (sse(delta(content="x"), finish("content_filter")), False),  # decision 15
+    (sse(delta(content="x"), finish("refusal")), False),
+], ids=["cut-off", "openrouter-error", "deepseek-resources", "in-band-error", "filter", "refusal"])
+def test_failed_streams_say_whether_the_agent_level_retry_should_try_again(body, retryable):
+    message = final(replay(body))  # the harness decides from these words (decision 4)
+    assert message["stopReason"] == "error" and is_retryable(message) is retryable
 
 
 # --- Usage (decision 14) ------------------------------------------------------------------------------
@@ -465,6 +554,18 @@ def test_usage_is_kept_when_later_chunks_have_none_and_choices_null_is_fine():
     body = sse(delta(content="x"), {"choices": None, "usage": usage}, finish("stop", usage=None),
                {"choices": []})
     assert final(replay(body))["usage"]["totalTokens"] == 7
+
+
+def test_cache_hits_and_writes_are_not_counted_as_input():  # decision 14
+    deepseek = {"prompt_tokens": 100, "completion_tokens": 7, "prompt_cache_hit_tokens": 64,
+                "prompt_cache_miss_tokens": 36}
+    usage = final(replay(sse(finish("stop"), {"choices": [], "usage": deepseek})))["usage"]
+    assert (usage["input"], usage["cacheRead"], usage["output"], usage["totalTokens"]) == (36, 64, 7, 107)
+    written = {"prompt_tokens": 100, "completion_tokens": 7,
+               "prompt_tokens_details": {"cached_tokens": 10, "cache_write_tokens": 50}}
+    usage = final(replay(sse(finish("stop", usage=written))))["usage"]
+    assert (usage["input"], usage["cacheRead"], usage["cacheWrite"]) == (40, 10, 50)
+    assert usage["totalTokens"] == 107
 
 
 def test_groq_usage_under_x_groq():
@@ -504,6 +605,18 @@ def test_stream_cut_before_any_finish_reason_is_a_retryable_error():
     assert message["content"] == [{"type": "text", "text": "Half an answer"}]
 
 
+def test_a_reply_cut_mid_stream_is_retried_from_scratch_by_the_harness():  # decisions 4, 5
+    turns = [{"content": [{"type": "text", "text": "Half an ans"}], "fault": {"truncate": "before_finish"}},
+             {"content": [{"type": "text", "text": "The whole answer."}]}]
+    with FakeServer(turns) as srv:
+        agent = Agent(model=make_model(srv.base_url + "/v1"))
+        last = Harness(agent, base_delay=0.001).run("go")
+        requests = srv.requests
+    assert last["content"] == [{"type": "text", "text": "The whole answer."}]
+    assert [m["role"] for m in agent.messages] == ["user", "assistant"]
+    assert len(requests) == 2 and requests[1]["body"]["messages"] == requests[0]["body"]["messages"]
+
+
 def test_finish_reason_then_end_without_done_is_complete():
     events, _ = call_server([{"content": [{"type": "text", "text": "All of it"}], "fault": {"no_done": True}}])
     assert final(events)["stopReason"] == "stop" and final(events)["usage"]["totalTokens"] == 15
@@ -520,10 +633,12 @@ def test_a_malformed_chunk_is_an_error():
 
 
 def test_connection_reset_mid_stream_is_an_error_with_connection_wording():
-    events, _ = call_server([{"content": [{"type": "text", "text": "a long answer " * 20}],
-                              "fault": {"reset_after_bytes": 400}}])
+    events, requests = call_server([{"content": [{"type": "text", "text": "a long answer " * 20}],
+                                     "fault": {"reset_after_bytes": 400}}, {"content": []}])
     message = final(events)
     assert message["stopReason"] == "error" and "connection" in message["errorMessage"].lower()
+    assert len(requests) == 1  # once the body started, the HTTP layer never repeats the request
+    assert is_retryable(message)  # the agent level does, from scratch
 
 
 def test_http_error_status_is_one_error_event():

@@ -102,6 +102,16 @@ def test_same_model_means_same_provider_api_and_id():
         assert prepared[1]["content"] == [{"type": "text", "text": "t"}]
 
 
+def test_a_calls_server_extras_go_back_only_to_the_model_that_wrote_them():
+    extra = {"google": {"thought_signature": "sig"}}
+    history = [user("a"), assistant([{**call("c1"), "extraContent": extra}], stop="toolUse"),
+               result("c1")]
+    assert prepare_history(history, MODEL)[1]["content"][0]["extraContent"] == extra
+    other = prepare_history(history, Model("model-c", "prov", "openai-completions", "http://x/v1"))
+    assert other[1]["content"][0] == call("c1")
+    assert history[1]["content"][0]["extraContent"] == extra  # the input is not modified
+
+
 def test_an_assistant_message_left_empty_is_dropped():
     content = [{"type": "thinking", "thinking": "[Reasoning redacted]", "redacted": True,
                 "thinkingSignature": "x"}]

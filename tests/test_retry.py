@@ -92,6 +92,22 @@ def test_5xx_and_529_are_retried_until_the_budget_is_spent():
         assert caught.value.retryable  # the agent level may still try again later
 
 
+@pytest.mark.parametrize("code", [408, 409, 500, 502, 503, 504])
+def test_timeout_conflict_and_server_statuses_are_retried(code):
+    with FakeServer([status(code), HELLO]) as srv:
+        assert read_text(chat(srv)) == "Hello from the fake server"
+        assert len(srv.requests) == 2
+
+
+@pytest.mark.parametrize("code", [401, 403, 404, 413, 422])
+def test_client_errors_are_final_after_one_request(code):
+    with FakeServer([status(code), HELLO]) as srv:
+        with pytest.raises(HTTPError) as caught:
+            chat(srv)
+        assert len(srv.requests) == 1
+        assert caught.value.status == code and not caught.value.retryable
+
+
 def test_x_should_retry_false_on_a_500_is_final():
     with FakeServer([status(500, {"x-should-retry": "false"}), HELLO]) as srv:
         with pytest.raises(HTTPError) as caught:
@@ -165,6 +181,18 @@ def test_connection_refused_names_the_url():
         post_stream(url, {}, {}, threading.Event(), **FAST)
     assert caught.value.message == f"Connection error: could not reach {url} (connection refused)"
     assert caught.value.status is None and caught.value.retryable
+
+
+def test_a_connection_reset_before_the_status_line_is_retried():
+    with FakeServer([{"fault": {"reset_before_headers": True}}, HELLO]) as srv:
+        assert read_text(chat(srv)) == "Hello from the fake server"
+        assert len(srv.requests) == 2
+
+
+def test_the_default_read_timeout_outlasts_a_reasoning_models_silence():
+    # OpenAI's reasoning models send nothing while they think, often for minutes: the
+    # default wait for data is the official SDKs' 600 s, not a shorter guess.
+    assert post_stream.__kwdefaults__["read_timeout"] >= 600
 
 
 def test_no_status_line_within_the_read_timeout_is_retried_then_reported():

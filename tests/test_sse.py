@@ -101,6 +101,12 @@ def test_event_type_resets_after_dispatch_but_id_persists():
     assert [(e.event, e.data, e.id) for e in events] == [("a", "x", "1"), ("message", "y", "1"), ("message", "z", "")]
 
 
+def test_blocks_without_data_dispatch_nothing_even_after_an_id():
+    # openai-python dispatches these once an id was seen, and then json.loads("") fails.
+    data = b"id: 1\ndata: x\n\n: ping\n\nid: 2\n\nretry: 5\n\nevent: ping\n\n"
+    assert decode([data]) == [("message", "x")]
+
+
 def test_id_with_nul_is_ignored_and_retry_needs_digits():
     events = list(iter_sse([b"id: 5\nretry: 250\ndata: a\n\nid: 6\x007\nretry: 1s\ndata: b\n\n"]))
     assert [(e.id, e.retry) for e in events] == [("5", 250), ("5", 250)]

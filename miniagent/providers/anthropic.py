@@ -62,7 +62,7 @@ MIN_ANSWER = 1024  # tokens kept for the answer after thinking
 STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop",
                 "max_tokens": "length", "tool_use": "toolUse"}
 STOP_ERRORS = {
-    "refusal": "The model refused to answer (stop_reason: refusal)",
+    "refusal": "The model declined to answer (stop_reason: refusal)",
     "model_context_window_exceeded":
         "The conversation no longer fits the model's context window "
         "(stop_reason: model_context_window_exceeded)",

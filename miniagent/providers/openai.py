@@ -35,10 +35,10 @@ Coming back (`parse_chunks`), what servers do that a naive client gets wrong:
   * a 200 stream may carry `{"error": ...}` mid-way; a body that ends before any
     `finish_reason` (and without `[DONE]`) was cut off (decision 5), while one that
     ends after a finish_reason without `[DONE]` is complete (servers omit it);
-  * `finish_reason: "stop"` may come with tool calls (Gemini): the calls decide "toolUse".
+  * `finish_reason: "stop"` may come with tool calls (Gemini): the calls decide "toolUse";
+    Gemini also tags a call with `extra_content` that must come back with it.
 
-Left out: n > 1 choices, logprobs, `tool_choice`, the legacy `function_call` delta,
-Gemini's per-call `extra_content`, and the OpenAI Responses API.
+Left out: n > 1 choices, logprobs, `tool_choice`, legacy `function_call`, the Responses API.
 """
 
 import json
@@ -61,8 +61,7 @@ DEFAULT_COMPAT: Dict[str, Any] = {
     # Send the system prompt as role "developer" for reasoning models (OpenAI's o-series
     # and gpt-5 want it; chat templates of local servers know only "system").
     "supportsDeveloperRole": False,
-    # Ask for the usage chunk with stream_options.include_usage.
-    "supportsUsageInStreaming": True,
+    "supportsUsageInStreaming": True,  # ask for the usage chunk (stream_options.include_usage)
     # OpenAI renamed max_tokens to max_completion_tokens (and its reasoning models
     # refuse the old name); most compatible servers know only max_tokens.
     "maxTokensField": "max_tokens",
@@ -79,26 +78,26 @@ DEFAULT_COMPAT: Dict[str, Any] = {
     # Rewrite tool-call ids in the history: None, "openai" (<= 40 chars) or "mistral"
     # (exactly 9 alphanumerics), see replay.ID_FORMATS.
     "toolCallIdFormat": None,
+    # Send our own reasoning back in its field (llama.cpp, DeepSeek need it; Groq 400s on it).
+    "supportsReasoningReplay": True,
 }
 
-# (text in the base URL, the flags that differ there). Servers without a row (Groq,
-# Ollama, LM Studio) take the standard flags as they are: their stream quirks (fresh
-# ids, reused indexes, object arguments, reasoning fields) are tolerated for everyone.
+# (text in the base URL, the flags that differ there). Servers without a row (Ollama,
+# LM Studio) take the standard flags; stream quirks are tolerated for everyone.
 KNOWN_SERVERS = [
     ("api.openai.com", {"supportsDeveloperRole": True, "maxTokensField": "max_completion_tokens",
                         "reasoningEffortMap": {}, "supportsPromptCacheKey": True,
                         "toolCallIdFormat": "openai"}),
     ("openrouter.ai", {"thinkingFormat": "openrouter"}),
     ("deepseek.com", {"supportsReasoningEffort": False}),  # the model id decides thinking
+    ("groq.com", {"supportsReasoningReplay": False}),
     # Mistral rejects unknown fields (and sends usage unasked) and wants 9-char ids.
     ("mistral.ai", {"toolCallIdFormat": "mistral", "supportsUsageInStreaming": False}),
-    # llama.cpp's llama-server (:8080) and vLLM (:8000) switch thinking through the
-    # chat template's variables.
+    # llama.cpp's llama-server (:8080) and vLLM (:8000): thinking is a template variable.
     (":8080", {"thinkingFormat": "chat-template"}),
     (":8000", {"thinkingFormat": "chat-template"}),
 ]
-# Mistral's chat templates want 9-character ids wherever the model runs (Ollama,
-# llama.cpp, OpenRouter), so the model id is a hint too.
+# Mistral's chat templates want 9-character ids wherever they run: the model id is a hint too.
 MISTRAL_FAMILY = ("mistral", "devstral", "magistral", "codestral", "ministral")
 
 
@@ -175,7 +174,7 @@ def convert_messages(model, compat: Dict[str, Any], context: Dict[str, Any]) -> 
         if role == "user":
             converted = _user_message(message["content"], sees_images)
         elif role == "assistant":
-            converted = _assistant_message(message)
+            converted = _assistant_message(message, compat["supportsReasoningReplay"])
         else:
             converted = {"role": "tool", "tool_call_id": message["toolCallId"],
                          "content": _tool_text(message)}
@@ -204,10 +203,10 @@ def _user_message(content: Any, sees_images: bool) -> Optional[Dict[str, Any]]:
     return {"role": "user", "content": parts} if parts else None
 
 
-def _assistant_message(message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def _assistant_message(message: Dict[str, Any], send_reasoning: bool) -> Optional[Dict[str, Any]]:
     """Text blocks joined into one string; thinking back into the field it came from
-    (its signature), so llama.cpp and DeepSeek see their own reasoning; tool calls with
-    their arguments as a JSON string."""
+    (its signature) where the server takes it, so llama.cpp and DeepSeek see their own
+    reasoning; tool calls with their arguments as a JSON string."""
     texts = [b["text"] for b in message["content"] if b["type"] == "text" and b["text"].strip()]
     calls = [b for b in message["content"] if b["type"] == "toolCall"]
     thinking = [b for b in message["content"] if b["type"] == "thinking" and b.get("thinking")]
@@ -215,11 +214,12 @@ def _assistant_message(message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         return None
     wire: Dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
     field = thinking[0].get("thinkingSignature") if thinking else None
-    if field in REASONING_FIELDS:
+    if send_reasoning and field in REASONING_FIELDS:
         wire[field] = "\n".join(b["thinking"] for b in thinking)
-    if calls:
+    if calls:  # extra_content (Gemini's thought signature) goes back as it came
         wire["tool_calls"] = [{"id": c["id"], "type": "function", "function": {
-            "name": c["name"], "arguments": _compact_json(c["arguments"])}} for c in calls]
+            "name": c["name"], "arguments": _compact_json(c["arguments"])},
+            **({"extra_content": c["extraContent"]} if "extraContent" in c else {})} for c in calls]
     return wire
 
 
@@ -240,14 +240,15 @@ def _images_message(images: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 # --- The reply -------------------------------------------------------------------------------
 
-# finish_reason -> stopReason. Values that mean failure end the message as an error
-# that says what happened (decision 15) instead of "unknown error".
+# finish_reason -> stopReason. Failures end as errors that say what happened (decision 15);
+# the transient ones (OpenRouter's, DeepSeek's) use the words the agent-level retry looks for.
 FINISH_REASONS = {"stop": "stop", "end": "stop", "length": "length",
                   "tool_calls": "toolUse", "function_call": "toolUse"}
 FINISH_ERRORS = {
     "content_filter": "The provider's content filter withheld the response (finish_reason: content_filter)",
-    "refusal": "The model refused to answer (finish_reason: refusal)",
-    "error": "The server reported an error in the middle of the response (finish_reason: error)",
+    "refusal": "The model declined to answer (finish_reason: refusal)",
+    "error": "A server error interrupted the response (finish_reason: error)",
+    "insufficient_system_resource": "The server is overloaded (finish_reason: insufficient_system_resource)",
 }
 
 
@@ -259,9 +260,8 @@ def parse_chunks(chunks: Iterable[bytes], builder: MessageBuilder) -> Iterator[D
     for event in iter_sse(chunks):
         data = event.data.strip()
         if complete or not data:
-            # After [DONE] the rest is read but ignored (as the official SDK does): a
-            # body read to its end lets the connection be kept alive for the next call.
-            # An empty data line is a keep-alive some gateways send.
+            # After [DONE] the rest is read but ignored: a body read to its end keeps
+            # the connection alive for the next call. Empty data: a gateway keep-alive.
             continue
         if data.startswith("[DONE]"):
             complete = True
@@ -298,12 +298,12 @@ class _ChunkReader:
         if isinstance(usage, dict):
             self._record_usage(usage)
         delta = choice.get("delta") or {}
-        if isinstance(delta.get("content"), str) and delta["content"]:
-            yield from self._stream_text("text", delta["content"])
-        # Reasoning comes under one of three names; take one only (OpenRouter mirrors them).
+        # Reasoning before text (a vLLM delta may hold both); one field only (OpenRouter mirrors them).
         field = next((f for f in REASONING_FIELDS if isinstance(delta.get(f), str) and delta[f]), None)
         if field:
             yield from self._stream_text("thinking", delta[field], field)
+        if isinstance(delta.get("content"), str) and delta["content"]:
+            yield from self._stream_text("text", delta["content"])
         for fragment in delta.get("tool_calls") or []:
             yield from self._end_text()
             yield from self.calls.feed(fragment)
@@ -311,8 +311,7 @@ class _ChunkReader:
             self.finish_reason = choice["finish_reason"]
 
     def _stream_text(self, kind: str, delta: str, signature: Optional[str] = None):
-        content = self.builder.message["content"]
-        if self.current is not None and content[self.current]["type"] != kind:
+        if self.current is not None and self.builder.message["content"][self.current]["type"] != kind:
             yield from self._end_text()
         if self.current is None:
             fields = {"thinkingSignature": signature} if kind == "thinking" else {}
@@ -371,15 +370,17 @@ class _ToolCalls:
         if slot is None:
             slot, event = self.builder.open("toolCall", id=call_id, name=name)
             yield event
-        else:  # id and name are set once, never concatenated
-            block = self.builder.message["content"][slot]
-            block["id"] = block["id"] or call_id
-            block["name"] = block["name"] or name
+        block = self.builder.message["content"][slot]
+        block["id"] = block["id"] or call_id  # id and name are set once, never concatenated
+        block["name"] = block["name"] or name
         if index is not None:
             self.by_index[index] = slot
         if call_id:
             self.by_id.setdefault(call_id, slot)
         self.last = slot
+        extra = fragment.get("extra_content")
+        if isinstance(extra, dict) and extra:  # Gemini 3 wants its signature back (Q15)
+            block["extraContent"] = extra
         arguments = function.get("arguments")
         if isinstance(arguments, (dict, list)):  # some servers send the object itself
             arguments = json.dumps(arguments)
@@ -407,7 +408,6 @@ def stream(model, context: Dict[str, Any], options) -> Iterator[Dict[str, Any]]:
     return stream_http(model, context, options, build_request, parse_chunks)
 
 
-def stream_bytes(model, chunks: Iterable[bytes],
-                 abort: Optional[threading.Event] = None) -> Iterator[Dict[str, Any]]:
+def stream_bytes(model, chunks: Iterable[bytes], abort: Optional[threading.Event] = None):
     """The same events for a body already in memory (captures, tests, the benchmark)."""
     return stream_from_bytes(model, chunks, parse_chunks, abort)

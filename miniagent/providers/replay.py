@@ -16,8 +16,9 @@ What it does, message by message (pi-behaviour.md §2.1, §2.2):
     whose call is not in the history is dropped;
   * thinking from another model (a different provider, api or id) becomes plain text,
     because its signature means nothing to this model; redacted thinking (an opaque
-    payload) is kept only for the model that wrote it; empty thinking is dropped unless
-    it carries the same model's signature;
+    payload) is kept only for the model that wrote it, and so are a tool call's
+    `extraContent` (Gemini's signature); empty thinking is dropped unless it carries
+    the same model's signature;
   * tool-call ids are rewritten where the server demands a format (`ID_FORMATS`), the
     same way in the call and in its result;
   * unpaired UTF-16 surrogates (U+D800..U+DFFF, which strict JSON servers reject) are
@@ -165,6 +166,8 @@ def _clean_assistant(message: Message, same: bool, normalize, renamed: Dict[str,
             if call_id != block["id"]:
                 renamed[block["id"]] = call_id
                 block = {**block, "id": call_id}
+            if not same:  # a server's per-call extras (Gemini's signature) are for it alone
+                block = {key: value for key, value in block.items() if key != "extraContent"}
             content.append(block)
     return {**message, "content": content}
 

@@ -53,8 +53,18 @@ def loop_overhead_rows():
 
 
 def abort_latency_rows():
-    """Time from Agent.abort() to the end of the run while bash runs `sleep 60`
-    (with a grandchild); goal under 0.5 s."""
+    """Time from Agent.abort() to the end of the run while bash runs `sleep 60` (with a
+    grandchild); goal under 0.5 s. bash notices an abort between two polls of its pipe,
+    so the abort is sent at five different moments and the mean and worst are shown."""
+    latencies = [abort_once(0.3 + i * 0.023) for i in range(5)]
+    mean, worst = sum(latencies) / len(latencies), max(latencies)
+    yield ("abort latency, bash running sleep 60 (mean of 5)", f"{mean * 1000:.0f} ms",
+           "goal 500 ms", f"{mean / 0.5:.2f}x of goal")
+    yield ("abort latency, bash running sleep 60 (worst of 5)", f"{worst * 1000:.0f} ms",
+           "goal 500 ms", f"{worst / 0.5:.2f}x of goal")
+
+
+def abort_once(settle: float) -> float:
     cwd = tempfile.mkdtemp(prefix="miniagent-bench-")
     turns = [{"content": [{"type": "toolCall", "name": "bash",
                            "arguments": {"command": "sleep 60 & sleep 60"}}]}]
@@ -64,13 +74,11 @@ def abort_latency_rows():
     agent.subscribe(lambda e: e["type"] == "tool_execution_start" and running.set())
     agent.prompt("go")
     running.wait(10)
-    time.sleep(0.3)  # let bash start its children: we measure the abort, not the start
+    time.sleep(settle)  # let bash start its children: we measure the abort, not the start
     start = time.perf_counter()
     agent.abort()
     agent.wait(30)
-    latency = time.perf_counter() - start
-    yield ("abort latency, bash running sleep 60", f"{latency * 1000:.0f} ms", "goal 500 ms",
-           f"{latency / 0.5:.2f}x of goal")
+    return time.perf_counter() - start
 
 
 def main():

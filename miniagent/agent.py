@@ -71,7 +71,11 @@ class Agent:
         self._steering: List[Message] = []
         self._follow_ups: List[Message] = []
         self._abort = threading.Event()
-        self._thread: Optional[threading.Thread] = None
+        # Set while no run is in progress. wait() waits on this Event rather than joining
+        # the thread: a Ctrl-C that interrupts Thread.join() can leave the thread looking
+        # finished while it still runs (a CPython quirk), and Event.wait has no such issue.
+        self._idle = threading.Event()
+        self._idle.set()
         self._lock = threading.Lock()  # guards the running flag and the queues
         self._running = False
 
@@ -129,14 +133,14 @@ class Agent:
                                      "message with steer() or follow_up(), or wait() for the "
                                      "run to end.")
             self._running = True
+            self._idle.clear()
             self._abort = threading.Event()
         self.error = None
         if inline:
             self._run(prompts)
             return
-        self._thread = threading.Thread(target=self._run, args=(prompts,),
-                                        name="miniagent-run", daemon=True)
-        self._thread.start()
+        threading.Thread(target=self._run, args=(prompts,), name="miniagent-run",
+                         daemon=True).start()
 
     def _run(self, prompts: List[Message]) -> None:
         try:
@@ -148,6 +152,7 @@ class Agent:
             if last.get("role") == "assistant" and last.get("stopReason") in ("error", "aborted"):
                 self.error = last.get("errorMessage")
             self._running = False
+            self._idle.set()
 
     def _end_with_failure(self, exc: Exception) -> None:
         """Record an unexpected exception as a final assistant message, so the run still
@@ -197,8 +202,4 @@ class Agent:
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Block until the current run ends; False if the timeout passed first."""
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-            return not thread.is_alive()
-        return True
+        return self._idle.wait(timeout)

@@ -68,14 +68,21 @@ class Harness:
         self.max_retries = max_retries
         self.base_delay = base_delay
         self._abort = threading.Event()
-        self._thread: Optional[threading.Thread] = None
+        self._done = threading.Event()  # waited on instead of join(): see Agent.wait
+        self._done.set()
 
     def prompt(self, text: str) -> None:
         """Start the prompt (and any retries) on a worker thread; see wait()."""
         self._abort = threading.Event()
-        self._thread = threading.Thread(target=self.run, args=(text,), daemon=True,
-                                        name="miniagent-harness")
-        self._thread.start()
+        self._done.clear()
+        threading.Thread(target=self._run_then_signal, args=(text,), daemon=True,
+                         name="miniagent-harness").start()
+
+    def _run_then_signal(self, text: str) -> None:
+        try:
+            self.run(text)
+        finally:
+            self._done.set()
 
     def run(self, text: str) -> Message:
         """Run the prompt to its end in this thread; returns the last message."""
@@ -116,7 +123,4 @@ class Harness:
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Block until the prompt and its retries are done; False on timeout."""
-        if self._thread is None:
-            return True
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        return self._done.wait(timeout)

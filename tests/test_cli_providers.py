@@ -107,3 +107,27 @@ def test_nothing_configured_names_the_three_ways_to_start(tmp_path):
     assert result.returncode == 2
     assert "--demo" in result.stderr and "ollama" in result.stderr.lower()
     assert "ANTHROPIC_API_KEY" in result.stderr
+
+
+def test_ctrl_c_mid_stream_ends_the_run_as_aborted(tmp_path):
+    stalled = [{"content": [{"type": "text", "text": "A long answer that never ends"}],
+                "fault": {"stall_seconds": 60, "stall_after_bytes": 300}}]
+    with FakeServer(stalled) as srv:
+        env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(tmp_path / "home"))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "miniagent", "--base-url", srv.base_url + "/v1",
+             "--model", "m", "--mode", "json", "hi"], cwd=str(tmp_path), env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            for line in proc.stdout:
+                if json.loads(line)["type"] == "message_update":
+                    break  # the reply is streaming; the server now goes silent
+            proc.send_signal(signal.SIGINT)
+            rest, _ = proc.communicate(timeout=10)  # the server would stall for 60 s
+        finally:
+            proc.kill()
+    events = [json.loads(line) for line in rest.splitlines()]
+    assert proc.returncode == 130
+    assert events[-1]["type"] == "agent_end"
+    last = events[-1]["messages"][-1]
+    assert last["role"] == "assistant" and last["stopReason"] == "aborted"

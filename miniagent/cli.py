@@ -10,10 +10,12 @@ a front end to the event bus (render.py) and runs the prompt through the harness
     0   the model answered
     1   the run ended in an error (printed on stderr, one line)
     2   a usage or configuration problem (nothing was sent to a model)
-    130 stopped with Ctrl-C
+    130 stopped with Ctrl-C (143 by SIGTERM, 129 by SIGHUP: 128 + the signal)
+    141 stdout was closed by its reader (`miniagent ... | head -1`)
 
 Ctrl-C stops the current run (the Agent's abort), not the program: the run ends with
 an "aborted" message and we exit cleanly. A second Ctrl-C while stopping exits at once.
+SIGTERM and SIGHUP do the same, so that no command the agent started outlives it.
 
 Left out: the interactive terminal (no prompt on a terminal), sessions and resume,
 which later issues add as more front ends on the same Agent and harness.
@@ -22,9 +24,11 @@ which later issues add as more front ends on the same Agent and harness.
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
-from typing import List, Optional, TextIO
+import threading
+from typing import Any, List, Optional, TextIO
 
 from . import __version__
 from .agent import Agent
@@ -96,6 +100,8 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
         agent = build_agent(args, cwd)
     except (ConfigError, ValueError) as exc:
         return usage_error(str(exc))
+    except KeyboardInterrupt:  # Ctrl-C while the piped prompt was still being read
+        return 130
     if args.demo:
         prompt = agent.model.script.prompt
         print(f"Demo project copied to {cwd}", file=sys.stderr)
@@ -121,7 +127,8 @@ def prepare_cwd(args: argparse.Namespace) -> str:
         return target
     cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
     if not os.path.isdir(cwd):
-        raise ValueError(f"--cwd {args.cwd}: no such directory")
+        problem = "not a directory" if os.path.exists(cwd) else "no such directory"
+        raise ValueError(f"--cwd {args.cwd}: {problem}")
     return cwd
 
 
@@ -140,46 +147,89 @@ def build_agent(args: argparse.Namespace, cwd: str) -> Agent:
         for warning in chosen.warnings:
             print(f"miniagent: {warning}", file=sys.stderr)
         model, api_key = chosen.model, chosen.api_key
+        if args.thinking != "off" and not model.reasoning:
+            print(f"miniagent: {model.id} does not reason; --thinking {args.thinking} is "
+                  f"ignored", file=sys.stderr)
     names = [n.strip() for n in args.tools.split(",") if n.strip()] if args.tools else None
     tools = create_tools(names)
     return Agent(model=model, tools=tools, system_prompt=build_system_prompt(tools, cwd),
                  thinking_level=args.thinking, api_key=api_key, cwd=cwd)
 
 
+# Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. Each
+# aborts the run, so that bash kills its process group instead of leaving commands
+# running after we are gone (they run in their own session: the terminal's hangup
+# would not reach them).
+STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+PIPE_CLOSED = 141  # the exit status of a program killed by SIGPIPE, as shells report it
+
+
 def run(agent: Agent, prompt: str, args: argparse.Namespace) -> int:
-    """Run the prompt with the chosen front end; Ctrl-C aborts the run, not the program."""
+    """Run the prompt with the chosen front end; a stop signal aborts the run, not the
+    program: the run ends with an "aborted" message and we exit cleanly."""
+    harness = Harness(agent)
+    received: List[int] = []  # the stop signals that arrived
+    stdout_closed = threading.Event()
+
+    def stop(signum: int, frame: Any) -> None:
+        if received:  # a second signal: the user really wants out, now
+            raise SystemExit(128 + signum)
+        received.append(signum)
+        say("\nStopping... (press Ctrl-C again to quit at once)")
+        harness.abort()
+
+    def reader_went_away() -> None:  # e.g. `miniagent --mode json ... | head -1`
+        stdout_closed.set()
+        silence_stdout()
+        harness.abort()
+
     if args.mode == "json":
-        agent.subscribe(JsonLines(sys.stdout))
+        agent.subscribe(JsonLines(sys.stdout, on_closed=reader_went_away))
     elif not args.print or args.demo:
         agent.subscribe(StepPrinter(sys.stderr))
-    harness = Harness(agent)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop)
     harness.prompt(prompt)
-    interrupted = False
-    while True:
-        try:
-            if harness.wait(0.2):
-                break
-        except KeyboardInterrupt:
-            if interrupted:  # a second Ctrl-C: the user really wants out
-                return 130
-            interrupted = True
-            print("\nStopping... (Ctrl-C again to quit at once)", file=sys.stderr)
-            harness.abort()
-    return report(agent, args, interrupted)
+    while not harness.wait(0.5):  # a timeout, so that signal handlers get to run
+        pass
+    if stdout_closed.is_set():
+        return PIPE_CLOSED
+    return report(agent, args, 128 + received[0] if received else None)
 
 
-def report(agent: Agent, args: argparse.Namespace, interrupted: bool) -> int:
+def report(agent: Agent, args: argparse.Namespace, stopped_by: Optional[int]) -> int:
     """Print the outcome (answer on stdout, error on stderr) and choose the exit code."""
     last = final_answer(agent.messages)
     failed = last is None or last.get("stopReason") in ("error", "aborted")
+    if stopped_by is not None:
+        say("miniagent: stopped; the run was aborted.")
+        return stopped_by
     if failed:
-        reason = (last or {}).get("errorMessage") or "the run ended without an answer"
-        print(f"miniagent: {reason}", file=sys.stderr)
-    elif args.mode != "json":
-        print(text_of(last))
-    if interrupted:
-        return 130
-    return 1 if failed else 0
+        say(f"miniagent: {(last or {}).get('errorMessage') or 'the run ended without an answer'}")
+        return 1
+    if args.mode != "json":
+        try:
+            print(text_of(last), flush=True)
+        except BrokenPipeError:
+            silence_stdout()
+            return PIPE_CLOSED
+    return 0
+
+
+def say(text: str) -> None:
+    """A line on stderr, which may be gone already (a closed terminal)."""
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null: once the reader has gone, Python's own flush at exit
+    would otherwise fail again with a BrokenPipeError traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def usage_error(text: str) -> int:

@@ -31,6 +31,7 @@ live with the harness that creates them; validation of incoming dicts (we trust 
 own constructors and the session loader checks what it reads).
 """
 
+import re
 import time
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
@@ -231,3 +232,30 @@ def compute_cost(usage: Usage, cost_per_million: Dict[str, float]) -> Usage:
 def is_failed(message: Message) -> bool:
     """True for an assistant message that records an error or an abort."""
     return message.get("role") == "assistant" and message.get("stopReason") in ("error", "aborted")
+
+
+# A Python str can hold a lone UTF-16 surrogate (U+D800..U+DFFF): JSON's "\ud83d"
+# escape without its partner decodes to one. It cannot be encoded as UTF-8, so a single
+# one would crash printing, the JSON event stream and the session file. Text arriving
+# from a server (and scripts) is cleaned once, where it enters.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """Remove lone surrogates. Example: "ok \ud83d" -> "ok " (a real pair such as an
+    emoji is a single code point in Python and is kept)."""
+    return _SURROGATES.sub("", text)
+
+
+def clean_value(value):
+    """clean_text applied to every string inside decoded JSON (tool-call arguments).
+
+    Example: {"path": "a\udc80.txt", "n": 1} -> {"path": "a.txt", "n": 1}
+    """
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [clean_value(item) for item in value]
+    if isinstance(value, dict):
+        return {clean_text(key): clean_value(item) for key, item in value.items()}
+    return value

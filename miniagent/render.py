@@ -29,7 +29,7 @@ the agent works) comes with the terminal issue, as another subscriber.
 
 import json
 import sys
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, Callable, Dict, List, Optional, TextIO
 
 from .messages import Message, text_of, tool_calls
 
@@ -38,17 +38,30 @@ LINE_WIDTH = 100
 
 
 class JsonLines:
-    """Write each event as one JSON line and flush, so a reader sees it at once."""
+    """Write each event as one JSON line and flush, so a reader sees it at once.
 
-    def __init__(self, out: TextIO):
+    When the reader goes away (`miniagent --mode json ... | head -1`), writing fails
+    with a broken pipe; `on_closed` is called once so the caller can stop the run (no
+    point running tools for nobody) and further events are dropped.
+    """
+
+    def __init__(self, out: TextIO, on_closed: Callable[[], None] = lambda: None):
         self.out = out
+        self.on_closed = on_closed
+        self.closed = False
 
     def __call__(self, event: Dict[str, Any]) -> None:
+        if self.closed:
+            return
         # default=str: a tool's details might hold a value JSON cannot spell (a Path);
         # the line must still be written rather than lose the event.
-        self.out.write(json.dumps(event, ensure_ascii=False, separators=(",", ":"),
-                                  default=str) + "\n")
-        self.out.flush()
+        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+        try:
+            self.out.write(line + "\n")
+            self.out.flush()
+        except BrokenPipeError:
+            self.closed = True
+            self.on_closed()
 
 
 class StepPrinter:

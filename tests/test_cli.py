@@ -98,3 +98,79 @@ def test_no_stdin_at_all_still_works():
                             env=dict(os.environ, PYTHONPATH=ROOT),
                             preexec_fn=lambda: os.close(0))
     assert closed.returncode == 0, closed.stderr
+
+
+def start_cli(args, cwd):
+    env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(cwd) + "/.home")
+    return subprocess.Popen([sys.executable, "-m", "miniagent", *args], cwd=cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def wait_gone(pid, seconds=5):
+    """Poll (bounded) until a process is gone or a zombie; True if it went."""
+    import time
+
+    from test_agent import is_alive
+    deadline = time.monotonic() + seconds
+    while is_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not is_alive(pid)
+
+
+def test_sigterm_stops_the_run_and_the_commands_it_started(tmp_path):
+    import signal
+
+    script = write_script(tmp_path, [
+        {"content": [{"type": "toolCall", "name": "bash",
+                      "arguments": {"command": "sleep 60 & echo child $!; sleep 60"}}]},
+        {"content": [{"type": "text", "text": "never"}]}])
+    proc = start_cli(["--script", script, "--mode", "json", "go"], str(tmp_path))
+    try:
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event["type"] == "tool_execution_update":
+                child = int(event["partialResult"]["content"][0]["text"].split()[1])
+                break
+        proc.send_signal(signal.SIGTERM)  # what `timeout` and `kill` send
+        proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143
+    assert wait_gone(child)
+
+
+def test_a_closed_stdout_stops_the_run_quietly(tmp_path):
+    marker = tmp_path / "marker"
+    script = write_script(tmp_path, [
+        {"content": [{"type": "text", "text": "first"},
+                     {"type": "toolCall", "name": "bash",
+                      "arguments": {"command": f"sleep 1; touch {marker}"}}]},
+        {"content": [{"type": "text", "text": "done"}]}])
+    proc = start_cli(["--script", script, "--mode", "json", "go"], str(tmp_path))
+    proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 141
+    assert "Traceback" not in err
+    assert not marker.exists()  # the tool was stopped, not left to finish
+
+
+def test_unencodable_model_text_does_not_break_print_or_json_mode(tmp_path):
+    script = write_script(tmp_path, [{"content": [{"type": "text", "text": "bad \ud83d end"}]}])
+    printed = run_cli("--script", script, "-p", "go", cwd=str(tmp_path))
+    assert printed.returncode == 0 and printed.stdout == "bad  end\n"
+    lines = run_cli("--script", script, "--mode", "json", "go", cwd=str(tmp_path)).stdout
+    assert json.loads(lines.splitlines()[-1])["type"] == "agent_end"
+
+
+def test_thinking_on_a_model_that_does_not_reason_is_a_warning(tmp_path):
+    from fake_server import FakeServer
+
+    with FakeServer([{"content": [{"type": "text", "text": "ok"}]}]) as srv:
+        result = run_cli("--provider", "openai", "--model", "gpt-4.1", "--api-key", "k",
+                         "--base-url", srv.base_url + "/v1", "--thinking", "high", "-p", "hi",
+                         cwd=str(tmp_path))
+        body = srv.requests[0]["body"]
+    assert "gpt-4.1 does not reason; --thinking high is ignored" in result.stderr
+    assert result.stdout == "ok\n" and "reasoning_effort" not in body

@@ -31,7 +31,7 @@ import threading
 from importlib import resources
 from typing import Any, Dict, Iterator, List, Optional
 
-from ..messages import empty_usage, now_ms
+from ..messages import STOP_REASONS, clean_value, empty_usage, now_ms
 from ..models import Model
 
 API = "scripted"
@@ -59,20 +59,49 @@ class Script:
 
 
 def parse_script(data: Any, source: str = "script") -> Script:
-    """Check a decoded script and wrap it; a bad shape raises ValueError naming the turn."""
+    """Check a decoded script and wrap it; a bad shape raises ValueError naming the turn.
+
+    Example: [{"content": [{"type": "toolCall", "arguments": {}}]}]
+             -> ValueError "script.json: turn 1: a toolCall block needs a "name" string"
+    """
+    data = clean_value(data)  # a lone "\ud83d" escape could not be printed later
     turns = data.get("turns") if isinstance(data, dict) else data
     if not isinstance(turns, list):
         raise ValueError(f"{source}: a script is a list of turns or {{\"turns\": [...]}}")
     for number, turn in enumerate(turns, start=1):
-        if not isinstance(turn, dict) or not isinstance(turn.get("content", []), list):
-            raise ValueError(f"{source}: turn {number} must be an object with a "
-                             f"\"content\" list")
-        for block in turn.get("content", []):
-            if not isinstance(block, dict) or block.get("type") not in BLOCK_TYPES:
-                raise ValueError(f"{source}: turn {number} has a block that is not one of "
-                                 f"{', '.join(BLOCK_TYPES)}: {json.dumps(block)[:80]}")
+        problem = _check_turn(turn)
+        if problem:
+            raise ValueError(f"{source}: turn {number}: {problem}")
     prompt = data.get("prompt") if isinstance(data, dict) else None
     return Script(turns, source, prompt)
+
+
+def _check_turn(turn: Any) -> Optional[str]:
+    """What is wrong with one turn, or None."""
+    if not isinstance(turn, dict) or not isinstance(turn.get("content", []), list):
+        return 'must be an object with a "content" list'
+    for block in turn.get("content", []):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind not in BLOCK_TYPES:
+            return f"a block is not one of {', '.join(BLOCK_TYPES)}: {json.dumps(block)[:80]}"
+        if kind == "toolCall" and not isinstance(block.get("name"), str):
+            return 'a toolCall block needs a "name" string'
+        if kind == "toolCall" and not isinstance(block.get("arguments", {}), dict):
+            return 'a toolCall block\'s "arguments" must be an object'
+        if kind != "toolCall" and not isinstance(block.get(kind, ""), str):
+            return f'a {kind} block needs a "{kind}" string'
+    if turn.get("stopReason") not in (None, *STOP_REASONS):
+        return f"stopReason must be one of {', '.join(STOP_REASONS)}"
+    if not _is_number(turn.get("delayMs", 0)):
+        return "delayMs must be a number of milliseconds"
+    usage = turn.get("usage", {})
+    if not isinstance(usage, dict) or not all(_is_number(v) for v in usage.values()):
+        return "usage must be an object of token counts"
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
 
 
 def load_script(path: str) -> Script:

@@ -9,7 +9,8 @@ tools. Read the package in this order, bottom layer first:
   sse.py                 Server-Sent Events: how streamed replies arrive over HTTP
   jsonpartial.py         making sense of half-received JSON (live tool arguments)
   retry.py               talking HTTP to a model server, and when to try again
-  models.py              the model registry and choosing a provider
+  models.py              the model registry (+ models.json, your ~/.miniagent/models.json)
+  choose.py              choosing the provider, model and key for a run
   providers/__init__.py  one stream() for every API; the never-raise contract
   providers/scripted.py  an offline model that replays a script (demo, tests)
   providers/replay.py    cleaning the history before it is sent again

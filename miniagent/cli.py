@@ -33,7 +33,8 @@ from typing import Any, List, Optional, TextIO
 from . import __version__
 from .agent import Agent
 from .harness import Harness
-from .models import ConfigError, list_models, resolve
+from .choose import resolve
+from .models import ConfigError, list_models
 from .prompt import build_system_prompt
 from .providers.scripted import demo_script, load_script, scripted_model
 from .render import JsonLines, StepPrinter, final_answer
@@ -87,7 +88,7 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
     on_terminal = stdin is not None and stdin.isatty()
     try:
         if args.list_models:
-            print(list_models())
+            print(list_models(provider=args.provider))
             return 0
         prompt = "" if args.demo else read_prompt(args.prompt, None if on_terminal else stdin)
         cwd = prepare_cwd(args)

@@ -6,22 +6,22 @@ Every resolve() call gets its environment as a dict, so the developer's own keys
 
 import json
 import socket
+from pathlib import Path
 
 import pytest
 
 from fake_server import MODEL as FAKE_MODEL, FakeServer
+from miniagent.choose import ollama_base_url, probe_first_model, read_key, resolve
 from miniagent.models import (
+    BUILTIN_REGISTRY,
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_TOKENS,
     ConfigError,
     Model,
     list_models,
     load_providers,
-    ollama_base_url,
-    probe_first_model,
-    read_key,
     registry_models,
-    resolve,
+    validate,
 )
 
 
@@ -95,11 +95,86 @@ def test_user_models_add_providers_and_override_builtin_ones(env):
     assert chosen.model.id == "my-tuned"  # the user's default mark wins
 
 
-def test_a_broken_user_file_is_an_error_naming_it(env):
-    with open(f"{env['MINIAGENT_HOME']}/models.json", "w") as f:
-        f.write("{not json")
-    with pytest.raises(ConfigError, match="models.json"):
+def test_a_broken_user_file_is_an_error_naming_it_and_where(env):
+    path = f"{env['MINIAGENT_HOME']}/models.json"
+    with open(path, "w") as f:
+        f.write('{"providers": {\n  "x": {,}}}')
+    with pytest.raises(ConfigError, match=r"models.json: invalid JSON at line 2, column 9"):
         load_providers(env)
+
+
+def test_a_models_json_that_is_a_directory_is_an_error(env):
+    (Path(env["MINIAGENT_HOME"]) / "models.json").mkdir()
+    with pytest.raises(ConfigError, match="models.json: cannot be read"):
+        load_providers(env)
+
+
+LMSTUDIO = {"baseUrl": "http://127.0.0.1:1234/v1", "api": "openai-completions",
+            "models": [{"id": "qwen3-coder-30b", "default": True}]}
+
+
+def lmstudio_with(provider=None, **model):
+    """The README's lmstudio provider with fields changed: the provider's (a dict), or
+    those of its one model (keywords)."""
+    models = [{**LMSTUDIO["models"][0], **model}]
+    return {"providers": {"lmstudio": {**LMSTUDIO, "models": models, **(provider or {})}}}
+
+
+M0 = "providers.lmstudio.models[0]"
+
+
+@pytest.mark.parametrize("data, error", [
+    (lmstudio_with(cost={"input": "free"}), f'{M0}.cost.input must be a number (got "free")'),
+    (lmstudio_with(cost=[1]), f"{M0}.cost must be an object (got [1])"),
+    (lmstudio_with(compat="notadict"), f'{M0}.compat must be an object (got "notadict")'),
+    (lmstudio_with(contextWindow="big"),
+     f'{M0}.contextWindow must be a positive integer (got "big")'),
+    (lmstudio_with(maxTokens=-5), f"{M0}.maxTokens must be a positive integer (got -5)"),
+    (lmstudio_with(maxTokens=True), f"{M0}.maxTokens must be a positive integer (got true)"),
+    (lmstudio_with(id=3), f"{M0}.id must be a non-empty string (got 3)"),
+    (lmstudio_with(id=""), f'{M0}.id must be a non-empty string (got "")'),
+    (lmstudio_with(name=["Qwen"]), f'{M0}.name must be a string (got ["Qwen"])'),
+    (lmstudio_with(reasoning="yes"), f'{M0}.reasoning must be true or false (got "yes")'),
+    (lmstudio_with(default=1), f"{M0}.default must be true or false (got 1)"),
+    (lmstudio_with(input=["text", "audio"]), f'{M0}.input must be a list of "text" and "image"'),
+    (lmstudio_with(headers={"X-N": 1}), f"{M0}.headers must be an object of strings"),
+    (lmstudio_with({"api": "bogus-api"}),
+     "providers.lmstudio.api must be one of openai-completions, anthropic-messages "
+     '(got "bogus-api")'),
+    (lmstudio_with({"apiKey": 5}), "providers.lmstudio.apiKey must be a non-empty string (got 5)"),
+    (lmstudio_with({"headers": ["X: 1"]}),
+     "providers.lmstudio.headers must be an object of strings"),
+    (lmstudio_with({"baseUrl": "127.0.0.1:1234/v1"}), "providers.lmstudio.baseUrl must start "
+                                                       'with http:// or https:// (got "127.0.0.1'),
+    ({"providers": {"lmstudio": {"api": "openai-completions"}}},
+     "providers.lmstudio.baseUrl must start with http:// or https:// (missing)"),
+    (lmstudio_with({"models": [{"name": "x"}]}), f"{M0}.id must be a non-empty string (missing)"),
+    (lmstudio_with({"models": ["qwen"]}), f'{M0} must be an object (got "qwen")'),
+    (lmstudio_with({"models": {}}), "providers.lmstudio.models must be a list (got {})"),
+    ({"providers": {"lmstudio": "http://x"}},
+     'providers.lmstudio must be an object (got "http://x")'),
+    ({"providers": []}, "providers must be an object (got [])"),
+    ({}, "providers must be an object (missing)"),
+    ([], "the file must be an object (got [])"),
+    (lmstudio_with(name=["x" * 200]), f'{M0}.name must be a string (got ["xxxxxxxx'),  # cut
+])
+def test_the_user_file_is_checked_field_by_field_when_read(env, data, error):
+    write_user_models(env, data)
+    with pytest.raises(ConfigError) as raised:
+        load_providers(env)
+    message = str(raised.value)
+    assert message.startswith(f"{env['MINIAGENT_HOME']}/models.json: ") and "\n" not in message
+    assert error in message and len(message) < len(env["MINIAGENT_HOME"]) + 150
+
+
+def test_a_built_in_name_needs_no_base_url_and_unknown_fields_are_ignored(env):
+    write_user_models(env, {"_comment": "mine", "providers": {"groq": {
+        "models": [{"id": "my-llama", "tags": ["pi-only field"]}]}}})
+    assert load_providers(env)["groq"].models[-1].base_url == "https://api.groq.com/openai/v1"
+
+
+def test_the_built_in_registry_passes_the_same_check():
+    validate(json.loads(BUILTIN_REGISTRY.read_text()), str(BUILTIN_REGISTRY))
 
 
 def test_api_key_is_an_env_var_name_or_a_literal():
@@ -215,6 +290,117 @@ def test_a_bare_api_key_needs_to_know_whose_it_is(env):
     with pytest.raises(ConfigError, match="--provider"):
         resolve(api_key="k", env=env)
     assert resolve(api_key="k", model_id="claude-haiku-4-5", env=env).model.provider == "anthropic"
+
+
+def test_a_user_provider_needs_no_flags(env):
+    write_user_models(env, lmstudio_with())  # the README's example, without apiKey
+    for chosen in (resolve(env=env), resolve(model_id="qwen3-coder-30b", env=env)):
+        assert (chosen.model.provider, chosen.model.id) == ("lmstudio", "qwen3-coder-30b")
+        assert chosen.model.base_url == "http://127.0.0.1:1234/v1" and chosen.api_key is None
+
+
+def test_a_key_in_the_environment_comes_before_the_users_providers_unless_a_model_is_named(env):
+    write_user_models(env, lmstudio_with())
+    keys = {**env, "ANTHROPIC_API_KEY": "sk-a"}
+    assert resolve(env=keys).model.provider == "anthropic"
+    assert resolve(model_id="qwen3-coder-30b", env=keys).model.provider == "lmstudio"
+
+
+def test_the_first_usable_user_provider_in_file_order_wins(env):
+    write_user_models(env, {"providers": {
+        "locked": {**LMSTUDIO, "apiKey": "LOCKED_KEY", "models": [{"id": "a"}]},
+        "open": {**LMSTUDIO, "models": [{"id": "b"}]},
+        "later": {**LMSTUDIO, "models": [{"id": "c"}]}}})
+    assert resolve(env=env).model.provider == "open"
+    chosen = resolve(env={**env, "LOCKED_KEY": "k"})
+    assert (chosen.model.provider, chosen.api_key) == ("locked", "k")
+
+
+def test_a_user_provider_without_its_key_is_named_when_nothing_else_works(env):
+    write_user_models(env, lmstudio_with({"apiKey": "LMSTUDIO_KEY"}))
+    with pytest.raises(ConfigError) as raised:
+        resolve(env=env)
+    assert str(raised.value) == ("No API key for lmstudio: set LMSTUDIO_KEY or pass "
+                                 "--provider lmstudio --api-key KEY.")
+
+
+def test_a_named_model_whose_provider_lacks_its_key_says_which_key(env):
+    with pytest.raises(ConfigError, match="gpt-4.1 is served by openai: set OPENAI_API_KEY "
+                                          "or pass --api-key"):
+        resolve(model_id="gpt-4.1", env={**env, "GROQ_API_KEY": "g"})
+
+
+def test_a_named_model_of_a_keyless_provider_needs_no_key(env):
+    chosen = resolve(model_id="llama3.1:8b", env={**env, "OPENAI_API_KEY": "sk-o"})
+    assert chosen.model.provider == "ollama" and chosen.api_key is None
+    assert chosen.model.base_url == ollama_base_url(env)
+
+
+def test_a_model_in_the_users_own_provider_wins_over_a_built_in_one(env):
+    write_user_models(env, {"providers": {"gateway": {
+        "baseUrl": "https://gw.example/v1", "apiKey": "GW_KEY", "models": [{"id": "gpt-4.1"}]}}})
+    keys = {**env, "OPENAI_API_KEY": "sk-o", "GW_KEY": "sk-gw"}
+    chosen = resolve(model_id="gpt-4.1", env=keys)
+    assert (chosen.model.provider, chosen.api_key) == ("gateway", "sk-gw")
+    del keys["GW_KEY"]  # not usable now: the next provider that lists it is
+    assert resolve(model_id="gpt-4.1", env=keys).model.provider == "openai"
+
+
+@pytest.mark.parametrize("call, source", [
+    (dict(base_url="127.0.0.1:8080/v1"), "--base-url"),
+    (dict(provider="mybox", base_url="127.0.0.1:8080/v1", model_id="m"), "--base-url"),
+    (dict(provider="ollama", base_url="127.0.0.1:8080/v1", model_id="m"), "--base-url"),
+    (dict(provider="openai", base_url="127.0.0.1:8080/v1", api_key="k"), "--base-url"),
+    (dict(env={"OPENAI_BASE_URL": "127.0.0.1:8080/v1"}), "OPENAI_BASE_URL"),
+    (dict(env={"OPENAI_BASE_URL": "127.0.0.1:8080/v1", "OPENAI_API_KEY": "k"}), "OPENAI_BASE_URL"),
+    (dict(env={"ANTHROPIC_BASE_URL": "127.0.0.1:8080/v1", "ANTHROPIC_API_KEY": "k"}),
+     "ANTHROPIC_BASE_URL"),
+])
+def test_a_base_url_without_a_scheme_fails_at_once(env, call, source):
+    call = {**call, "env": {**env, **call.get("env", {})}}
+    with pytest.raises(ConfigError) as raised:
+        resolve(**call)
+    assert str(raised.value) == (f"{source}: base URL must start with http:// or https:// "
+                                 f"(got 127.0.0.1:8080/v1)")
+
+
+def test_keys_lose_surrounding_whitespace(env):
+    chosen = resolve(env={**env, "OPENAI_API_KEY": "sk-o\r\n"})  # from a CRLF .env file
+    assert chosen.api_key == "sk-o"
+    assert resolve(provider="openai", api_key=" sk-given ", env=env).api_key == "sk-given"
+    assert resolve(base_url="http://h:1/v1", model_id="m", api_key="k\n", env=env).api_key == "k"
+    blank = {**env, "OPENAI_API_KEY": " \r", "GROQ_API_KEY": "g"}  # blank counts as unset
+    assert resolve(env=blank).model.provider == "groq"
+
+
+@pytest.mark.parametrize("call", [
+    dict(provider="openai", api_key="sk-sec ret"),
+    dict(provider="openai", api_key="sk-sec\x00ret"),
+    dict(env={"OPENAI_API_KEY": "sk-sec\tret"}),
+    dict(base_url="http://h:1/v1", model_id="m", api_key="sk-sec\rret"),
+])
+def test_a_key_with_whitespace_or_control_characters_inside_is_refused(env, call):
+    call = {**call, "env": {**env, **call.get("env", {})}}
+    with pytest.raises(ConfigError) as raised:
+        resolve(**call)
+    assert "contains whitespace or control characters" in str(raised.value)
+    assert "sec" not in str(raised.value)  # the key itself is never shown
+
+
+def test_a_literal_key_in_models_json_is_checked_too(env):
+    write_user_models(env, lmstudio_with({"apiKey": "sk-local 123"}))
+    with pytest.raises(ConfigError, match="the API key for lmstudio contains whitespace"):
+        resolve(env=env)
+
+
+def test_list_models_of_one_provider(env):
+    lines = list_models(env, provider="openai").splitlines()
+    assert lines and all(line.startswith("openai ") for line in lines)
+    assert any("gpt-4.1 " in line for line in lines)
+    write_user_models(env, lmstudio_with())
+    assert list_models(env, provider="lmstudio").split()[:2] == ["lmstudio", "qwen3-coder-30b"]
+    with pytest.raises(ConfigError, match="Unknown provider 'nope'. Known: anthropic, openai"):
+        list_models(env, provider="nope")
 
 
 def test_ollama_host_forms():

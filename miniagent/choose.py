@@ -1,0 +1,271 @@
+"""Choosing a model: which provider, model and key a run uses.
+
+The registry (models.py) knows what models exist. This module answers the command
+line's question: given `--provider`, `--model`, `--base-url`, `--api-key` and the
+environment, *which model do we call, with which key?* The answer is a `Resolved`
+(model, key, warnings), or a ConfigError whose one message says what to do next.
+
+How `resolve()` chooses:
+
+    --provider NAME     that provider; its key from --api-key or its env var;
+                        `ollama` needs none and finds the server at OLLAMA_HOST
+    --base-url URL      alone: an OpenAI-compatible server (llama.cpp, vLLM, LM Studio,
+                        a proxy); the key is optional and sent only when given
+    neither             the first of these that applies:
+      1. --model ID that providers list: the first of them whose key is set or that
+         needs none (no `apiKey`), the user's own first (naming a model in your own
+         file is the most specific wish); if all lack their keys, an error names them
+      2. the first key set among ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY,
+         DEEPSEEK_API_KEY, GROQ_API_KEY
+      3. the user's own providers (not a built-in name), the first in the file whose
+         key is set or that needs none
+      4. a server at OPENAI_BASE_URL; then a running Ollama
+      5. an error that names the three ways to start
+    --model ID          that model instead of the provider's default (a server that was
+                        not told a model is asked for its first one: GET {base}/models)
+
+Base URLs must start with http:// or https:// (OLLAMA_HOST alone may be a bare
+host:port, as Ollama reads it). A key loses the whitespace around it (a CRLF .env
+file leaves a carriage return) and may hold none inside. A key is never printed,
+logged or stored: `Resolved` keeps it out of its repr.
+
+Left out: OAuth logins, key files, remembering the last model used.
+"""
+
+import os
+import re
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Mapping, Optional
+
+import requests
+
+from .models import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, ConfigError, Model, Provider,
+                     default_model, find_model, is_url, load_providers, unknown_provider)
+
+# Without --provider, the first of these whose key is set wins.
+KEY_ORDER = ("anthropic", "openai", "openrouter", "deepseek", "groq")
+# Each SDK's own variable for moving its API elsewhere (a proxy, a gateway).
+BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+OLLAMA_DEFAULT_HOST = "http://127.0.0.1:11434"
+PROBE_TIMEOUT = 0.5  # seconds: a local server answers at once, a missing one must not stall
+ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+
+NOTHING_CONFIGURED = """No model is configured. Start in one of three ways:
+  1. an API key: set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY
+     or GROQ_API_KEY (or pass --provider NAME --api-key KEY)
+  2. Ollama: run `ollama serve` and `ollama pull qwen2.5-coder:7b` (or --provider ollama)
+  3. the offline demo: miniagent --demo"""
+
+
+@dataclass
+class Resolved:
+    """The answer of resolve(): the model, its key, and warnings for stderr."""
+
+    model: Model
+    api_key: Optional[str] = field(default=None, repr=False)  # never shown
+    warnings: List[str] = field(default_factory=list)
+
+
+def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
+            base_url: Optional[str] = None, api_key: Optional[str] = None,
+            env: Optional[Mapping[str, str]] = None) -> Resolved:
+    """Pick the model and key from the command line and the environment (see the
+    module docstring for the order). Raises ConfigError with the next step to take."""
+    env = os.environ if env is None else env
+    providers = load_providers(env)
+    if provider:
+        return _resolve_provider(providers, provider, model_id, base_url, api_key, env)
+    if base_url:
+        return _resolve_server(providers, _checked_url(base_url, "--base-url"), model_id,
+                               api_key)
+    name = _pick_provider(providers, model_id, api_key, env)
+    if name:
+        return _resolve_provider(providers, name, model_id, None, api_key, env)
+    if env.get("OPENAI_BASE_URL"):
+        url = _checked_url(env["OPENAI_BASE_URL"], "OPENAI_BASE_URL")
+        return _resolve_server(providers, url, model_id, None)
+    first = probe_first_model(ollama_base_url(env))
+    if first is not None:
+        return _resolve_provider(providers, "ollama", model_id or first, None, None, env)
+    own = [p for p in providers.values() if p.own]  # all lack their keys, or 3 took one
+    if own:
+        raise ConfigError(_no_key(own[0], f"--provider {own[0].name} --api-key KEY"))
+    raise ConfigError(NOTHING_CONFIGURED)
+
+
+def _pick_provider(providers: Dict[str, Provider], model_id: Optional[str],
+                   api_key: Optional[str], env: Mapping[str, str]) -> Optional[str]:
+    """Steps 1-3 of the order: who lists the model, the first key, the user's own."""
+    listing = _listing(providers, model_id)
+    if api_key:  # a bare key: the model must say whose it is
+        if not listing:
+            raise ConfigError("--api-key needs --provider (or a --model the registry knows).")
+        return listing[0].name
+    if listing:
+        ready = [p.name for p in listing if _has_key(p, env)]
+        if not ready:
+            raise ConfigError(f"{model_id} is served by {', '.join(p.name for p in listing)}: "
+                              f"set {' or '.join(_key_hint(p.api_key) for p in listing)} "
+                              f"or pass --api-key.")
+        return ready[0]
+    candidates = [providers[name] for name in KEY_ORDER] + [
+        p for p in providers.values() if p.own]
+    return next((p.name for p in candidates if _has_key(p, env)), None)
+
+
+def _listing(providers: Dict[str, Provider], model_id: Optional[str]) -> List[Provider]:
+    """The providers that list a model id, the user's own first."""
+    found = [p for p in providers.values() if any(m.id == model_id for m in p.models)]
+    return sorted(found, key=lambda p: not p.own)  # stable: file order within each group
+
+
+def _has_key(provider: Provider, env: Mapping[str, str]) -> bool:
+    """Can we call it now: its key is set, or it needs none (Ollama, a local server)?"""
+    return not provider.api_key or read_key(provider.api_key, env) is not None
+
+
+def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optional[str],
+                      base_url: Optional[str], api_key: Optional[str],
+                      env: Mapping[str, str]) -> Resolved:
+    if name not in providers:
+        if base_url:  # a new name for an OpenAI-compatible server
+            return _resolve_server(providers, _checked_url(base_url, "--base-url"), model_id,
+                                   api_key, name)
+        raise ConfigError(unknown_provider(name, providers) +
+                          " For any OpenAI-compatible server, pass --base-url instead.")
+    entry = providers[name]
+    url = _base_url(entry, base_url, env)
+    if name == "ollama":  # no --model: ask the server what it has pulled
+        model_id = model_id or probe_first_model(url)
+    key = _checked_key(api_key or read_key(entry.api_key, env), name)
+    if entry.api_key and not key:
+        raise ConfigError(_no_key(entry))
+    model, warnings = _pick_model(entry, model_id)
+    return Resolved(replace(model, base_url=url), key, warnings)
+
+
+def _resolve_server(providers: Dict[str, Provider], url: str, model_id: Optional[str],
+                    api_key: Optional[str], name: str = "openai-compatible") -> Resolved:
+    """An OpenAI-compatible server given by URL; registry facts are borrowed by id."""
+    api_key = _checked_key(api_key, name)
+    model_id = model_id or probe_first_model(url, api_key)
+    if not model_id:
+        raise ConfigError(f"Could not ask {url}/models which model it serves; "
+                          f"name one with --model.")
+    known = find_model(providers, model_id)
+    if known is None:
+        model = Model(model_id, name, "openai-completions", url, model_id)
+        return Resolved(model, api_key, [_unknown_warning(model_id, url)])
+    return Resolved(replace(known, provider=name, api="openai-completions", base_url=url),
+                    api_key, [])
+
+
+def _pick_model(entry: Provider, model_id: Optional[str]):
+    """The named model, else the provider's default; an unknown id gets the defaults."""
+    if model_id is None:
+        model = default_model(entry)
+        if model is None:
+            raise ConfigError(f"Provider '{entry.name}' lists no models; name one with --model.")
+        return model, []
+    model = find_model({entry.name: entry}, model_id)
+    if model is not None:
+        return model, []
+    headers = entry.models[0].headers if entry.models else {}
+    return (Model(model_id, entry.name, entry.api, entry.base_url, model_id, headers=headers),
+            [_unknown_warning(model_id, entry.name)])
+
+
+def _unknown_warning(model_id: str, where: str) -> str:
+    return (f"warning: model '{model_id}' ({where}) is not in the registry; assuming a "
+            f"{DEFAULT_CONTEXT_WINDOW:,}-token context window and {DEFAULT_MAX_TOKENS:,} "
+            f"output tokens, no thinking, no cost")
+
+
+def _no_key(provider: Provider, flags: str = "--api-key") -> str:
+    return f"No API key for {provider.name}: set {_key_hint(provider.api_key)} or pass {flags}."
+
+
+def _base_url(entry: Provider, base_url: Optional[str], env: Mapping[str, str]) -> str:
+    """--base-url, else OLLAMA_HOST for Ollama or the SDK's own variable
+    (OPENAI_BASE_URL...), else the registry's."""
+    variable = BASE_URL_ENV.get(entry.name, "")
+    if base_url:
+        return _checked_url(base_url, "--base-url")
+    if entry.name == "ollama":
+        return ollama_base_url(env)
+    if env.get(variable):
+        return _checked_url(env[variable], variable)
+    return entry.base_url
+
+
+def _checked_url(url: str, source: str) -> str:
+    """A base URL without its trailing slash. One without a scheme is refused now:
+    requests would fail only at the first call, after the prompt was typed."""
+    url = url.strip().rstrip("/")
+    if not is_url(url):
+        raise ConfigError(f"{source}: base URL must start with http:// or https:// (got {url})")
+    return url
+
+
+def _checked_key(key: Optional[str], provider: str) -> Optional[str]:
+    """A key without the whitespace around it. One with whitespace or control characters
+    inside would be a broken HTTP header: refused, naming the provider, never the key."""
+    key = (key or "").strip()
+    if any(c.isspace() or not c.isprintable() for c in key):
+        raise ConfigError(f"the API key for {provider} contains whitespace or control "
+                          f"characters")
+    return key or None
+
+
+def read_key(spec: Optional[str], env: Mapping[str, str]) -> Optional[str]:
+    """models.json's apiKey: an env var name (capitals) is looked up, else a literal.
+    A variable holding only whitespace counts as unset.
+
+    Examples: "OPENAI_API_KEY" -> env value or None;  "sk-local-123" -> "sk-local-123"
+    """
+    if not spec:
+        return None
+    if ENV_NAME.match(spec):
+        return (env.get(spec) or "").strip() or None
+    return spec
+
+
+def _key_hint(spec: str) -> str:
+    return spec if ENV_NAME.match(spec) else "the apiKey in models.json"
+
+
+def ollama_base_url(env: Mapping[str, str]) -> str:
+    """OLLAMA_HOST as an OpenAI-style base URL, read the way Ollama reads it: a bare
+    host gets port 11434, a URL keeps its scheme's own default port.
+
+    Examples: unset -> "http://127.0.0.1:11434/v1";  "gpu-box" -> "http://gpu-box:11434/v1";
+    "0.0.0.0:8000" -> "http://127.0.0.1:8000/v1" (0.0.0.0 is where a server listens, not
+    an address to call);  "https://ollama.example" -> "https://ollama.example/v1"
+    """
+    host = (env.get("OLLAMA_HOST") or OLLAMA_DEFAULT_HOST).strip().rstrip("/")
+    scheme, separator, rest = host.rpartition("://")
+    hostname, colon, port = rest.partition(":")
+    if hostname in ("", "0.0.0.0"):
+        hostname = "127.0.0.1"
+    if colon:
+        hostname += f":{port}"
+    elif not separator:
+        hostname += ":11434"
+    return f"{scheme or 'http'}://{hostname}/v1"
+
+
+def probe_first_model(base_url: str, api_key: Optional[str] = None,
+                      timeout: float = PROBE_TIMEOUT) -> Optional[str]:
+    """Ask an OpenAI-compatible server which models it serves (GET {base}/models, the
+    route Ollama, llama.cpp, vLLM and LM Studio all answer) and return the first id,
+    or None if nobody answers in time. Never raises."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        response = requests.get(f"{base_url.rstrip('/')}/models", headers=headers,
+                                timeout=timeout)
+        if response.status_code != 200:
+            return None
+        models = response.json().get("data") or []
+        return str(models[0]["id"]) if models else None
+    except (requests.RequestException, ValueError, KeyError, TypeError, AttributeError):
+        return None

@@ -9,6 +9,7 @@ tools. Read the package in this order, bottom layer first:
   sse.py                 Server-Sent Events: how streamed replies arrive over HTTP
   jsonpartial.py         making sense of half-received JSON (live tool arguments)
   retry.py               talking HTTP to a model server, and when to try again
+  httperrors.py          a failed HTTP exchange as one readable line
   models.py              the model registry (+ models.json, your ~/.miniagent/models.json)
   choose.py              choosing the provider, model and key for a run
   providers/__init__.py  one stream() for every API; the never-raise contract

@@ -15,9 +15,10 @@ resumed, so it is retried here, one level up, from scratch:
 
 What counts as transient (decision 4 of the spec): overloaded, rate limits, 429 and
 5xx statuses, connection resets and refusals, timeouts, a stream that ended before the
-response was complete. Never retried: quota and billing errors (waiting will not refill
-a credit balance) and context overflow (the sessions issue answers that with
-compaction).
+response was complete. Never retried: what the HTTP layer already called final
+(`retry.is_final`: a 4xx other than 408/409/429, quota and billing errors, a server
+that said not to retry or asked for a wait over 60 s) and context overflow (the
+sessions issue answers that with compaction).
 
 Left out (later issues): persisting to a session file, compaction. They hook into the
 same place: the events of the Agent this harness wraps.
@@ -29,7 +30,7 @@ from typing import Optional
 
 from .agent import Agent
 from .messages import Message
-from .retry import is_quota_error, wait_or_abort
+from .retry import is_final, wait_or_abort
 
 MAX_RETRIES = 3
 BASE_DELAY = 2.0  # seconds; doubles each retry: 2, 4, 8
@@ -52,11 +53,14 @@ def is_retryable(message: Message) -> bool:
         "429 You exceeded your current quota ..."         -> False (quota)
         "400 prompt is too long: 213462 tokens > 200000"  -> False (overflow)
         "401 Invalid API key"                             -> False
+        "400 ... but got 500 instead"                     -> False (a 4xx is final)
     """
     if message.get("role") != "assistant" or message.get("stopReason") != "error":
         return False
     text = message.get("errorMessage") or ""
-    return bool(TRANSIENT.search(text)) and not is_quota_error(text) and not OVERFLOW.search(text)
+    if is_final(text):  # the HTTP layer already decided: a 4xx, quota, "do not retry"
+        return False
+    return bool(TRANSIENT.search(text)) and not OVERFLOW.search(text)
 
 
 class Harness:

@@ -25,7 +25,8 @@ reads as a number) and otherwise dropped together with its key.
 `parse_partial` never raises; it returns `{}` when nothing is readable. It is for
 display only and may be called lazily or throttled. The arguments of a finished tool
 call go through `parse_arguments` once, at the end of the block (so assembling a
-stream stays linear in its size).
+stream stays linear in its size), and that one repairs nothing: a tool must never run
+on a guess (`'{"command": "rm -rf /tmp/x'` may have gone on).
 
 One leniency: raw control characters inside strings (a literal newline, which JSON
 forbids but some models send) are accepted, here and in `parse_arguments`.
@@ -77,21 +78,21 @@ def parse_partial(text: str) -> Any:
 
 
 def parse_arguments(text: str) -> Any:
-    """Parse the complete argument text of a finished tool call.
-
-    Strict JSON first; an empty text means no arguments (`""` -> `{}`, as servers
-    send for parameterless tools); a broken text (for instance cut off by the output
-    token limit) falls back to the best-effort reading above.
+    """Parse the complete argument text of a finished tool call: its JSON value, or
+    None when the text is not valid JSON (cut off by the output token limit, garbled).
+    The caller decides what None means; the builder sends the tool no arguments, so
+    its schema check tells the model what is missing. An empty text means no
+    arguments (`""` -> `{}`, as servers send for parameterless tools).
 
     Examples: '{"path": "a.py"}' -> {"path": "a.py"};  "" -> {};
-              '{"path": "a.py", "con' -> {"path": "a.py"}
+              '{"path": "a.py", "con' -> None;  '{"cmd": "rm -rf /tmp/x' -> None
     """
     if not text or not text.strip():
         return {}
     try:
         return json.loads(text, strict=False)
     except (ValueError, RecursionError):
-        return parse_partial(text)
+        return None
 
 
 class _PartialParser:

@@ -19,7 +19,7 @@ The rules (spec decision 3, matching the official SDKs where sensible):
 
 - Retried: 408, 409, 429 and every 5xx, plus connection errors and timeouts.
   Everything else (400, 401, 403, 404, 413, 422, ...) is a mistake that repeating
-  will not fix.
+  will not fix, and so is a request that cannot even be sent (a malformed URL).
 - The server's `x-should-retry: true|false` header overrides the status.
 - Quota and billing errors are final even on a 429: "you exceeded your current
   quota" does not get better in a second, so no request is repeated for it.
@@ -31,6 +31,9 @@ The rules (spec decision 3, matching the official SDKs where sensible):
 
 Retrying stops once the body has started: a stream that breaks halfway is an error for
 the caller (`StreamError`), and the agent level retries the whole call from scratch.
+That level sees only the errorMessage, so a failure decided final here must say so in
+its text: `is_final(text)` reads the decision back (a 4xx status, a quota error, or
+the NOT_RETRIED marker that ends the message when the status alone does not tell).
 
 Abort is a `threading.Event` (set by Ctrl-C) and must take effect at once anywhere:
 
@@ -49,9 +52,9 @@ stream, and non-streaming calls.
 """
 
 import email.utils
-import json
 import math
 import random
+import re
 import socket
 import threading
 import time
@@ -60,12 +63,17 @@ from typing import Iterator, Optional
 import requests
 import urllib3
 
+from .httperrors import connection_reason, http_error_message, unreachable
+
 RETRYABLE_STATUSES = frozenset({408, 409, 429})  # and every status >= 500
 MAX_SERVER_DELAY = 60.0  # seconds; a longer retry-after fails at once
 # A quota error can hide behind any of these statuses; its body says which it is.
 QUOTA_STATUSES = frozenset({400, 402, 403, 429})
 QUOTA_MARKERS = ("insufficient_quota", "billing", "credit balance", "exceeded your current quota")
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
+# Ends the message of a failure decided final for a reason its status does not show,
+# e.g. "503 Busy (not retried: the server said not to)"; is_final() looks for it.
+NOT_RETRIED = "(not retried: "
 # A thread that waits for two things (abort, and its request or body being done) can
 # block on only one Event; it looks at the other this often, in seconds.
 ABORT_POLL = 0.05
@@ -74,58 +82,46 @@ ABORT_POLL = 0.05
 SHARED_SESSION = requests.Session()
 
 
-class Aborted(Exception):
-    """The abort event was set while we waited or read."""
-
-    def __init__(self, message: str = "Request was aborted"):
-        super().__init__(message)
-        self.message = message
-
-
-class HTTPError(Exception):
-    """The request failed before the body started: a status the server answered with,
-    or no answer at all (status None)."""
-
-    def __init__(
-        self,
-        message: str,
-        status: Optional[int] = None,
-        retryable: bool = False,
-        retry_after: Optional[float] = None,
-    ):
-        super().__init__(message)
-        self.message = message
-        """One line for the assistant message's errorMessage, e.g. "429 Rate limit ..."."""
-        self.status = status
-        self.retryable = retryable
-        """Whether trying again later could help (the agent-level retry asks this)."""
-        self.retry_after = retry_after
-        """The wait in seconds the server asked for, if it asked."""
-
-
-class StreamError(Exception):
-    """The connection broke or went silent after the body had started."""
+class Failure(Exception):
+    """A failure of ours: `message` is one line for the assistant message's errorMessage."""
 
     def __init__(self, message: str):
         super().__init__(message)
         self.message = message
 
 
+class Aborted(Failure):
+    """The abort event was set while we waited or read."""
+
+    def __init__(self, message: str = "Request was aborted"):
+        super().__init__(message)
+
+
+class HTTPError(Failure):
+    """The request failed before the body started: a status the server answered with,
+    or no answer at all (status None). E.g. "429 Rate limit reached", status 429."""
+
+    def __init__(self, message: str, status: Optional[int] = None, retryable: bool = False,
+                 retry_after: Optional[float] = None):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        """Whether trying again could help (its text tells the same: see is_final)."""
+        self.retry_after = retry_after
+        """The wait in seconds the server asked for, if it asked."""
+
+
+class StreamError(Failure):
+    """The connection broke or went silent after the body had started."""
+
+
 # --- Sending, with retries -------------------------------------------------------------
 
 
-def post_stream(
-    url: str,
-    headers: dict,
-    body: dict,
-    abort: threading.Event,
-    *,
-    max_retries: int = 2,
-    connect_timeout: float = 10,
-    read_timeout: float = 600,
-    session: Optional[requests.Session] = None,
-    base_delay: float = 0.5,
-) -> requests.Response:
+def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
+                max_retries: int = 2, connect_timeout: float = 10, read_timeout: float = 600,
+                session: Optional[requests.Session] = None,
+                base_delay: float = 0.5) -> requests.Response:
     """POST `body` as JSON and return the response as soon as a 2xx status arrived
     (its body not read yet; pass it to `iter_body`). Raises HTTPError when the server
     refuses for good or the retries are used up, Aborted when `abort` is set.
@@ -169,15 +165,18 @@ def _send_once(session, url, headers, body, abort, timeout) -> requests.Response
     try:
         response = _BackgroundPost(session, url, headers, body, timeout).result(abort)
     except requests.ConnectTimeout:
-        message = _unreachable(url, f"no answer within {timeout[0]:g} s")
+        message = unreachable(url, f"no answer within {timeout[0]:g} s")
         raise HTTPError(message, retryable=True) from None
     except requests.Timeout:
         message = f"Request timed out: {url} sent no response within {timeout[1]:g} s"
         raise HTTPError(message, retryable=True) from None
     except requests.ConnectionError as exc:
-        raise HTTPError(_unreachable(url, _connection_reason(exc)), retryable=True) from None
-    except requests.RequestException as exc:  # a malformed URL and the like
-        raise HTTPError(f"Request failed: {exc}") from None
+        raise HTTPError(unreachable(url, connection_reason(exc)), retryable=True) from None
+    except (requests.RequestException, ValueError) as exc:
+        # A malformed URL, a header value HTTP cannot carry (a key with a stray "\r"
+        # or a curly quote): nothing was sent, and sending again cannot help.
+        message = _not_retried(f"Request failed: {exc}", "the request could not be sent")
+        raise HTTPError(message) from None
     if 200 <= response.status_code < 300:
         return response
     raise _error_from_response(response, abort)
@@ -225,9 +224,8 @@ class _BackgroundPost:
 # --- Reading the body ------------------------------------------------------------------
 
 
-def iter_body(
-    response: requests.Response, abort: threading.Event, chunk_size: int = 8192
-) -> Iterator[bytes]:
+def iter_body(response: requests.Response, abort: threading.Event,
+              chunk_size: int = 8192) -> Iterator[bytes]:
     """Yield the raw body in chunks as they arrive, and close the response at the end.
 
     Raises Aborted as soon as `abort` is set, StreamError if the connection breaks or
@@ -244,7 +242,7 @@ def iter_body(
     except (OSError, urllib3.exceptions.HTTPError) as exc:
         if abort.is_set():  # the watcher shut the socket down under us
             raise Aborted() from None
-        raise StreamError(f"connection lost while streaming: {_connection_reason(exc)}") from None
+        raise StreamError(f"connection lost while streaming: {connection_reason(exc)}") from None
     finally:
         finished.set()
         response.close()
@@ -293,25 +291,45 @@ def _shut_down_socket(response: requests.Response) -> None:
 
 
 def _error_from_response(response: requests.Response, abort: threading.Event) -> HTTPError:
-    status = response.status_code
+    """The rules of the module docstring; the first that decides wins: quota, then
+    x-should-retry, then the status, then the wait the server asks for."""
+    status, headers = response.status_code, response.headers
     text = _read_error_body(response, abort)
     message = http_error_message(status, text)
-    retryable = _should_retry(status, response.headers, text)
-    delay = server_retry_delay(response.headers) if retryable else None
-    if delay is not None and delay > MAX_SERVER_DELAY:
-        message += (f" (the server asks to wait {delay:.0f} s before retrying;"
-                    f" we wait at most {MAX_SERVER_DELAY:.0f} s)")
-        return HTTPError(message, status, retryable=False, retry_after=delay)
-    return HTTPError(message, status, retryable, delay)
-
-
-def _should_retry(status: int, headers, body_text: str) -> bool:
-    if status in QUOTA_STATUSES and is_quota_error(body_text):
-        return False  # final, whatever else the response says
+    if status in QUOTA_STATUSES and is_quota_error(text):
+        return HTTPError(message, status)  # final, whatever else the response says
     verdict = headers.get("x-should-retry", "").strip().lower()
-    if verdict in ("true", "false"):
-        return verdict == "true"
-    return status in RETRYABLE_STATUSES or status >= 500
+    if verdict == "false":
+        return HTTPError(_not_retried(message, "the server said not to"), status)
+    if verdict != "true" and status not in RETRYABLE_STATUSES and status < 500:
+        return HTTPError(message, status)
+    delay = server_retry_delay(headers)
+    if delay is not None and delay > MAX_SERVER_DELAY:
+        why = f"the server asks to wait {delay:.0f} s; the limit is {MAX_SERVER_DELAY:.0f} s"
+        return HTTPError(_not_retried(message, why), status, retry_after=delay)
+    return HTTPError(message, status, retryable=True, retry_after=delay)
+
+
+def _not_retried(message: str, why: str) -> str:
+    return f"{message} {NOT_RETRIED}{why})"
+
+
+def is_final(text: str) -> bool:
+    """Did the HTTP layer decide that the failure this errorMessage describes must not
+    be repeated? The agent-level retry asks, as the text is all it sees. Examples:
+
+        "400 Invalid 'max_tokens': expected at most 8192, got 500 instead"  -> True
+              (a 4xx says the request itself is wrong; the "500" inside does not count)
+        "429 Rate limit reached"  (and any 408, 409)                 -> False
+        "429 You exceeded your current quota"                        -> True (quota)
+        "500 Oops (not retried: the server said not to)"             -> True (the marker;
+              also "... (not retried: the server asks to wait 120 s; the limit is 60 s)"
+              and "Request failed: ... (not retried: the request could not be sent)")
+        "Connection error: could not reach http://x (connection refused)"  -> False
+    """
+    status = re.match(r"(4\d\d) ", text)
+    client_error = status is not None and int(status.group(1)) not in RETRYABLE_STATUSES
+    return client_error or NOT_RETRIED in text or is_quota_error(text)
 
 
 def is_quota_error(text: str) -> bool:
@@ -354,77 +372,3 @@ def _read_error_body(response: requests.Response, abort: threading.Event) -> str
     finally:
         chunks.close()
     return body[:MAX_ERROR_BODY].decode("utf-8", errors="replace")
-
-
-# --- Messages ---------------------------------------------------------------------------
-
-
-def http_error_message(status: int, body_text: str) -> str:
-    """One line for an error status: the status, then what the server said.
-
-    Examples:
-        429, '{"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}'
-            -> "429 Rate limit reached (rate_limit_exceeded)"
-        529, '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
-            -> "529 Overloaded (overloaded_error)"
-        502, '<html> Bad gateway </html>'  -> "502 <html> Bad gateway </html>"
-        500, ''                            -> "500 status code (no body)"
-    The error's code or type is kept because the agent-level retry looks for words
-    like overloaded_error and insufficient_quota.
-    """
-    text = body_text.strip()
-    if not text:
-        return f"{status} status code (no body)"
-    return f"{status} {_server_message(text)}"
-
-
-def _server_message(text: str) -> str:
-    """The message inside an error body: OpenAI {"error": {"message"}}, Anthropic
-    {"type": "error", "error": {"type", "message"}}, {"error": "text"}, or raw text."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return _one_line(text)
-    error = data.get("error") if isinstance(data, dict) else None
-    if isinstance(error, str) and error.strip():
-        return _one_line(error)
-    if isinstance(error, dict) and isinstance(error.get("message"), str):
-        message = _one_line(error["message"])
-        kinds = [k for k in (error.get("code"), error.get("type")) if isinstance(k, str) and k]
-        if kinds and kinds[0] not in message:
-            message += f" ({kinds[0]})"
-        return message
-    for key in ("message", "detail"):  # other servers' shapes
-        if isinstance(data, dict) and isinstance(data.get(key), str):
-            return _one_line(data[key])
-    return _one_line(text)
-
-
-def _one_line(text: str, limit: int = 500) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
-def _unreachable(url: str, reason: str) -> str:
-    return f"Connection error: could not reach {url} ({reason})"
-
-
-# What the text of a requests/urllib3 exception contains -> what we tell the user.
-_REASONS = (
-    ("refused", "connection refused"),
-    ("failed to resolve", "unknown host name"),
-    ("name or service not known", "unknown host name"),
-    ("reset by peer", "connection reset by the server"),
-    ("remote end closed", "the server closed the connection"),
-    ("incompleteread", "the server closed the connection mid-response"),
-    ("response ended prematurely", "the server closed the connection mid-response"),
-    ("timed out", "timed out waiting for data"),
-)
-
-
-def _connection_reason(exc: BaseException) -> str:
-    text = str(exc).lower()
-    for needle, reason in _REASONS:
-        if needle in text:
-            return reason
-    return _one_line(str(exc), 200) or type(exc).__name__

@@ -18,6 +18,8 @@ def test_classification_of_errors():
     assert not is_retryable(failed("429 You exceeded your current quota, check billing"))
     assert not is_retryable(failed("400 prompt is too long: 213462 tokens > 200000 maximum"))
     assert not is_retryable(failed("401 Invalid API key"))
+    assert not is_retryable(failed("400 Invalid 'max_tokens': got 500 instead"))
+    assert not is_retryable(failed("503 Busy (not retried: the server said not to)"))
     assert not is_retryable(failed("The model declined to answer (stop_reason: refusal)"))
     assert not is_retryable(failed("The request was refused by the content policy"))
     assert not is_retryable({"role": "assistant", "stopReason": "aborted",

@@ -66,7 +66,12 @@ def test_every_prefix_of_a_real_argument_text_gives_a_dict_that_grows():
 
 def test_parse_arguments():
     assert parse_arguments('{"path": "a.py"}') == {"path": "a.py"}
+    assert parse_arguments('{"text": "two\nlines"}') == {"text": "two\nlines"}  # a raw newline
     assert parse_arguments("") == {}
     assert parse_arguments("  ") == {}
-    # Cut off by the output token limit: keep what was complete.
-    assert parse_arguments('{"path": "a.py", "con') == {"path": "a.py"}
+
+
+@pytest.mark.parametrize("text", ['{"path": "a.py", "con', '{"command": "rm -rf /tmp/x', '{"a": 1}}', "{"])
+def test_parse_arguments_repairs_nothing(text):
+    # A cut-off or garbled call must not run on a guess: "rm -rf /tmp/x" may have gone on.
+    assert parse_arguments(text) is None

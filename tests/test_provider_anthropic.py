@@ -13,6 +13,7 @@ from miniagent.models import Model
 from miniagent.providers import StreamOptions
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.anthropic import build_request, stream_bytes
+from miniagent.retry import is_final
 
 PRICES = {"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75}
 TOOLS = [{"name": "read", "description": "Read a file.",
@@ -297,6 +298,23 @@ def test_an_empty_tool_input_is_an_empty_object():
     assert final(replay(events_body(*events)))["content"][0]["arguments"] == {}
 
 
+def test_invalid_final_tool_input_is_never_run_on_a_repaired_guess():
+    events = [("message_start", {"message": {"usage": {}}}),
+              ("content_block_start", {"index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "bash"}}),
+              ("content_block_delta", {"index": 0, "delta": {"type": "input_json_delta",
+                                                             "partial_json": '{"command": "rm -rf /tmp/x'}}),
+              ("content_block_stop", {"index": 0}),
+              ("message_delta", {"delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 1}})]
+    message = final(replay(events_body(*events)))
+    assert message["stopReason"] == "toolUse" and message["content"][0]["arguments"] == {}
+
+
+def test_lone_surrogates_in_deltas_are_removed():
+    events = text_reply("end_turn", text="half \ud83d emoji")  # json.dumps sends "\ud83d"
+    message = final(replay(events_body(*events)))
+    assert message["content"] == [{"type": "text", "text": "half  emoji"}]
+
+
 def test_anything_after_message_stop_is_ignored():
     body = events_body(*text_reply("end_turn")) + b"data: {broken\n\n"
     assert final(replay(body))["stopReason"] == "stop"
@@ -345,6 +363,51 @@ def test_truncated_stream_from_the_server_is_an_error():
         events = list(provider_stream(make_model(srv.base_url), context(), StreamOptions()))
     assert "stream ended before the response was complete" in final(events)["errorMessage"]
     assert is_retryable(final(events))
+
+
+def test_a_whole_message_answered_as_json_is_played_as_its_stream():  # stream: true ignored
+    reply = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+             "content": [{"type": "thinking", "thinking": "Look first.", "signature": "EqQB"},
+                         {"type": "text", "text": "Reading it."},
+                         {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a.py"}},
+                         {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {}}],
+             "stop_reason": "tool_use", "stop_sequence": None,
+             "usage": {"input_tokens": 10, "cache_read_input_tokens": 5, "output_tokens": 7}}
+    turn = {"fault": {"raw": json.dumps(reply, indent=2), "headers": {"Content-Type": "application/json"}}}
+    with FakeServer([turn]) as srv:
+        events = list(provider_stream(make_model(srv.base_url), context(), StreamOptions()))
+    assert [e["type"] for e in events] == ["start", "thinking_start", "thinking_delta", "thinking_end",
+                                           "text_start", "text_delta", "text_end",
+                                           "toolcall_start", "toolcall_delta", "toolcall_end", "done"]
+    message = final(events)
+    assert message["content"] == [
+        {"type": "thinking", "thinking": "Look first.", "thinkingSignature": "EqQB"},
+        {"type": "text", "text": "Reading it."},
+        {"type": "toolCall", "id": "toolu_1", "name": "read", "arguments": {"path": "a.py"}}]
+    assert message["stopReason"] == "toolUse" and message["usage"]["totalTokens"] == 22
+
+
+def test_a_json_error_answered_with_status_200_is_the_servers_error():
+    body = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    turn = {"fault": {"raw": json.dumps(body), "headers": {"Content-Type": "application/json"}}}
+    with FakeServer([turn]) as srv:
+        events = list(provider_stream(make_model(srv.base_url), context(), StreamOptions()))
+    assert final(events)["errorMessage"] == "Overloaded (overloaded_error)" and is_retryable(final(events))
+
+
+def test_the_api_key_never_appears_in_an_error_message():
+    key = "sk-ant-api03-Secret456"
+    fault = {"status": 401, "body": {"type": "error", "error": {
+        "type": "authentication_error", "message": f"invalid x-api-key: {key}"}}}
+    with FakeServer([{"fault": fault}]) as srv:
+        events = list(provider_stream(make_model(srv.base_url), context(), StreamOptions(api_key=key)))
+        message = final(events)["errorMessage"]
+        assert message == "401 invalid x-api-key: [redacted] (authentication_error)"
+        for bad_key in (key + "\r", " " + key, "\t" + key + "\n"):  # x-api-key is the key itself
+            events = list(provider_stream(make_model(srv.base_url), context(), StreamOptions(api_key=bad_key)))
+            message = final(events)["errorMessage"]
+            assert "Secret456" not in message and "[redacted]" in message and is_final(message)
+        assert len(srv.requests) == 1
 
 
 def test_abort_mid_stream_ends_as_aborted_quickly():

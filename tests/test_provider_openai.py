@@ -20,6 +20,8 @@ from miniagent.providers import StreamOptions
 from miniagent.providers import builder
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.openai import build_request, compat_for, stream_bytes
+from miniagent.retry import is_final
+from miniagent.tools import Tool, text_result
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 CAPTURES = FIXTURES / "llama-server"
@@ -341,6 +343,51 @@ def test_llama_server_length_captures():
     assert message["stopReason"] == "length" and calls_of(message)[0][2] == {}  # args were "{"
 
 
+def json_turn(document):
+    """A turn answering 200 with one JSON document, as a server that ignores stream: true."""
+    return {"fault": {"raw": json.dumps(document, indent=2), "headers": {"Content-Type": "application/json"}}}
+
+
+def test_llama_server_non_streamed_text_reply():  # the server ignored stream: true
+    events, _ = capture_call("nonstream-text")
+    assert [e["type"] for e in events] == ["start", "text_start", "text_delta", "text_end", "done"]
+    message = final(events)
+    assert message["stopReason"] == "stop"
+    assert message["content"] == [{"type": "text", "text": "Hello from a tiny random model."}]
+    assert message["usage"]["input"] + message["usage"]["cacheRead"] == 68 and message["usage"]["output"] == 8
+
+
+def test_llama_server_non_streamed_tool_calls():
+    message = final(capture_call("nonstream-tool")[0])
+    assert message["stopReason"] == "toolUse"
+    assert calls_of(message) == [("V60LePikb2qsnwSJnED3RS3zqkuEgNIm", "read", {"path": "README.md"})]
+    message = final(capture_call("nonstream-tool-truncated")[0])  # arguments "{": none at all
+    assert message["stopReason"] == "length" and calls_of(message)[0][1:] == ("read", {})
+
+
+def test_a_non_streamed_reply_keeps_reasoning_text_and_each_call_apart():
+    call_x = {"id": "a", "type": "function", "function": {"name": "read", "arguments": '{"path":"x"}'}}
+    call_y = {"id": "b", "type": "function", "function": {"name": "read", "arguments": '{"path":"y"}'}}
+    completion = {"object": "chat.completion", "usage": {"prompt_tokens": 9, "completion_tokens": 4},
+                  "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                      "role": "assistant", "content": "Both.", "reasoning_content": "Two files.",
+                      "tool_calls": [call_x, call_y]}}]}
+    message = final(call_server([json_turn(completion)])[0])
+    assert [b["type"] for b in message["content"]] == ["thinking", "text", "toolCall", "toolCall"]
+    assert calls_of(message) == [("a", "read", {"path": "x"}), ("b", "read", {"path": "y"})]
+    assert message["stopReason"] == "toolUse" and message["usage"]["totalTokens"] == 13
+
+
+def test_a_json_error_answered_with_status_200_is_the_servers_error():
+    events, requests = call_server([json_turn({"error": {"message": "Model is loading", "type": "unavailable"}})])
+    assert final(events)["errorMessage"] == "Model is loading (unavailable)" and len(requests) == 1
+
+
+def test_an_event_stream_labelled_as_json_is_still_read():
+    message = final(capture_call("stream-text", headers={"Content-Type": "application/json"})[0])
+    assert message["content"] == [{"type": "text", "text": "Hello from a tiny random model."}]
+
+
 def test_llama_cpp_python_repeats_id_and_name_on_every_fragment():
     message = final(capture_call("py-stream-tool-named")[0])
     ((call_id, tool, args),) = calls_of(message)  # one call, nothing concatenated
@@ -449,6 +496,46 @@ def test_arguments_as_an_object_and_empty_arguments():  # Q10, Q11, Q4 (whole ca
                tool_delta({"index": 2, "id": "c", "function": {"name": "pwd", "arguments": "  "}}),
                finish("tool_calls"))
     assert calls_of(final(replay(body))) == [("a", "read", {"path": "x"}), ("b", "ls", {}), ("c", "pwd", {})]
+
+
+def test_invalid_final_arguments_are_never_run_on_a_repaired_guess():
+    body = sse(tool_delta({"index": 0, "id": "c1", "function": {"name": "bash", "arguments": '{"command": "rm -rf'}}),
+               tool_delta({"index": 0, "function": {"arguments": ' /tmp/x'}}),
+               finish("tool_calls"))  # a normal finish, yet the JSON was cut off
+    events = replay(body)
+    ends = [e["toolCall"]["arguments"] for e in events if e["type"] == "toolcall_end"]
+    assert ends == [{}] and calls_of(final(events)) == [("c1", "bash", {})]
+
+
+def test_a_call_with_invalid_arguments_goes_back_to_the_model_as_an_error():
+    ran = []
+    schema = {"type": "object", "required": ["command"], "properties": {"command": {"type": "string"}}}
+    bash = Tool("bash", "Run a command.", schema, lambda call_id, args, ctx: ran.append(args) or text_result("ran"))
+    cut = sse(tool_delta({"index": 0, "id": "c1", "function": {"name": "bash", "arguments": '{"command": "rm -rf /tmp/x'}}),
+              finish("tool_calls")).decode()
+    with FakeServer([{"fault": {"raw": cut}}, {"content": [{"type": "text", "text": "Sorry."}]}]) as srv:
+        agent = Agent(model=make_model(srv.base_url + "/v1"), tools=[bash])
+        agent.prompt("clean up", inline=True)
+    assert ran == []
+    result = agent.messages[2]
+    assert result["role"] == "toolResult" and result["isError"] and "command" in result["content"][0]["text"]
+    assert agent.messages[-1]["content"] == [{"type": "text", "text": "Sorry."}]
+
+
+def test_lone_surrogates_from_the_server_are_removed_where_they_enter():
+    # json.dumps writes a lone surrogate as the escape "\ud83d", as a broken server would.
+    arguments = '{"path": "a\\ud83d.txt", "content": "x\ud83d"}'  # escaped in the JSON text, and raw
+    body = sse(delta(reasoning_content="hm\ud83d"), delta(content="ok \ud83d!"),
+               tool_delta({"index": 0, "id": "c\udc80", "function": {"name": "write", "arguments": arguments}}),
+               finish("tool_calls"))
+    events = replay(body)
+    message = final(events)
+    assert [b.get("text") or b.get("thinking") for b in message["content"][:2]] == ["hm", "ok !"]
+    assert calls_of(message) == [("c", "write", {"path": "a.txt", "content": "x"})]
+    for event in events:  # every event can be printed and saved as UTF-8
+        json.dumps({k: v for k, v in event.items() if k != "partial"}, ensure_ascii=False).encode("utf-8")
+    error = final(replay(sse({"error": {"message": "bad\udc00 news"}})))
+    assert error["errorMessage"] == "bad news"
 
 
 def test_gemini_extra_content_goes_back_with_its_call_to_the_same_model_only():  # Q15
@@ -646,6 +733,27 @@ def test_http_error_status_is_one_error_event():
         "message": "Incorrect API key provided", "type": "invalid_request_error"}}}}])
     assert [e["type"] for e in events] == ["error"] and len(requests) == 1
     assert final(events)["errorMessage"] == "401 Incorrect API key provided (invalid_request_error)"
+
+
+def test_the_api_key_never_appears_in_an_error_message():
+    key = "sk-proj-Secret123"
+    events, _ = call_server([{"fault": {"status": 401, "body": {"error": {
+        "message": f"Incorrect API key provided: {key}. Find yours at ...", "code": "invalid_api_key"}}}}],
+        api_key=key)
+    assert final(events)["errorMessage"] == (
+        "401 Incorrect API key provided: [redacted]. Find yours at ... (invalid_api_key)")
+    # A key pasted with a stray line break: requests quotes the header in its error.
+    for bad_key in (key + "\r", key + "\n"):
+        events, requests = call_server([{"content": []}], api_key=bad_key)
+        message = final(events)["errorMessage"]
+        assert "Secret123" not in message and "[redacted]" in message and requests == []
+        assert is_final(message)
+
+
+def test_a_base_url_that_cannot_be_used_fails_final_without_a_request():
+    for base_url in ("localhost:11434/v1", "htp://127.0.0.1:1/v1"):
+        message = final(list(provider_stream(make_model(base_url), context(), StreamOptions())))
+        assert message["errorMessage"].startswith("Request failed: ") and is_final(message["errorMessage"])
 
 
 def test_unreachable_server_is_an_error_not_an_exception():

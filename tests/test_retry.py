@@ -16,17 +16,19 @@ import pytest
 import requests
 
 from fake_server import FakeServer, turn_from_capture
+from miniagent import httperrors
 from miniagent.retry import (
     Aborted,
     HTTPError,
     StreamError,
     backoff_delay,
-    http_error_message,
+    is_final,
     is_quota_error,
     iter_body,
     post_stream,
     server_retry_delay,
 )
+from miniagent.httperrors import http_error_message
 from miniagent.sse import iter_sse
 
 CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "llama-server"
@@ -114,6 +116,9 @@ def test_x_should_retry_false_on_a_500_is_final():
             chat(srv)
         assert len(srv.requests) == 1
         assert caught.value.status == 500 and not caught.value.retryable
+        # The agent level sees only the text: it must say the decision.
+        assert caught.value.message == "500 fake error 500 (not retried: the server said not to)"
+        assert is_final(caught.value.message)
 
 
 def test_x_should_retry_true_on_a_400_is_retried():
@@ -160,9 +165,10 @@ def test_retry_after_longer_than_60_s_fails_at_once_naming_the_wait():
         with pytest.raises(HTTPError) as caught:
             chat(srv)
         assert len(srv.requests) == 1
-        assert caught.value.message.startswith("429 Slow down")
-        assert "120 s" in caught.value.message
+        assert caught.value.message == (
+            "429 Slow down (not retried: the server asks to wait 120 s; the limit is 60 s)")
         assert caught.value.retry_after == 120 and not caught.value.retryable
+        assert is_final(caught.value.message)
 
 
 def test_the_servers_wait_is_reported_on_the_error():
@@ -172,15 +178,48 @@ def test_the_servers_wait_is_reported_on_the_error():
         assert caught.value.retry_after == 2
 
 
-def test_connection_refused_names_the_url():
+def free_port():
     with socket.socket() as probe:  # a port that was free a moment ago: nobody listens
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_connection_refused_on_this_machine_names_the_url_and_asks_about_the_server(host):
+    url = f"http://{host}:{free_port()}/v1/chat/completions"
     with pytest.raises(HTTPError) as caught:
         post_stream(url, {}, {}, threading.Event(), **FAST)
-    assert caught.value.message == f"Connection error: could not reach {url} (connection refused)"
+    assert caught.value.message == (f"Connection error: could not reach {url}"
+                                    " (connection refused; is the server running?)")
     assert caught.value.status is None and caught.value.retryable
+    assert not is_final(caught.value.message)
+
+
+def test_the_server_running_hint_is_only_for_this_machine():
+    for url in ("http://[::1]:8080/v1", "http://127.8.9.10/v1"):
+        assert httperrors.unreachable(url, "connection refused").endswith("is the server running?)")
+    assert httperrors.unreachable("http://10.0.0.7:11434/v1", "connection refused") == (
+        "Connection error: could not reach http://10.0.0.7:11434/v1 (connection refused)")
+    assert httperrors.unreachable("http://localhost:1/v1", "unknown host name").endswith("(unknown host name)")
+
+
+@pytest.mark.parametrize("url", ["htp://127.0.0.1:1/v1/chat/completions", "localhost:8080/v1/chat/completions",
+                                 "http:///v1/chat/completions"])
+def test_a_request_that_cannot_be_sent_is_final_and_says_so(url):
+    with pytest.raises(HTTPError) as caught:
+        post_stream(url, {}, {}, threading.Event(), **FAST)
+    assert caught.value.message.startswith("Request failed: ")
+    assert caught.value.message.endswith("(not retried: the request could not be sent)")
+    assert not caught.value.retryable and is_final(caught.value.message)
+
+
+@pytest.mark.parametrize("key", ["sk-test\r", "sk-test\n", " sk-test", "sk-t\u2019est"])
+def test_a_header_http_cannot_carry_is_final_not_an_exception(key):
+    with FakeServer([HELLO]) as srv:
+        with pytest.raises(HTTPError) as caught:
+            post_stream(srv.base_url + "/v1/messages", {"x-api-key": key}, {}, threading.Event(), **FAST)
+        assert srv.requests == []
+    assert is_final(caught.value.message)
 
 
 def test_a_connection_reset_before_the_status_line_is_retried():
@@ -237,9 +276,45 @@ def test_replayed_stream_capture_arrives_byte_for_byte():
 
 def test_error_message_shapes():
     assert http_error_message(404, '{"error": "model not found"}') == "404 model not found"
-    assert http_error_message(502, "<html>\n  Bad gateway\n</html>") == "502 <html> Bad gateway </html>"
     assert http_error_message(500, "") == "500 status code (no body)"
     assert http_error_message(422, '{"detail": "bad field"}') == "422 bad field"
+
+
+NGINX_502 = """<html>
+<head><title>502 Bad Gateway</title></head>
+<body>
+<center><h1>502 Bad Gateway</h1></center>
+<hr><center>nginx/1.24.0</center>
+</body>
+</html>"""
+
+
+def test_html_error_pages_become_their_title_or_heading_in_one_short_line():
+    assert http_error_message(502, NGINX_502) == "502 Bad Gateway"  # the status said once
+    page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><style>body{color:red}</style>\n"
+            "<TITLE>\n  Access denied &amp; logged | example.com\n</TITLE></head><body>" + "x" * 5000)
+    assert http_error_message(403, page) == "403 Access denied & logged | example.com"
+    assert http_error_message(400, "<html><body><h2>Bad <b>request</b></h2><p>...</p></body></html>") == (
+        "400 Bad request")
+    assert http_error_message(502, "<html>\n  Bad gateway\n</html>") == "502 Bad gateway"
+    long_page = "<html><body><p>" + "word " * 500 + "</p></body></html>"
+    assert len(http_error_message(500, long_page)) <= 204
+
+
+def test_is_final_reads_the_http_layers_decision_from_the_text():
+    final = ["400 Invalid 'max_tokens': expected a value <= 8192, got 500 instead",
+             "401 Incorrect API key provided", "404 model not found", "413 Request Entity Too Large",
+             "429 You exceeded your current quota, please check your plan and billing details.",
+             "402 Your credit balance is too low (billing_error)",
+             "500 boom (not retried: the server said not to)",
+             "Request failed: Invalid URL 'http://': No host supplied (not retried: the request could not be sent)"]
+    transient = ["408 Request Timeout", "409 Conflict", "429 Rate limit reached (rate_limit_exceeded)",
+                 "500 Internal error with code 400", "502 Bad Gateway", "529 Overloaded (overloaded_error)",
+                 "Connection error: could not reach http://x/v1 (connection refused)",
+                 "stream ended before the response was complete (no finish_reason)",
+                 "Overloaded (overloaded_error)", "4000 tokens is too many", ""]
+    assert [text for text in final if not is_final(text)] == []
+    assert [text for text in transient if is_final(text)] == []
 
 
 def test_quota_words():

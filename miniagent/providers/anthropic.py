@@ -35,6 +35,9 @@ Coming back (`parse_events`): `signature_delta` replaces the signature; message_
 usage counts are cumulative and overwrite (only those present); `ping` and event types
 we do not know are ignored, as Anthropic's versioning policy asks; `event: error` ends
 the call as an error; a body that ends before a stop_reason was cut off (decision 5).
+A server (a proxy) that ignores `stream: true` answers with the whole message as one
+JSON document; builder.py hands it over as one event, and its content blocks are
+played as if they had streamed, each opened with its whole content and closed.
 
 Left out: OAuth tokens, beta features (interleaved thinking, 1h cache TTL), adaptive
 thinking, server tools (web search) and citations.
@@ -44,10 +47,11 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
+from ..messages import clean_text
 from ..sse import iter_sse
 from .builder import (MessageBuilder, ProviderError, error_text, max_output_tokens,
                       stream_from_bytes, stream_http)
-from .replay import images_of, prepare_history, sanitize, tool_result_text
+from .replay import images_of, prepare_history, tool_result_text
 
 DEFAULT_VERSION = "2023-06-01"  # the long-standing value; override with compat.anthropicVersion
 CACHE = {"type": "ephemeral"}
@@ -78,7 +82,7 @@ def build_request(model, context: Dict[str, Any], options):
     body: Dict[str, Any] = {"model": model.id, "messages": convert_messages(model, context),
                             "stream": True}
     if context.get("systemPrompt"):
-        body["system"] = [{"type": "text", "text": sanitize(context["systemPrompt"]),
+        body["system"] = [{"type": "text", "text": clean_text(context["systemPrompt"]),
                            "cache_control": CACHE}]
     tools = context.get("tools") or []
     if tools:
@@ -254,7 +258,21 @@ class _EventReader:
             self.finished = True
         elif kind == "error":
             raise ProviderError(error_text(data.get("error") or data))
+        elif data.get("type") == "message":  # the whole reply at once: not streamed
+            yield from self._whole_message(data)
         # ping and event types added after this was written: nothing to do
+
+    def _whole_message(self, message: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
+        """A reply that came in one piece, as the events its stream would have had.
+        Recognised by the JSON's type, not by `kind`: SSE names every event without an
+        `event:` line "message"."""
+        self._record_usage(message.get("usage") or {})
+        for index, block in enumerate(message.get("content") or []):
+            yield from self._start_block(index, block)
+            if index in self.blocks:
+                yield self.builder.close(self.blocks.pop(index))
+        self.stop_reason = message.get("stop_reason")
+        self.finished = True
 
     def _start_block(self, index: Any, block: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
         kind = block.get("type")

@@ -15,7 +15,14 @@ assistant message and announces each step in pi's event protocol
 `run()` wraps one whole call (send the request, read the body, assemble) so that the
 stream **never raises**: any exception becomes the final `error` event, with stopReason
 "aborted" when the abort event is set and "error" otherwise, and whatever arrived
-before the failure kept in the message.
+before the failure kept in the message. The API key never appears in an errorMessage
+(a 401 body may quote it back): `redact` replaces it.
+
+What comes from the server is cleaned where it enters: a lone UTF-16 surrogate (a
+JSON "\\ud83d" escape without its partner) is removed from every delta, from the
+final arguments and from the errorMessage, since it cannot be printed or saved
+(messages.clean_text). A server that ignores `stream: true` and answers with one JSON
+document gets it handed to the parser as the one SSE event it would have been.
 
 Linear time (spec decision 2). A block's text is kept as a list of pieces and joined
 once, when the block closes: appending to a string stored in a dict copies the whole
@@ -25,7 +32,11 @@ is complete at each `*_end` (and when a stream fails). Tool-call arguments are J
 fragments that mean nothing on their own, so for live display they are parsed into the
 partial message now and then: each time their length has doubled, which costs at most
 twice the final size in total, the same trick a growing Python list uses. The final
-arguments are parsed once, strictly, when the block closes.
+arguments are parsed once, strictly, when the block closes. Text that is not valid JSON
+then (cut off, garbled) gives no arguments at all, `{}`, rather than the repaired guess
+shown while streaming: a cut-off `rm -rf /tmp/x` must not run. The tool's schema check
+then answers the model with what is missing (a tool with no required parameter, such as
+ls, runs with its defaults).
 
 Left out: the wire formats (openai.py, anthropic.py read the bytes and call this).
 """
@@ -36,13 +47,17 @@ import uuid
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..jsonpartial import parse_arguments, parse_partial
-from ..messages import assistant_message, compute_cost
-from ..retry import Aborted, HTTPError, StreamError, iter_body, post_stream
+from ..messages import assistant_message, clean_text, clean_value, compute_cost
+from ..retry import Aborted, Failure, iter_body, post_stream
 
 Event = Dict[str, Any]
 DEFAULT_MAX_TOKENS = 32_000  # output cap when the caller names none (and the model allows more)
 # Block type -> the prefix of its events (text_start, thinking_delta, toolcall_end...).
 EVENT_PREFIX = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}
+REDACTED = "[redacted]"
+# A "key" this short is a placeholder (local servers take any), not a secret; replacing
+# it everywhere would garble the message instead.
+MIN_SECRET = 4
 
 
 class ProviderError(Exception):
@@ -90,6 +105,7 @@ class MessageBuilder:
 
     def append(self, index: int, delta: str) -> Event:
         """Add streamed text (or a JSON fragment of a tool call's arguments)."""
+        delta = clean_text(delta)
         state = self._open[index]
         state.pieces.append(delta)
         state.length += len(delta)
@@ -103,7 +119,7 @@ class MessageBuilder:
         state.pieces, state.parsed_at = [joined], max(state.length, 1)
         shown = parse_partial(joined)
         if isinstance(shown, dict):
-            block["arguments"] = shown
+            block["arguments"] = clean_value(shown)
 
     def close(self, index: int) -> Event:
         """Finish a block: join its pieces (parse a tool call's arguments) -> *_end."""
@@ -122,10 +138,12 @@ class MessageBuilder:
         joined = "".join(state.pieces)
         if block["type"] == "toolCall":
             arguments = parse_arguments(joined)
-            # A model may stream a list or a bare value; a tool takes an object.
-            block["arguments"] = arguments if isinstance(arguments, dict) else {}
-            if not block["id"]:  # some servers send "" or nothing (Gemini, local servers)
-                block["id"] = f"call_{uuid.uuid4().hex[:24]}"
+            # Invalid JSON (None) is never guessed at (module docstring); a model may
+            # also send a list or a bare value, and a tool takes an object.
+            block["arguments"] = clean_value(arguments) if isinstance(arguments, dict) else {}
+            block["name"] = clean_text(block["name"])
+            # Some servers send "" or no id at all (Gemini, local servers).
+            block["id"] = clean_text(block["id"]) or f"call_{uuid.uuid4().hex[:24]}"
         else:
             block[block["type"]] += joined
 
@@ -149,7 +167,7 @@ class MessageBuilder:
             self._materialize(index)
         reason = "aborted" if aborted else "error"
         self.message["stopReason"] = reason
-        self.message["errorMessage"] = "Request was aborted" if aborted else error_message
+        self.message["errorMessage"] = "Request was aborted" if aborted else clean_text(error_message)
         return {"type": "error", "reason": reason, "error": self.message}
 
     def _event(self, phase: str, index: int) -> Event:
@@ -166,8 +184,29 @@ def stream_http(model, context: Dict[str, Any], options, build_request, parse: P
     (url, headers, body); the reply's body goes through parse. Never raises."""
     def open_body() -> Iterable[bytes]:
         url, headers, body = build_request(model, context, options)
-        return iter_body(post_stream(url, headers, body, options.abort), options.abort)
-    return run(model, options.abort, open_body, parse)
+        response = post_stream(url, headers, body, options.abort)
+        chunks = iter_body(response, options.abort)
+        return _as_one_event(chunks) if _is_json(response) else chunks
+    return run(model, options.abort, open_body, parse, secret=options.api_key)
+
+
+def _is_json(response) -> bool:
+    """Example: "application/json; charset=utf-8" -> True; "text/event-stream" -> False"""
+    media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def _as_one_event(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """A whole JSON body (from a server that ignored `stream: true`, or one that
+    answered a 200 with {"error": ...}) as the one SSE event the parsers read:
+    `data: <the JSON on one line>`."""
+    body = b"".join(chunks)
+    try:
+        document = json.loads(body)
+    except ValueError:  # not JSON after all (an event stream mislabelled): as it came
+        yield body
+        return
+    yield b"data: " + json.dumps(document).encode("ascii") + b"\n\n"
 
 
 def stream_from_bytes(model, chunks: Iterable[bytes], parse: Parser,
@@ -177,11 +216,12 @@ def stream_from_bytes(model, chunks: Iterable[bytes], parse: Parser,
 
 
 def run(model, abort: threading.Event, open_body: Callable[[], Iterable[bytes]],
-        parse: Parser) -> Iterator[Event]:
+        parse: Parser, secret: Optional[str] = None) -> Iterator[Event]:
     """One model call that never raises. open_body() sends the request and returns the
     body's chunks (it raises retry.HTTPError or Aborted when there is no 2xx reply);
     parse() turns them into events. `start` is sent only once the server accepted the
-    request, so an HTTP error is a lone `error` event."""
+    request, so an HTTP error is a lone `error` event. `secret` (the API key) is
+    redacted from the errorMessage."""
     builder = MessageBuilder(model)
     chunks = None
     try:
@@ -193,7 +233,7 @@ def run(model, abort: threading.Event, open_body: Callable[[], Iterable[bytes]],
         yield from builder.close_all()
         yield builder.done(stop_reason)
     except Exception as exc:  # the never-raise contract: every failure is data
-        yield builder.fail(describe(exc), abort.is_set())
+        yield builder.fail(redact(describe(exc), secret), abort.is_set())
     finally:
         close = getattr(chunks, "close", None)  # a generator over the response: release it
         if close is not None:
@@ -221,7 +261,23 @@ def error_text(error: Any) -> str:
 def describe(exc: Exception) -> str:
     """One line for errorMessage. Our own errors are written for the reader already; an
     unexpected one (a bug, a shape no server should send) names its type."""
-    if isinstance(exc, (ProviderError, Aborted, HTTPError, StreamError)):
+    if isinstance(exc, (ProviderError, Failure)):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
+
+
+def redact(text: str, secret: Optional[str]) -> str:
+    """The text with the secret replaced by [redacted], in each form an error may quote
+    it: as sent; stripped (a server strips a stray space before echoing the key); and
+    escaped, as repr() or JSON write it (requests' invalid-header error quotes the
+    header's repr, so a key ending in "\\r" appears with a backslash and an "r").
+
+    Example: redact("401 Incorrect API key: sk-abc123", "sk-abc123")
+             -> "401 Incorrect API key: [redacted]"
+    """
+    forms = {secret, secret.strip(), repr(secret)[1:-1], json.dumps(secret)[1:-1]} if secret else set()
+    for form in sorted(forms, key=len, reverse=True):  # an escaped form holds the plain one
+        if len(form) >= MIN_SECRET:
+            text = text.replace(form, REDACTED)
+    return text
 

@@ -36,7 +36,9 @@ Coming back (`parse_chunks`), what servers do that a naive client gets wrong:
     `finish_reason` (and without `[DONE]`) was cut off (decision 5), while one that
     ends after a finish_reason without `[DONE]` is complete (servers omit it);
   * `finish_reason: "stop"` may come with tool calls (Gemini): the calls decide "toolUse";
-    Gemini also tags a call with `extra_content` that must come back with it.
+    Gemini also tags a call with `extra_content` that must come back with it;
+  * a server that ignores `stream: true` sends one `chat.completion`: its `message` is
+    read as one big delta (its tool calls carry no index, so each starts a call).
 
 Left out: n > 1 choices, logprobs, `tool_choice`, legacy `function_call`, the Responses API.
 """
@@ -45,10 +47,11 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
+from ..messages import clean_text
 from ..sse import iter_sse
 from .builder import (MessageBuilder, ProviderError, error_text, max_output_tokens,
                       stream_from_bytes, stream_http)
-from .replay import images_of, prepare_history, sanitize, tool_result_text
+from .replay import images_of, prepare_history, tool_result_text
 
 EARLY_END = "stream ended before the response was complete (no finish_reason)"
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -163,7 +166,7 @@ def convert_messages(model, compat: Dict[str, Any], context: Dict[str, Any]) -> 
     wire: List[Dict[str, Any]] = []
     if context.get("systemPrompt"):
         role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
-        wire.append({"role": role, "content": sanitize(context["systemPrompt"])})
+        wire.append({"role": role, "content": clean_text(context["systemPrompt"])})
     sees_images = "image" in model.input
     waiting_images: List[Dict[str, Any]] = []  # images of the tool results just sent
     for message in prepare_history(context.get("messages", []), model, compat["toolCallIdFormat"]):
@@ -297,7 +300,8 @@ class _ChunkReader:
         usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage") or choice.get("usage")
         if isinstance(usage, dict):
             self._record_usage(usage)
-        delta = choice.get("delta") or {}
+        # A reply that was not streamed has a message where a chunk has its delta.
+        delta = choice.get("delta", choice.get("message")) or {}
         # Reasoning before text (a vLLM delta may hold both); one field only (OpenRouter mirrors them).
         field = next((f for f in REASONING_FIELDS if isinstance(delta.get(f), str) and delta[f]), None)
         if field:

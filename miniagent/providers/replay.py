@@ -22,7 +22,7 @@ What it does, message by message (pi-behaviour.md §2.1, §2.2):
   * tool-call ids are rewritten where the server demands a format (`ID_FORMATS`), the
     same way in the call and in its result;
   * unpaired UTF-16 surrogates (U+D800..U+DFFF, which strict JSON servers reject) are
-    removed from every text.
+    removed from every text (`messages.clean_text`).
 
 A worked example, sending to model B:
 
@@ -41,20 +41,10 @@ import hashlib
 import re
 from typing import Any, Callable, Dict, List, Optional
 
-from ..messages import Message, tool_calls
+from ..messages import Message, clean_text, tool_calls
 
 NO_RESULT = "No result provided"
-_SURROGATES = re.compile("[\ud800-\udfff]")
 _ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-
-
-def sanitize(text: str) -> str:
-    """Remove unpaired surrogates. In a Python str a surrogate is always unpaired (a real
-    pair is one code point), so every U+D800..U+DFFF goes.
-
-    Example: "ok \\ud83d" -> "ok "
-    """
-    return _SURROGATES.sub("", text)
 
 
 # --- Tool-call id formats ----------------------------------------------------------------
@@ -146,8 +136,8 @@ def _missing_results(pending: Dict[str, str]) -> List[Message]:
 def _clean_content(content: Any) -> Any:
     """Text blocks (or a bare string) with their surrogates removed."""
     if isinstance(content, str):
-        return sanitize(content)
-    return [{**block, "text": sanitize(block["text"])} if block.get("type") == "text" else block
+        return clean_text(content)
+    return [{**block, "text": clean_text(block["text"])} if block.get("type") == "text" else block
             for block in content]
 
 
@@ -156,7 +146,7 @@ def _clean_assistant(message: Message, same: bool, normalize, renamed: Dict[str,
     for block in message.get("content", []):
         kind = block.get("type")
         if kind == "text":
-            content.append({"type": "text", "text": sanitize(block.get("text", ""))})
+            content.append({"type": "text", "text": clean_text(block.get("text", ""))})
         elif kind == "thinking":
             replayed = _replay_thinking(block, same)
             if replayed is not None:
@@ -176,7 +166,7 @@ def _replay_thinking(block: Dict[str, Any], same: bool) -> Optional[Dict[str, An
     """Thinking as this model may see it, or None to drop it."""
     if block.get("redacted"):
         return block if same else None  # an opaque payload only its author can read
-    thinking = sanitize(block.get("thinking", ""))
+    thinking = clean_text(block.get("thinking", ""))
     if not thinking.strip():
         return block if same and block.get("thinkingSignature") else None
     if same:

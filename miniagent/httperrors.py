@@ -1,0 +1,130 @@
+"""HTTP failures in one line: what went wrong, in words a person (and the retry rules) read.
+
+A failed call ends as an assistant message whose errorMessage is shown to the user on one
+line and is read by the agent-level retry (harness.py) to decide whether to try again.
+So every failure of the HTTP layer is turned into one short line that keeps the facts:
+the status, the server's own message, its error code or type (`overloaded_error`,
+`insufficient_quota`: the retry rules look for such words), and for a connection that
+failed, why in plain words.
+
+    429 + {"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}
+        -> "429 Rate limit reached (rate_limit_exceeded)"
+    502 + a proxy's HTML page         -> "502 Bad Gateway"   (its title, not its markup)
+    ConnectionRefusedError on :11434  -> "Connection error: could not reach
+                                          http://127.0.0.1:11434/v1/chat/completions
+                                          (connection refused; is the server running?)"
+
+Left out: localisation, and error bodies beyond the first 64 KB (retry.py reads no more).
+"""
+
+import html
+import ipaddress
+import json
+import re
+import urllib.parse
+
+
+def http_error_message(status: int, body_text: str) -> str:
+    """One line for an error status: the status, then what the server said.
+
+    Examples:
+        429, '{"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}'
+            -> "429 Rate limit reached (rate_limit_exceeded)"
+        529, '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
+            -> "529 Overloaded (overloaded_error)"
+        502, '<html><head><title>502 Bad Gateway</title>...'  -> "502 Bad Gateway"
+        500, ''                            -> "500 status code (no body)"
+    The error's code or type is kept because the agent-level retry looks for words
+    like overloaded_error and insufficient_quota.
+    """
+    text = body_text.strip()
+    if not text:
+        return f"{status} status code (no body)"
+    message = server_message(text)
+    # A proxy's page title usually names the status itself: say it once.
+    return message if message.startswith(f"{status} ") else f"{status} {message}"
+
+
+def server_message(text: str) -> str:
+    """The message inside an error body: OpenAI {"error": {"message"}}, Anthropic
+    {"type": "error", "error": {"type", "message"}}, {"error": "text"}, an HTML page
+    (a proxy's), or raw text."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return page_text(text) if text.startswith("<") else one_line(text)
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, str) and error.strip():
+        return one_line(error)
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        message = one_line(error["message"])
+        kinds = [k for k in (error.get("code"), error.get("type")) if isinstance(k, str) and k]
+        if kinds and kinds[0] not in message:
+            message += f" ({kinds[0]})"
+        return message
+    for key in ("message", "detail"):  # other servers' shapes
+        if isinstance(data, dict) and isinstance(data.get(key), str):
+            return one_line(data[key])
+    return one_line(text)
+
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_HEADING = re.compile(r"<h[1-6][^>]*>(.*?)</h[1-6]>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def page_text(page: str) -> str:
+    """What an HTML error page says, in one short line: its title, else its first
+    heading, else its text without the markup.
+
+    Example: '<html><head><title>502 Bad Gateway</title></head><body>...' -> "502 Bad Gateway"
+    """
+    for pattern in (_TITLE, _HEADING):
+        found = pattern.search(page)
+        if found and _TAG.sub("", found.group(1)).strip():
+            page = found.group(1)
+            break
+    return one_line(html.unescape(_TAG.sub(" ", page)), 200)
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def unreachable(url: str, reason: str) -> str:
+    """Example: "Connection error: could not reach http://127.0.0.1:11434/v1/chat/completions
+    (connection refused; is the server running?)" (the hint only for this machine)."""
+    if reason == "connection refused" and is_loopback(url):
+        reason += "; is the server running?"
+    return f"Connection error: could not reach {url} ({reason})"
+
+
+def is_loopback(url: str) -> bool:
+    """Does the URL name this machine (localhost, 127.0.0.0/8, ::1)?"""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name
+        return False
+
+
+# What the text of a requests/urllib3 exception contains -> what we tell the user.
+_REASONS = (
+    ("refused", "connection refused"),
+    ("failed to resolve", "unknown host name"),
+    ("name or service not known", "unknown host name"),
+    ("reset by peer", "connection reset by the server"),
+    ("remote end closed", "the server closed the connection"),
+    ("incompleteread", "the server closed the connection mid-response"),
+    ("response ended prematurely", "the server closed the connection mid-response"),
+    ("timed out", "timed out waiting for data"),
+)
+
+
+def connection_reason(exc: BaseException) -> str:
+    text = str(exc).lower()
+    for needle, reason in _REASONS:
+        if needle in text:
+            return reason
+    return one_line(str(exc), 200) or type(exc).__name__

@@ -14,6 +14,10 @@ A text-only run emits, in order:
     turn_end
     agent_end
 
+Around the runs, the harness and the HTTP layer add their own: `auto_retry_start` /
+`auto_retry_end` (a failed reply tried again from scratch) and `http_retry` (a request
+repeated after a 429 or a 503, announced before the wait).
+
 Two rules make the bus safe to use from several threads (parallel tools emit
 `tool_execution_update` from their own threads):
 

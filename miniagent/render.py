@@ -81,6 +81,9 @@ class StepPrinter:
         elif kind == "auto_retry_start":
             self._write(f"  (retry {event['attempt']}/{event['maxAttempts']} in "
                         f"{event['delayMs'] / 1000:g} s: {event['errorMessage']})")
+        elif kind == "http_retry":
+            self._write(f"  (trying the request again in {event['delayMs'] / 1000:.1f} s: "
+                        f"{event['errorMessage']})")
 
     def _show_commentary(self, message: Message) -> None:
         # Only text that comes with tool calls is commentary; the final answer is the

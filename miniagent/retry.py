@@ -58,7 +58,7 @@ import re
 import socket
 import threading
 import time
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import requests
 import urllib3
@@ -120,15 +120,18 @@ class StreamError(Failure):
 
 def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
                 max_retries: int = 2, connect_timeout: float = 10, read_timeout: float = 600,
-                session: Optional[requests.Session] = None,
-                base_delay: float = 0.5) -> requests.Response:
+                session: Optional[requests.Session] = None, base_delay: float = 0.5,
+                on_wait: Callable[[HTTPError, float], None] = lambda error, delay: None,
+                ) -> requests.Response:
     """POST `body` as JSON and return the response as soon as a 2xx status arrived
     (its body not read yet; pass it to `iter_body`). Raises HTTPError when the server
     refuses for good or the retries are used up, Aborted when `abort` is set.
 
     connect_timeout bounds connecting; read_timeout every wait for data (the status
     line, each read of the body): 600 s like the SDKs, as a reasoning model may think
-    for minutes without sending a byte. `base_delay` scales the backoff (for tests)."""
+    for minutes without sending a byte. `base_delay` scales the backoff (for tests).
+    `on_wait(error, seconds)` is told before each wait, so that a person is not left
+    staring at a silent minute of rate limiting."""
     session = session or SHARED_SESSION
     attempt = 0
     while True:
@@ -140,6 +143,7 @@ def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
             delay = error.retry_after
             if delay is None:
                 delay = backoff_delay(attempt, base_delay)
+            on_wait(error, delay)
         if wait_or_abort(delay, abort):
             raise Aborted("Request was aborted while waiting to retry")
         attempt += 1

@@ -131,3 +131,20 @@ def test_ctrl_c_mid_stream_ends_the_run_as_aborted(tmp_path):
     assert events[-1]["type"] == "agent_end"
     last = events[-1]["messages"][-1]
     assert last["role"] == "assistant" and last["stopReason"] == "aborted"
+
+
+def test_a_rate_limit_wait_is_announced(tmp_path):
+    turns = [{"fault": {"status": 429, "headers": {"retry-after-ms": "50"},
+                        "body": {"error": {"message": "Slow down", "code": "rate_limit"}}}},
+             {"content": [{"type": "text", "text": "answer"}]}]
+    with FakeServer(turns) as srv:
+        shown = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "hi",
+                        cwd=str(tmp_path))
+    assert shown.returncode == 0 and shown.stdout == "answer\n"
+    assert "(trying the request again in 0.1 s: 429 Slow down (rate_limit))" in shown.stderr
+    with FakeServer(turns) as srv:
+        events = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "--mode", "json",
+                         "hi", cwd=str(tmp_path)).stdout
+    retry = [json.loads(line) for line in events.splitlines() if '"http_retry"' in line]
+    assert retry == [{"type": "http_retry", "errorMessage": "429 Slow down (rate_limit)",
+                      "delayMs": 50}]

@@ -27,7 +27,7 @@ This module only dispatches on `model.api`; it deliberately knows nothing about 
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, Optional
 
 from ..messages import assistant_message
 
@@ -49,6 +49,8 @@ class StreamOptions:
     temperature: Optional[float] = None
     session_id: Optional[str] = None
     """Sent as a prompt-cache key where the API supports one."""
+    on_http_retry: Callable[[str, float], None] = lambda error_message, seconds: None
+    """Told before the HTTP layer waits to repeat a failed request (a 429, a 503)."""
 
 
 def stream(model, context: Dict[str, Any], options: StreamOptions) -> Iterator[StreamEvent]:

@@ -184,7 +184,8 @@ def stream_http(model, context: Dict[str, Any], options, build_request, parse: P
     (url, headers, body); the reply's body goes through parse. Never raises."""
     def open_body() -> Iterable[bytes]:
         url, headers, body = build_request(model, context, options)
-        response = post_stream(url, headers, body, options.abort)
+        response = post_stream(url, headers, body, options.abort, on_wait=lambda error, delay:
+                               options.on_http_retry(redact(error.message, options.api_key), delay))
         chunks = iter_body(response, options.abort)
         return _as_one_event(chunks) if _is_json(response) else chunks
     return run(model, options.abort, open_body, parse, secret=options.api_key)

@@ -238,11 +238,11 @@ def is_failed(message: Message) -> bool:
 # escape without its partner decodes to one. It cannot be encoded as UTF-8, so a single
 # one would crash printing, the JSON event stream and the session file. Text arriving
 # from a server (and scripts) is cleaned once, where it enters.
-_SURROGATES = re.compile("[\ud800-\udfff]")
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
 def clean_text(text: str) -> str:
-    """Remove lone surrogates. Example: "ok \ud83d" -> "ok " (a real pair such as an
+    """Remove lone surrogates. Example: "ok \\ud83d" -> "ok " (a real pair such as an
     emoji is a single code point in Python and is kept)."""
     return _SURROGATES.sub("", text)
 
@@ -250,7 +250,7 @@ def clean_text(text: str) -> str:
 def clean_value(value):
     """clean_text applied to every string inside decoded JSON (tool-call arguments).
 
-    Example: {"path": "a\udc80.txt", "n": 1} -> {"path": "a.txt", "n": 1}
+    Example: {"path": "a\\udc80.txt", "n": 1} -> {"path": "a.txt", "n": 1}
     """
     if isinstance(value, str):
         return clean_text(value)

@@ -8,8 +8,8 @@ tools. Read the package in this order, bottom layer first:
   events.py              the event bus every front end subscribes to
   sse.py                 Server-Sent Events: how streamed replies arrive over HTTP
   jsonpartial.py         making sense of half-received JSON (live tool arguments)
-  retry.py               talking HTTP to a model server, and when to try again
   httperrors.py          a failed HTTP exchange as one readable line
+  retry.py               talking HTTP to a model server, and when to try again
   models.py              the model registry (+ models.json, your ~/.miniagent/models.json)
   choose.py              choosing the provider, model and key for a run
   providers/__init__.py  one stream() for every API; the never-raise contract

@@ -9,10 +9,11 @@ type while the agent works, and a way to stop it. `Agent` adds exactly that:
   * **a worker thread**: `prompt()` returns at once and the run goes on in the
     background (the caller's thread stays free to read the keyboard); `wait()` joins
     it. `prompt(..., inline=True)` runs in the caller's thread instead.
-  * **queues**: `steer(text)` interrupts ("stop, do this instead": it is seen after the
-    current tool call and skips the calls not yet run); `follow_up(text)` waits until
-    the agent would stop. Each poll takes one queued message (or all of them, with
-    mode "all").
+  * **queues**: `steer(text)` redirects the agent ("stop, do this instead"): the model
+    sees it after the current turn's tool calls, and calls not yet started are skipped
+    for it (see loop.py for when each mode looks). `follow_up(text)` waits until the
+    agent would stop. Each poll takes one queued message (or all of them, with
+    `steering_mode` / `follow_up_mode` set to "all").
   * **abort**: one `threading.Event` per run. `abort()` sets it; the provider stops
     reading, `bash` kills its process group, and the run ends with an assistant message
     whose stopReason is "aborted". That message stays in the list, so the user sees
@@ -25,8 +26,9 @@ Example:
     agent.prompt("Fix the greeting")
     agent.wait()
 
-Left out: files and retries. Persistence, automatic retry and compaction are the
-harness's job (harness.py); the Agent never touches the disk.
+Left out: retries and files. Automatic retry is the harness's job (harness.py), and so
+will be persistence and compaction when sessions arrive; the Agent never touches the
+disk.
 """
 
 import os
@@ -36,12 +38,9 @@ from typing import Any, Callable, Dict, List, Optional, Union
 from . import providers
 from .events import EventBus
 from .loop import LoopConfig, run_loop
-from .messages import Message, assistant_message, user_message
+from .messages import Message, assistant_message, is_failed, user_message
 from .providers import StreamOptions
 from .tools import Tool
-
-QUEUE_MODES = ("one-at-a-time", "all")
-
 
 class AgentBusyError(RuntimeError):
     """prompt() or continue_() was called while a run is in progress."""
@@ -149,7 +148,7 @@ class Agent:
             self._end_with_failure(exc)
         finally:
             last = self.messages[-1] if self.messages else {}
-            if last.get("role") == "assistant" and last.get("stopReason") in ("error", "aborted"):
+            if is_failed(last):
                 self.error = last.get("errorMessage")
             self._running = False
             self._idle.set()
@@ -183,7 +182,8 @@ class Agent:
     # --- While it runs ----------------------------------------------------------------------
 
     def steer(self, text: Union[str, Message]) -> None:
-        """Queue a message that interrupts: tool calls not yet run are skipped for it."""
+        """Queue a message that redirects the run: the model sees it next, and tool calls
+        not yet started are skipped for it."""
         with self._lock:
             self._steering.append(user_message(text) if isinstance(text, str) else text)
 
@@ -191,9 +191,6 @@ class Agent:
         """Queue a message for when the agent would otherwise stop."""
         with self._lock:
             self._follow_ups.append(user_message(text) if isinstance(text, str) else text)
-
-    def has_queued_messages(self) -> bool:
-        return bool(self._steering or self._follow_ups)
 
     def _take(self, queue: List[Message], mode: str) -> List[Message]:
         with self._lock:

@@ -3,7 +3,7 @@
     miniagent [OPTIONS] [PROMPT...]          (or: python -m miniagent ...)
 
 This is the outermost layer. It reads the user's wishes (flags, the prompt words,
-piped stdin), picks a model (models.py), builds the tools and the system prompt, wires
+piped stdin), picks a model (choose.py), builds the tools and the system prompt, wires
 a front end to the event bus (render.py) and runs the prompt through the harness
 (automatic retries). Then it turns the outcome into an exit code:
 
@@ -38,7 +38,7 @@ from .models import ConfigError, list_models
 from .prompt import build_system_prompt
 from .providers.scripted import demo_script, load_script, scripted_model
 from .render import JsonLines, StepPrinter, final_answer
-from .messages import text_of
+from .messages import is_failed, text_of
 from .tools import ALL_TOOLS, create_tools
 
 EXAMPLES = """\
@@ -46,7 +46,7 @@ examples:
   miniagent --demo                          offline demo: a scripted model fixes a bug
   miniagent -p "What does this repo do?"    answer on stdout (key from ANTHROPIC_API_KEY, ...)
   git diff | miniagent -p "Review this"     piped stdin is part of the prompt
-  miniagent --provider ollama --model qwen2.5-coder -p "Add a docstring to app.py"
+  miniagent --provider ollama --model qwen2.5-coder:7b -p "Add a docstring to app.py"
   miniagent --base-url http://127.0.0.1:8080/v1 -p "hi"    any OpenAI-compatible server
   miniagent --mode json -p "List the files" events as JSON lines, for programs
   miniagent --provider scripted --script turns.json -p "go"    replay a scripted model
@@ -201,7 +201,7 @@ def run(agent: Agent, prompt: str, args: argparse.Namespace) -> int:
 def report(agent: Agent, args: argparse.Namespace, stopped_by: Optional[int]) -> int:
     """Print the outcome (answer on stdout, error on stderr) and choose the exit code."""
     last = final_answer(agent.messages)
-    failed = last is None or last.get("stopReason") in ("error", "aborted")
+    failed = last is None or is_failed(last)
     if stopped_by is not None:
         say("miniagent: stopped; the run was aborted.")
         return stopped_by

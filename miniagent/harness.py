@@ -3,8 +3,11 @@
 The Agent runs one prompt and stops at the first failure. Real servers fail all the
 time in small ways: a 529 "overloaded", a rate limit, a connection that drops halfway
 through a reply. The HTTP layer (retry.py) already retries a request that failed
-*before* any reply arrived. A reply that breaks *after* it started streaming cannot be
-resumed, so it is retried here, one level up, from scratch:
+*before* any reply arrived, twice, within a second or so. A reply that breaks *after*
+it started streaming cannot be resumed, so it is retried here, one level up, from
+scratch; and so is a failure the HTTP layer gave up on, after a longer pause (a server
+that is down for a few seconds). As in pi, a server that always answers 503 therefore
+sees 3 x 4 = 12 requests over about 20 s before the run reports the error:
 
     run the prompt
     while the last message is a transient error and retries remain:
@@ -29,14 +32,14 @@ import threading
 from typing import Optional
 
 from .agent import Agent
-from .messages import Message
+from .messages import Message, is_failed
 from .retry import is_final, wait_or_abort
 
 MAX_RETRIES = 3
 BASE_DELAY = 2.0  # seconds; doubles each retry: 2, 4, 8
 
 TRANSIENT = re.compile(
-    r"overloaded|rate.?limit|too many requests|\b(429|500|502|503|504|529)\b|"
+    r"overloaded|rate.?limit|too many requests|\b(429|5\d\d)\b|"
     r"service.?unavailable|server.?error|internal.?error|connection|econnreset|"
     r"timed? ?out|timeout|stream ended|terminated|other side closed", re.IGNORECASE)
 OVERFLOW = re.compile(
@@ -99,7 +102,7 @@ class Harness:
                 break
         if attempt:
             last = self.agent.messages[-1]
-            success = not cancelled and last.get("stopReason") not in ("error", "aborted")
+            success = not cancelled and not is_failed(last)
             self.agent.emit({"type": "auto_retry_end", "attempt": attempt, "success": success,
                              "finalError": "Retry cancelled" if cancelled
                              else last.get("errorMessage")})

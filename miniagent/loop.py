@@ -14,8 +14,11 @@ everything else in this file is a short, named function around that core:
   * the **outer loop** handles follow-up messages: text the user queued "for when you
     are done". When the inner loop would stop, queued follow-ups start another round.
   * **steering** messages are typed while the agent works. They are polled after every
-    turn and between tool calls; when one arrives, the tool calls not yet run are
-    skipped (`Skipped due to queued user message.`) and the model sees the message next.
+    turn, and while tool calls are handled: in parallel mode after each call is
+    prepared (before any runs), in sequential mode after each call has run. When one
+    arrives, the calls not yet started are skipped (`Skipped due to queued user
+    message.`) and the model sees the message next. A steer that arrives while a
+    parallel batch runs waits for the batch to finish.
   * an **error** or **aborted** message ends the run at once; its tool calls never run.
   * the **length rule**: a message cut off by the output token limit may carry
     truncated tool arguments, so its calls are not run; each gets an error result
@@ -31,13 +34,16 @@ everything else in this file is a short, named function around that core:
 The loop knows no provider and no tool implementation: it receives a `stream_fn`
 (see providers/__init__.py) and a list of `Tool`s. It keeps no files and never prints:
 everything it does is an event (see events.py).
+
+Left out: a cap on the number of turns (abort is the brake), retries (harness.py),
+and anything about the context window's size (compaction arrives with sessions).
 """
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
-from .messages import (Message, assistant_message, text_block, tool_calls,
+from .messages import (Message, assistant_message, is_failed, text_block, tool_calls,
                        tool_result_message)
 from .providers import StreamOptions
 from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
@@ -113,7 +119,7 @@ class _Run:
 
             assistant = call_model(self.messages, self.config, self.emit)
             self.append(assistant)
-            if assistant["stopReason"] in ("error", "aborted"):  # its tool calls never run
+            if is_failed(assistant):  # an error or an abort: its tool calls never run
                 self.emit({"type": "turn_end", "message": assistant, "toolResults": []})
                 return False
             calls = tool_calls(assistant)
@@ -199,7 +205,7 @@ def run_tools(assistant: Message, blocks: List[Dict[str, Any]], config: LoopConf
     if not blocks:
         return [], [], False
     if assistant["stopReason"] == "length":
-        return [_refuse(block, LENGTH_TEXT, emit) for block in blocks], [], False
+        return _refuse_truncated(blocks, emit), [], False
     calls = [_Call(block) for block in blocks]
     sequential = config.sequential or any(
         tool.sequential for tool in config.tools if tool.name in {b["name"] for b in blocks})
@@ -207,8 +213,20 @@ def run_tools(assistant: Message, blocks: List[Dict[str, Any]], config: LoopConf
         results, steering = _run_sequentially(calls, config, emit)
     else:
         results, steering = _run_in_parallel(calls, config, emit)
-    terminate = bool(results) and all(c.result.terminate for c in calls if c.result)
-    return results, steering, terminate and not steering
+    return results, steering, _all_vote_to_terminate(calls) and not steering
+
+
+def _refuse_truncated(blocks: List[Dict[str, Any]], emit: Emit) -> List[Message]:
+    """The length rule: a reply cut off by the output token limit may end in the middle
+    of a tool call's arguments (half a file for write, half a command for bash), so none
+    of its calls runs; each gets an error asking the model to send it again."""
+    return [_refuse(block, LENGTH_TEXT, emit) for block in blocks]
+
+
+def _all_vote_to_terminate(calls: List["_Call"]) -> bool:
+    """The terminate vote: a tool may end the run (a "finish" tool), but one call of a
+    batch cannot speak for the others, so the run ends only if every result says so."""
+    return all(call.result is not None and call.result.terminate for call in calls)
 
 
 def _run_sequentially(calls: List[_Call], config: LoopConfig, emit: Emit):

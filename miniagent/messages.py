@@ -4,8 +4,8 @@ A coding agent is a loop around a *stateless* model. The model remembers nothing
 between calls, so the agent keeps the whole conversation as a list of messages and
 sends it again on every turn. This module defines what those messages look like.
 
-There are three roles, exactly as in pi's session format (so a miniagent session file
-can be read by pi and vice versa):
+There are three roles, shaped exactly as in pi's session format (so that, once sessions
+arrive, a miniagent session file can be read by pi and vice versa):
 
     user        {"role": "user", "content": [text|image blocks], "timestamp": ms}
     assistant   {"role": "assistant", "content": [text|thinking|toolCall blocks],
@@ -28,7 +28,7 @@ A worked example, one tool round trip:
 
 Left out on purpose: app-level message kinds (pi's bashExecution, custom, summaries)
 live with the harness that creates them; validation of incoming dicts (we trust our
-own constructors and the session loader checks what it reads).
+own constructors; a loader of files on disk must check what it reads).
 """
 
 import re
@@ -215,6 +215,19 @@ def text_of(message: Message) -> str:
     if isinstance(content, str):  # pi allows a bare string as user content
         return content
     return "".join(b["text"] for b in content if b.get("type") == "text")
+
+
+def set_counts(usage: Usage, counts: Dict[str, Optional[int]]) -> Usage:
+    """Overwrite the token counts that are given (None means "not reported": keep the
+    old one) and recompute totalTokens; returns usage.
+
+    Example: set_counts(usage, {"input": 10, "output": None}) keeps output as it was.
+    """
+    for key, value in counts.items():
+        if value is not None:
+            usage[key] = int(value)
+    usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+    return usage
 
 
 def compute_cost(usage: Usage, cost_per_million: Dict[str, float]) -> Usage:

@@ -115,7 +115,8 @@ _NAME = (lambda v: isinstance(v, str) and v.strip() != "", "be a non-empty strin
 _FLAG = (lambda v: isinstance(v, bool), "be true or false")
 _COUNT = (lambda v: type(v) is int and v > 0, "be a positive integer")  # True is an int
 _API = (lambda v: v in APIS, "be one of " + ", ".join(APIS))
-_HEADERS = (lambda v: isinstance(v, dict) and all(isinstance(s, str) for s in (*v, *v.values())),
+_HEADERS = (lambda v: isinstance(v, dict)
+            and all(isinstance(name, str) and isinstance(value, str) for name, value in v.items()),
             "be an object of strings")
 PROVIDER_FIELDS = {
     "baseUrl": (is_url, "start with http:// or https://"),

@@ -15,9 +15,9 @@ person or a program gets to see. Three views, one event stream:
             hello.py
         Now let me run it and see the error.
           $ python3 hello.py
-            ... (3 lines before)
-            !     ^^^
-            ! NameError: name 'nme' is not defined
+            ... (6 lines before)
+            !                        ^^^
+            ! NameError: name 'nme' is not defined. Did you mean: 'name'?
             ! Command exited with code 1
 
   * `final_answer`: the text of the last assistant message, which print mode puts on

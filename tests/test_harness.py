@@ -12,6 +12,7 @@ def failed(error):
 
 def test_classification_of_errors():
     assert is_retryable(failed("529 Overloaded"))
+    assert is_retryable(failed("520 Web server returned an unknown error"))
     assert is_retryable(failed("429 Rate limit reached for requests"))
     assert is_retryable(failed("stream ended before the response was complete"))
     assert is_retryable(failed("Connection error: could not reach http://x (connection refused)"))

@@ -23,6 +23,9 @@ HTTP error, a malformed chunk, a dropped connection or an abort ends the stream 
 Whether it is "aborted" is decided only by whether `options.abort` is set.
 
 This module only dispatches on `model.api`; it deliberately knows nothing about HTTP.
+
+Left out: other APIs (OpenAI's Responses API, Gemini's own, Bedrock, Vertex). Every
+server here speaks one of the two protocols, and most speak Chat Completions.
 """
 
 import threading

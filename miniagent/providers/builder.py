@@ -47,7 +47,7 @@ import uuid
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..jsonpartial import parse_arguments, parse_partial
-from ..messages import assistant_message, clean_text, clean_value, compute_cost
+from ..messages import assistant_message, clean_text, clean_value, compute_cost, set_counts
 from ..retry import Aborted, Failure, iter_body, post_stream
 
 Event = Dict[str, Any]
@@ -150,12 +150,7 @@ class MessageBuilder:
     def set_usage(self, **counts: Optional[int]) -> None:
         """Overwrite the usage counts that are given and not None; recompute the total
         and the cost. Example: set_usage(input=10, cacheRead=5) keeps output as it was."""
-        usage = self.message["usage"]
-        for key, value in counts.items():
-            if value is not None:
-                usage[key] = int(value)
-        usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
-        compute_cost(usage, self.model.cost)
+        compute_cost(set_counts(self.message["usage"], counts), self.model.cost)
 
     def done(self, stop_reason: str) -> Event:
         self.message["stopReason"] = stop_reason

@@ -219,10 +219,18 @@ def _assistant_message(message: Dict[str, Any], send_reasoning: bool) -> Optiona
     field = thinking[0].get("thinkingSignature") if thinking else None
     if send_reasoning and field in REASONING_FIELDS:
         wire[field] = "\n".join(b["thinking"] for b in thinking)
-    if calls:  # extra_content (Gemini's thought signature) goes back as it came
-        wire["tool_calls"] = [{"id": c["id"], "type": "function", "function": {
-            "name": c["name"], "arguments": _compact_json(c["arguments"])},
-            **({"extra_content": c["extraContent"]} if "extraContent" in c else {})} for c in calls]
+    if calls:
+        wire["tool_calls"] = [_wire_call(call) for call in calls]
+    return wire
+
+
+def _wire_call(call: Dict[str, Any]) -> Dict[str, Any]:
+    """A toolCall block as Chat Completions writes it: arguments as a JSON string, and
+    extra_content (Gemini's thought signature) sent back as it came."""
+    wire = {"id": call["id"], "type": "function",
+            "function": {"name": call["name"], "arguments": _compact_json(call["arguments"])}}
+    if "extraContent" in call:
+        wire["extra_content"] = call["extraContent"]
     return wire
 
 

@@ -41,7 +41,7 @@ import hashlib
 import re
 from typing import Any, Callable, Dict, List, Optional
 
-from ..messages import Message, clean_text, tool_calls
+from ..messages import Message, clean_text, is_failed, tool_calls
 
 NO_RESULT = "No result provided"
 _ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -112,7 +112,7 @@ def prepare_history(messages: List[Message], model,
         prepared.extend(_missing_results(pending))  # before the next user or assistant turn
         pending = {}
         if role == "assistant":
-            if message.get("stopReason") in ("error", "aborted"):
+            if is_failed(message):
                 continue
             message = _clean_assistant(message, same_model(message, model), normalize, renamed)
             if not message["content"]:

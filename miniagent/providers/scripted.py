@@ -21,8 +21,10 @@ an errorMessage makes the turn end as an error; delayMs is the pause before each
 streamed delta (a pause that abort interrupts). Text arrives word by word and tool
 arguments in small JSON fragments, the way a real server sends them.
 
-Running out of turns is an error message that says so. The script ignores what the
-model is sent: it is a recording, not a simulation.
+Running out of turns is an error message that says so.
+
+Left out: the script ignores what the model is sent (it is a recording, not a
+simulation), and turns cannot branch on tool results; images are not replayed.
 """
 
 import json
@@ -31,7 +33,7 @@ import threading
 from importlib import resources
 from typing import Any, Dict, Iterator, List, Optional
 
-from ..messages import STOP_REASONS, clean_value, empty_usage, now_ms
+from ..messages import STOP_REASONS, assistant_message, clean_value, set_counts
 from ..models import Model
 
 API = "scripted"
@@ -61,8 +63,8 @@ class Script:
 def parse_script(data: Any, source: str = "script") -> Script:
     """Check a decoded script and wrap it; a bad shape raises ValueError naming the turn.
 
-    Example: [{"content": [{"type": "toolCall", "arguments": {}}]}]
-             -> ValueError "script.json: turn 1: a toolCall block needs a "name" string"
+    Example: parse_script([{"content": [{"type": "toolCall", "arguments": {}}]}], "s.json")
+             -> ValueError 's.json: turn 1: a toolCall block needs a "name" string'
     """
     data = clean_value(data)  # a lone "\ud83d" escape could not be printed later
     turns = data.get("turns") if isinstance(data, dict) else data
@@ -131,9 +133,7 @@ def scripted_model(script: Script, model_id: str = "scripted") -> Model:
 
 def stream(model: Model, context: Dict[str, Any], options) -> Iterator[Dict[str, Any]]:
     """Replay the next turn as stream events (the provider contract: never raises)."""
-    partial = {"role": "assistant", "content": [], "api": API, "provider": model.provider,
-               "model": model.id, "usage": empty_usage(), "stopReason": "stop",
-               "timestamp": now_ms()}
+    partial = assistant_message(API, model.provider, model.id)
     yield {"type": "start", "partial": partial}
     script: Script = model.script
     turn = script.next_turn()
@@ -145,11 +145,14 @@ def stream(model: Model, context: Dict[str, Any], options) -> Iterator[Dict[str,
     delay = turn.get("delayMs", 0) / 1000
     for block in turn.get("content", []):
         for event in _stream_block(block, partial, script.served):
-            if options.abort.wait(delay) if delay else options.abort.is_set():
+            # The pause before each delta is a wait on the abort event: Ctrl-C during a
+            # slow scripted reply stops it at once, as it would stop a real server.
+            aborted = options.abort.wait(delay) if delay else options.abort.is_set()
+            if aborted:
                 yield _fail(partial, "aborted", "Request was aborted")
                 return
             yield event
-    _finish_usage(partial, turn.get("usage", {}))
+    set_counts(partial["usage"], turn.get("usage", {}))
     if turn.get("errorMessage"):
         yield _fail(partial, "error", turn["errorMessage"])
         return
@@ -188,11 +191,6 @@ def _stream_block(block: Dict[str, Any], partial: Dict[str, Any],
            "partial": partial}
 
 
-def _finish_usage(partial: Dict[str, Any], given: Dict[str, Any]) -> None:
-    usage = partial["usage"]
-    for key in ("input", "output", "cacheRead", "cacheWrite"):
-        usage[key] = int(given.get(key, 0))
-    usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
 
 
 def _fail(partial: Dict[str, Any], reason: str, text: str) -> Dict[str, Any]:

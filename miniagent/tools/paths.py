@@ -18,7 +18,8 @@ path as written does not exist.
 
 `describe_os_error` turns an OSError into a sentence for the model (missing file,
 directory where a file was expected, permission denied), `refuse_special_file` stops a
-tool before it opens a pipe or a device (which could block it forever), and `path_lock`
+tool before it opens a pipe or a device (which could block it forever), `is_binary` is
+the test read and grep share for "not text, do not show it", and `path_lock`
 hands out the per-file lock that serialises edit and write on the same file: parallel
 tool calls run on threads, and two read-modify-write cycles on one file must not
 interleave. The one-line guard every tool runs first, `check_not_aborted`, lives here
@@ -148,6 +149,21 @@ def refuse_special_file(path: str) -> None:
                 f"{path} is {kind}, not a regular file. Opening it could wait forever or "
                 f"never end, so this tool does not. Use bash with a time limit instead, "
                 f"for example `timeout 5 head -c 1000 {shlex.quote(path)}`.")
+
+
+SNIFF_BYTES = 8192
+"""How much of the start of a file read and grep look at to decide what kind it is."""
+
+
+def is_binary(head: bytes) -> bool:
+    """Whether a file whose first bytes are `head` is binary: it holds a NUL byte.
+
+    Text files practically never contain a NUL byte, while executables, archives and
+    most other binary formats have one near the start; git decides the same way. (A
+    UTF-16 text file is full of NULs, so it counts as binary too.)
+    Example: is_binary(b"\\x7fELF\\x02\\x01\\x01\\x00") -> True; is_binary(b"hello") -> False
+    """
+    return b"\0" in head
 
 
 def check_not_aborted(abort: threading.Event) -> None:

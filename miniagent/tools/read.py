@@ -11,6 +11,8 @@ that says how to continue:
     read("a.txt", offset=100)  -> error "Offset 100 is beyond end of file (3 lines total)"
 
 Lines are what `text.split("\\n")` gives: "a\\nb\\nc\\n" has 4 lines, the last one empty.
+So a file of 2500 lines that ends in "\\n" reports "of 2501"; pi counts the same way, and
+models key on these numbers (the offset to continue from), so we keep its rule.
 A "\\r" before a newline and a byte order mark are shown as they are.
 
 The file is streamed, never loaded whole: a first pass counts newlines in 256 KB binary
@@ -39,13 +41,12 @@ from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..messages import image_block, text_block
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import (check_not_aborted, describe_os_error, refuse_special_file,
-                    resolve_read_path)
-from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from .paths import (SNIFF_BYTES, check_not_aborted, describe_os_error, is_binary,
+                    refuse_special_file, resolve_read_path)
+from .truncate import (DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size,
+                       truncate_head)
 
 CHUNK_BYTES = 256 * 1024
-SNIFF_BYTES = 8192
-"""How much of the start of a file decides whether it is an image or binary."""
 MAX_IMAGE_BYTES = 4_718_592  # 4.5 MB: larger images are rejected by model APIs
 
 DESCRIPTION = (
@@ -82,7 +83,7 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
             mime = image_mime(head)
             if mime is not None:
                 return read_image(f, path, mime)
-            if b"\0" in head:
+            if is_binary(head):
                 return describe_binary(f, path)
             return read_text(f, path, args.get("offset"), args.get("limit"), ctx)
     except OSError as exc:
@@ -151,26 +152,43 @@ def read_text(f: BinaryIO, path: str, offset: Optional[float], limit: Optional[f
     truncation = replace(truncation, total_lines=end - start,
                          total_bytes=selected_end - line_starts[start])
 
-    first, last = start + 1, start + truncation.output_lines
+    details = {"truncation": truncation.to_details()} if truncation.truncated else None
+    notice = closing_notice(truncation, path, start, end, total, first_line_size)
     if truncation.first_line_exceeds_limit:
-        return text_result(
-            f"[Line {first} is {format_size(first_line_size)}, more than the "
-            f"{format_size(DEFAULT_MAX_BYTES)} that one read can show. Use bash to see part "
-            f"of it: sed -n '{first}p' {shlex.quote(path)} | head -c {DEFAULT_MAX_BYTES}]",
-            {"truncation": truncation.to_details()})
+        return text_result(notice, details)  # not even one line fits: the notice alone
     text = truncation.content
     if not all(clean[:truncation.output_lines]):
         text += ("\n\n[Some bytes in these lines are not valid UTF-8; they are shown as "
                  "\ufffd (U+FFFD).]")
+    return text_result(f"{text}\n\n{notice}" if notice else text, details)
+
+
+def closing_notice(truncation: Truncation, path: str, start: int, end: int, total: int,
+                   first_line_size: int) -> str:
+    """The notice after the lines shown: how to get what this read left out.
+
+    Three cases, in this order ("" when the read reached the end of the file):
+      * the first line alone is over 50 KB    -> "[Line 7 is 60.0KB, more than the
+        50.0KB that one read can show. Use bash to see part of it: sed -n '7p' ...]"
+      * the 2000-line or 50 KB limit cut it   -> "[Showing lines 1-2000 of 2500. Use
+        offset=2001 to continue.]"
+      * the model's `limit` stopped it early  -> "[2490 more lines in file. Use
+        offset=11 to continue.]"
+    """
+    first, last = start + 1, start + truncation.output_lines
+    if truncation.first_line_exceeds_limit:
+        return (f"[Line {first} is {format_size(first_line_size)}, more than the "
+                f"{format_size(DEFAULT_MAX_BYTES)} that one read can show. Use bash to see "
+                f"part of it: sed -n '{first}p' {shlex.quote(path)} | head -c "
+                f"{DEFAULT_MAX_BYTES}]")
     if truncation.truncated:
-        limit_note = f" ({format_size(DEFAULT_MAX_BYTES)} limit)" \
-            if truncation.truncated_by == "bytes" else ""
-        text += (f"\n\n[Showing lines {first}-{last} of {total}{limit_note}. "
-                 f"Use offset={last + 1} to continue.]")
-        return text_result(text, {"truncation": truncation.to_details()})
+        limit_note = (f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
+                      if truncation.truncated_by == "bytes" else "")
+        return (f"[Showing lines {first}-{last} of {total}{limit_note}. "
+                f"Use offset={last + 1} to continue.]")
     if end < total:
-        text += f"\n\n[{total - end} more lines in file. Use offset={end + 1} to continue.]"
-    return text_result(text)
+        return f"[{total - end} more lines in file. Use offset={end + 1} to continue.]"
+    return ""
 
 
 def count_lines(f: BinaryIO, targets: List[int],

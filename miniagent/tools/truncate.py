@@ -141,13 +141,13 @@ def truncate_tail(text: str, max_lines: int = DEFAULT_MAX_LINES,
 
     If even the last line alone is over `max_bytes`, keep as many of its last bytes as
     fit (the cut moved forward to the start of a character) and set `last_line_partial`.
-    A trailing empty line does not count as kept text: "x" * 100 + "\n" keeps the end
+    A trailing empty line does not count as kept text: "x" * 100 + "\\n" keeps the end
     of the x's (pi would keep only the empty line and show nothing).
 
     Examples:
         truncate_tail("a\\nb\\nc", max_lines=2)   -> content "b\\nc", truncated_by "lines"
         truncate_tail("x" * 100, max_bytes=10)   -> content "x" * 10, last_line_partial
-        truncate_tail("x" * 100 + "\n", max_bytes=10) -> content "x" * 9 + "\n"
+        truncate_tail("x" * 100 + "\\n", max_bytes=10) -> content "x" * 9 + "\\n"
         truncate_tail("é" * 10, max_bytes=5)     -> content "éé" (4 bytes: a third "é"
                                                    would need a cut inside a character)
     """
@@ -202,6 +202,15 @@ def truncate_line(line: str, max_chars: int = MAX_LINE_CHARS) -> str:
     if len(line) <= max_chars:
         return line
     return line[:max_chars] + "... [truncated]"
+
+
+def parse_limit(value: Optional[float], default: int) -> int:
+    """The `limit` argument of grep, find and ls: absent means the default, and anything
+    below 1 means 1 (a listing that may show nothing would only cost the model a turn).
+
+    Examples: parse_limit(None, 100) -> 100; parse_limit(2.7, 100) -> 2; parse_limit(0, 100) -> 1
+    """
+    return default if value is None else max(1, int(value))
 
 
 def cap_listing(lines: List[str], notices: List[str],

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from miniagent.prompt import first_sentence
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
 from miniagent.tools import bash as bash_module
 
@@ -96,6 +97,12 @@ def test_missing_shell_is_reported(tmp_path, monkeypatch):
 
 def test_stdout_and_stderr_are_merged(tmp_path):
     assert text_of(bash(tmp_path, "echo out; echo err >&2; echo out2")) == "out\nerr\nout2\n"
+
+
+def test_description_first_sentence_stands_alone():
+    # The system prompt lists each tool by its first sentence.
+    first = first_sentence(bash_module.DESCRIPTION)
+    assert first == "Run a bash command in the working directory."
 
 
 def test_shell_is_bash_else_sh(monkeypatch):

@@ -115,6 +115,12 @@ def test_trailing_newline_makes_an_extra_line(tmp_path):
     assert text_of(read(tmp_path, path="f.txt", offset=0)) == "a\nb\nc\n"
 
 
+def test_2500_lines_ending_in_a_newline_report_2501(tmp_path):
+    (tmp_path / "big.txt").write_text("".join(f"Line {i}\n" for i in range(1, 2501)))
+    assert text_of(read(tmp_path, path="big.txt")).endswith(
+        "[Showing lines 1-2000 of 2501. Use offset=2001 to continue.]")
+
+
 def test_no_trailing_newline(tmp_path):
     (tmp_path / "f.txt").write_text("a\nb")
     assert text_of(read(tmp_path, path="f.txt", offset=2)) == "b"

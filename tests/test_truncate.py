@@ -1,7 +1,7 @@
 """Truncation: the cases of pi-behaviour.md §7.2 and §13.1, checked on our functions."""
 
-from miniagent.tools.truncate import (cap_listing, format_size, printable, truncate_head,
-                                      truncate_line, truncate_tail)
+from miniagent.tools.truncate import (cap_listing, format_size, parse_limit, printable,
+                                      truncate_head, truncate_line, truncate_tail)
 
 
 def test_head_untouched_when_within_limits():
@@ -88,3 +88,9 @@ def test_printable_replaces_undecodable_bytes():
     assert printable(name) == "caf\ufffd.txt" and printable("plain é") == "plain é"
     assert cap_listing([name], [f"e.g. {name}"], {}) == \
         ("caf\ufffd.txt\n\n[e.g. caf\ufffd.txt]", None)
+
+
+def test_parse_limit_defaults_and_floors_at_one():
+    assert parse_limit(None, 100) == 100
+    assert parse_limit(2.7, 100) == 2
+    assert parse_limit(0, 100) == 1 and parse_limit(-5, 100) == 1

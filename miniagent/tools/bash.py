@@ -19,8 +19,8 @@ newline has one more, empty, "line" after it, which is why `seq 100000` reports 
 pi counts the same way, and models key on these numbers, so we keep its rule.
 
 How the output flows, so that however much a command prints, only ~100 KB of it is held
-in memory (measured by tests/bench_tools.py: printing 200 MB grows the process by less
-than 1 MB more than sending the same 200 MB to /dev/null):
+in memory (tests/bench_tools.py measures it: with 200 MB of output the process's peak
+memory is under 1 MB above that of the same command writing to /dev/null):
 
     pipe --os.read--> OutputSink --+--> rolling buffer: the last ~100 KB, for the result
                                    +--> temp file: every byte, opened once past 50 KB

@@ -49,12 +49,15 @@ def generate_diff(old: str, new: str, context: int = CONTEXT_LINES) -> Tuple[str
              -> ("-1 Hello, world!\\n+1 Hello, testing!", 1)
     """
     old_lines, new_lines = split_lines(old), split_lines(new)
+    # One width for every number (that of the last line), so the texts line up.
     width = len(str(max(old.count("\n"), new.count("\n")) + 1))
     opcodes = line_opcodes(old_lines, new_lines)
     out: List[str] = []
     first_changed = None
     for index, (tag, i1, i2, j1, j2) in enumerate(opcodes):
         if tag == "equal":
+            # Two equal runs are never neighbours in `opcodes`, so an equal run that is
+            # not the first follows a change, and one that is not the last leads to one.
             after_change = index > 0
             before_change = index < len(opcodes) - 1
             out += context_lines(old_lines[i1:i2], i1 + 1, width, after_change,
@@ -108,14 +111,19 @@ def context_lines(lines: List[str], first_number: int, width: int, after_change:
     """An unchanged run: the `context` lines next to each neighbouring change, and one
     `...` marker for every stretch left out. A run next to no change shows nothing."""
     out: List[str] = []
-    skipping = False
+    skipping = False  # inside a stretch that already has its "..."
     for k, line in enumerate(lines):
+        # The run's first lines show where the change above ends, its last lines where
+        # the change below starts; between two changes, a run of at most 2 * context
+        # lines is therefore shown whole.
         near_change = ((after_change and k < context)
                        or (before_change and k >= len(lines) - context))
         if near_change:
             out.append(f" {first_number + k:>{width}} {show(line)}")
             skipping = False
         elif not skipping and (after_change or before_change):
+            # One marker per stretch, not per line: it says "lines left out here"; the
+            # line numbers around it say how many.
             out.append(f" {'':>{width}} ...")
             skipping = True
     return out

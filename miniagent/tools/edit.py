@@ -145,7 +145,7 @@ def apply_edits(original: str, edits: List[Dict[str, str]], path: str) -> str:
         start, end = locate(original, normalised, edit["oldText"],
                             label(number, len(edits)), path)
         regions.append((start, end, number))
-    regions.sort()
+    regions.sort()  # in file order, only neighbours can overlap
     for (_, end, first), (start, _, second) in zip(regions, regions[1:]):
         if start < end:
             raise ToolError(
@@ -172,6 +172,8 @@ def locate(original: str, normalised: "NormalisedText", old_text: str, name: str
     exact = original.count(old_text)
     target = normalise(old_text)
     fuzzy = normalised.text.count(target) if target else 0
+    # Unique as typed but not once whitespace and quotes are ignored still counts as
+    # ambiguous (as in pi): the model may have meant the other place.
     count = max(exact, fuzzy)
     if count == 0:
         raise ToolError(
@@ -263,6 +265,8 @@ class NormalisedText:
         return self._position(start, is_end=False), self._position(end, is_end=True)
 
     def _position(self, position: int, is_end: bool) -> int:
+        # Normalising never adds or removes a "\n", so line k of the normalised text is
+        # line k of the original: find the line, then map the column within it.
         number = bisect_right(self.normalised_starts, position) - 1
         column = position - self.normalised_starts[number]
         column = original_column(self.lines[number], self.normalised_lines[number],
@@ -289,10 +293,12 @@ def original_column(line: str, normalised: str, column: int, is_end: bool) -> in
     if column >= len(normalised):
         return len(line.rstrip())
     if line.isascii():
-        return column
+        return column  # normalising ASCII only strips the end, so columns do not move
     if is_end and column == 0:
         return 0
-    wanted = column - 1 if is_end else column  # the last character inside / the first
+    # An end points just past the span's last character, a start at its first; find
+    # the piece that produced that character by normalising the pieces in order.
+    wanted = column - 1 if is_end else column
     produced = 0
     for a, b in pieces(line):
         produced += len(normalise_piece(line[a:b]))

@@ -19,7 +19,7 @@ from typing import Dict
 
 from . import Tool, ToolContext, ToolResult, text_result
 from .paths import check_not_aborted, resolve_directory
-from .truncate import DEFAULT_MAX_BYTES, cap_listing
+from .truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
 from .walk import glob_matcher, walk
 
 DEFAULT_LIMIT = 1000
@@ -55,12 +55,14 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     root = resolve_directory(args.get("path"), ctx.cwd,
                              "find searches directories; give the directory that holds "
                              "the file.")
-    limit = args.get("limit")
-    limit = DEFAULT_LIMIT if limit is None else max(1, int(limit))
+    limit = parse_limit(args.get("limit"), DEFAULT_LIMIT)
     matches = glob_matcher(args["pattern"])
     results = []
+    # walk() yields in sorted order and lazily, so stopping at the limit both saves the
+    # rest of the walk and makes the first `limit` results the same on every call.
     for entry in walk(root, ctx.abort):
         if matches(entry.rel):
+            # The "/" tells the model which results are directories without another call.
             results.append(entry.rel + "/" if entry.is_dir else entry.rel)
             if len(results) >= limit:
                 break

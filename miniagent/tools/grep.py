@@ -30,12 +30,13 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Pattern, Tuple
 
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import check_not_aborted, path_not_found, refuse_special_file, resolve_path
-from .truncate import DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, truncate_line
+from .paths import (SNIFF_BYTES, check_not_aborted, is_binary, path_not_found,
+                    refuse_special_file, resolve_path)
+from .truncate import (DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, parse_limit,
+                       truncate_line)
 from .walk import glob_matcher, walk
 
 DEFAULT_LIMIT = 100
-SNIFF_BYTES = 8192
 
 DESCRIPTION = (
     "Search file contents for a regular expression (Python `re` syntax) or, with "
@@ -94,9 +95,8 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     if not os.path.exists(root):
         raise path_not_found(root)
     refuse_special_file(root)
-    limit = args.get("limit")
     search = Search(regex=compile_pattern(args), context=max(0, int(args.get("context") or 0)),
-                    limit=DEFAULT_LIMIT if limit is None else max(1, int(limit)))
+                    limit=parse_limit(args.get("limit"), DEFAULT_LIMIT))
     for path, rel in files_to_search(root, args.get("glob"), ctx):
         search_file(path, rel, search)
         if search.matches >= search.limit:
@@ -146,6 +146,10 @@ def search_file(path: str, rel: str, search: Search) -> None:
     `before` holds the last `context` lines not yet printed; `after` counts the context
     lines still owed to the last match. After the last allowed match its context is
     still printed, then the file is left.
+
+    Every line lands in exactly one place (printed as a match, printed as context, or
+    held in `before`), so no line is printed twice: that is what merges the blocks of
+    two nearby matches. Example, context=1, matches on lines 3 and 5 -> lines 2-6 once.
     """
     try:
         f = open(path, "rb")
@@ -153,24 +157,27 @@ def search_file(path: str, rel: str, search: Search) -> None:
         search.unreadable.append(f"{rel} ({exc.strerror or exc})")
         return
     with f:
-        if b"\0" in f.read(SNIFF_BYTES):
-            return  # binary
+        if is_binary(f.read(SNIFF_BYTES)):
+            return
         f.seek(0)
+        # A bounded deque: only the last `context` lines can still become context of a
+        # later match; older ones drop out on their own.
         before: deque = deque(maxlen=search.context)
         after = 0
         for number, raw in enumerate(f, start=1):
             text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
+            # Past the limit a match is not counted: it can only appear as context.
             if search.matches < search.limit and search.regex.search(text):
                 for context_number, context_text in before:
                     search.add(rel, context_number, context_text, is_match=False)
-                before.clear()
+                before.clear()  # printed now, so no later match prints them again
                 search.add(rel, number, text, is_match=True)
                 search.matches += 1
-                after = search.context
+                after = search.context  # owed from the newest match on, not added up
             elif after > 0:
                 search.add(rel, number, text, is_match=False)
                 after -= 1
             elif search.matches >= search.limit:
-                return
+                return  # the last match's context is complete: nothing more to show
             else:
                 before.append((number, text))

@@ -18,7 +18,7 @@ from typing import Dict
 
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
 from .paths import check_not_aborted, resolve_directory
-from .truncate import DEFAULT_MAX_BYTES, cap_listing
+from .truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
 
 DEFAULT_LIMIT = 500
 
@@ -45,9 +45,10 @@ def create_tool() -> Tool:
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     check_not_aborted(ctx.abort)
     root = resolve_directory(args.get("path"), ctx.cwd, "Use read to see a file.")
-    limit = args.get("limit")
-    limit = DEFAULT_LIMIT if limit is None else max(1, int(limit))
+    limit = parse_limit(args.get("limit"), DEFAULT_LIMIT)
     try:
+        # Case-insensitive, as pi sorts: "Makefile" belongs among the m's, where a reader
+        # scanning the list looks for it, not ahead of every lower-case name.
         names = sorted(os.listdir(root), key=str.lower)
     except OSError as exc:
         raise ToolError(f"Cannot read directory {root}: {exc.strerror or exc}") from exc

@@ -152,10 +152,16 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
     """
     if pattern.startswith("./"):  # models write paths this way; "./*.py" means the top level
         pattern = pattern[1:]
+    # A "/" anywhere but at the end ties the pattern to the path from the root; a
+    # trailing one does not (in .gitignore it means "directories only", which
+    # parse_gitignore strips off and keeps as dir_only before calling us).
     anchored = "/" in pattern.rstrip("/")
+    # fullmatch already starts at the root, so a leading "/" has nothing left to say.
     regex = re.compile(glob_to_regex(pattern[1:] if pattern.startswith("/") else pattern))
     if anchored:
         return lambda rel: regex.fullmatch(rel) is not None
+    # No "/": test the name alone, so "*.log" in a .gitignore skips logs in every
+    # directory and find("*.py") finds every Python file, as people mean them.
     return lambda rel: regex.fullmatch(rel.rsplit("/", 1)[-1]) is not None
 
 
@@ -168,15 +174,17 @@ def glob_to_regex(glob: str) -> str:
     while i < len(glob):
         char = glob[i]
         if glob.startswith("**/", i):
+            # Zero or more whole directories. Zero matters: "**/*.txt" must match a.txt
+            # at the top as well, and "a/**/b" must match a/b, as in git.
             out.append("(?:.*/)?")
             i += 3
             continue
         if glob.startswith("**", i) and i + 2 == len(glob):
-            out.append(".*")
+            out.append(".*")  # a trailing "**": everything below, at any depth
             i += 2
             continue
         if char == "*":
-            out.append("[^/]*")
+            out.append("[^/]*")  # stays inside one name: "src/*.py" does not reach src/x/
         elif char == "?":
             out.append("[^/]")
         elif char == "[":
@@ -184,6 +192,8 @@ def glob_to_regex(glob: str) -> str:
             if end is None:
                 out.append(re.escape(char))
             else:
+                # The class is copied as it is, except glob's "[!...]" negation, which a
+                # regex spells "[^...]", and backslashes, which stay literal characters.
                 body = glob[i + 1:end]
                 if body.startswith("!"):
                     body = "^" + body[1:]
@@ -191,9 +201,9 @@ def glob_to_regex(glob: str) -> str:
                 i = end
         elif char == "\\" and i + 1 < len(glob):
             i += 1
-            out.append(re.escape(glob[i]))
+            out.append(re.escape(glob[i]))  # "\*" is a literal star
         else:
-            out.append(re.escape(char))
+            out.append(re.escape(char))  # ".", "+", "(" ... mean nothing special in a glob
         i += 1
     return "".join(out)
 

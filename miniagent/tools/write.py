@@ -50,6 +50,8 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     with path_lock(path):
         refuse_special_file(path)  # opening a named pipe to write waits for a reader
         try:
+            # Creating the parents (as pi does) lets a model write src/new/app.py in one
+            # call; otherwise it would need a bash `mkdir -p` first, a turn for nothing.
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
                 f.write(data)

@@ -23,6 +23,7 @@ which later issues add as more front ends on the same Agent and harness.
 
 import argparse
 import os
+import select
 import shutil
 import signal
 import sys
@@ -192,7 +193,10 @@ def run(agent: Agent, prompt: str, args: argparse.Namespace) -> int:
         signal.signal(signum, stop)
     harness.prompt(prompt)
     while not harness.wait(0.5):  # a timeout, so that signal handlers get to run
-        pass
+        # A reader that left while a tool runs quietly would be noticed only at the next
+        # event, perhaps minutes later; the pipe itself can tell us now.
+        if args.mode == "json" and not stdout_closed.is_set() and reader_gone(sys.stdout):
+            reader_went_away()
     if stdout_closed.is_set():
         return PIPE_CLOSED
     return report(agent, args, 128 + received[0] if received else None)
@@ -223,6 +227,17 @@ def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
     except OSError:
         pass
+
+
+def reader_gone(stream: TextIO) -> bool:
+    """True when `stream` is a pipe whose reading end was closed: poll() reports an
+    error on the writing end. A terminal or a file never does."""
+    try:
+        poller = select.poll()
+        poller.register(stream.fileno(), select.POLLOUT)
+    except (OSError, ValueError):  # no file descriptor (a test's StringIO)
+        return False
+    return any(events & select.POLLERR for _, events in poller.poll(0))
 
 
 def silence_stdout() -> None:

@@ -28,8 +28,7 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
-from typing import Any, List, Optional, TextIO
+from typing import Any, Dict, List, Optional, TextIO
 
 from . import __version__
 from .agent import Agent
@@ -38,8 +37,8 @@ from .choose import resolve
 from .models import ConfigError, list_models
 from .prompt import build_system_prompt
 from .providers.scripted import demo_script, load_script, scripted_model
-from .render import JsonLines, StepPrinter, final_answer
-from .messages import is_failed, text_of
+from .render import JsonLines, StepPrinter, final_answer, for_terminal, one_line
+from .messages import is_failed
 from .tools import ALL_TOOLS, create_tools
 
 EXAMPLES = """\
@@ -85,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> int:
     args = build_parser().parse_args(argv)
+    if sys.stdout is None:  # started with stdout closed (>&-): the answer would be lost
+        return usage_error("stdout is closed: there is nowhere to write the answer")
     stdin = stdin or sys.stdin  # None when the process was started without one
     on_terminal = stdin is not None and stdin.isatty()
     try:
@@ -106,11 +107,10 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
         return 130
     if args.demo:
         prompt = agent.model.script.prompt
-        print(f"Demo project copied to {cwd}", file=sys.stderr)
+        say(f"Demo project copied to {cwd}")
     code = run(agent, prompt, args)
     if args.demo:
-        print(f"The demo edited {os.path.join(cwd, 'hello.py')} (it stays on disk).",
-              file=sys.stderr)
+        say(f"The demo edited {os.path.join(cwd, 'hello.py')} (it stays on disk).")
     return code
 
 
@@ -147,11 +147,11 @@ def build_agent(args: argparse.Namespace, cwd: str) -> Agent:
         chosen = resolve(provider=args.provider, model_id=args.model, base_url=args.base_url,
                          api_key=args.api_key)
         for warning in chosen.warnings:
-            print(f"miniagent: {warning}", file=sys.stderr)
+            say(f"miniagent: {warning}")
         model, api_key = chosen.model, chosen.api_key
         if args.thinking != "off" and not model.reasoning:
-            print(f"miniagent: {model.id} does not reason; --thinking {args.thinking} is "
-                  f"ignored", file=sys.stderr)
+            say(f"miniagent: {model.id} does not reason; --thinking {args.thinking} is "
+                f"ignored")
     names = [n.strip() for n in args.tools.split(",") if n.strip()] if args.tools else None
     tools = create_tools(names)
     return Agent(model=model, tools=tools, system_prompt=build_system_prompt(tools, cwd),
@@ -171,58 +171,85 @@ def run(agent: Agent, prompt: str, args: argparse.Namespace) -> int:
     program: the run ends with an "aborted" message and we exit cleanly."""
     harness = Harness(agent)
     received: List[int] = []  # the stop signals that arrived
-    stdout_closed = threading.Event()
+    stdout_failed: List[OSError] = []  # set when writing the JSON lines failed
 
     def stop(signum: int, frame: Any) -> None:
-        if received:  # a second signal: the user really wants out, now
-            raise SystemExit(128 + signum)
+        if received:
+            # A second signal: the user really wants out, now. os._exit, because a
+            # normal exit would wait for tool threads (a grep of a huge file) to end.
+            os._exit(128 + signum)
         received.append(signum)
-        say("\nStopping... (press Ctrl-C again to quit at once)")
+        say("\nStopping... (Ctrl-C again quits at once)" if signum == signal.SIGINT
+            else "\nStopping...")
         harness.abort()
 
-    def reader_went_away() -> None:  # e.g. `miniagent --mode json ... | head -1`
-        stdout_closed.set()
-        silence_stdout()
-        harness.abort()
+    def stdout_broke(error: OSError) -> None:  # `... | head -1`, a full disk
+        if not stdout_failed:
+            stdout_failed.append(error)
+            silence_stdout()
+            harness.abort()  # no point running tools for nobody
 
+    progress = sys.stderr or open(os.devnull, "w")  # stderr may be closed (2>&-)
     if args.mode == "json":
-        agent.subscribe(JsonLines(sys.stdout, on_closed=reader_went_away))
-    elif not args.print or args.demo:
-        agent.subscribe(StepPrinter(sys.stderr))
+        agent.subscribe(JsonLines(sys.stdout, on_closed=stdout_broke))
+    else:  # -p shows only retry notices, so a rate-limited minute is not silent
+        agent.subscribe(StepPrinter(progress, show_steps=not args.print or args.demo))
     for signum in STOP_SIGNALS:
         signal.signal(signum, stop)
     harness.prompt(prompt)
     while not harness.wait(0.5):  # a timeout, so that signal handlers get to run
         # A reader that left while a tool runs quietly would be noticed only at the next
         # event, perhaps minutes later; the pipe itself can tell us now.
-        if args.mode == "json" and not stdout_closed.is_set() and reader_gone(sys.stdout):
-            reader_went_away()
-    if stdout_closed.is_set():
-        return PIPE_CLOSED
+        if args.mode == "json" and not stdout_failed and reader_gone(sys.stdout):
+            stdout_broke(BrokenPipeError())
+    if stdout_failed:
+        return stdout_failure(stdout_failed[0])
     return report(agent, args, 128 + received[0] if received else None)
 
 
 def report(agent: Agent, args: argparse.Namespace, stopped_by: Optional[int]) -> int:
     """Print the outcome (answer on stdout, error on stderr) and choose the exit code."""
     last = final_answer(agent.messages)
-    failed = last is None or is_failed(last)
     if stopped_by is not None:
         say("miniagent: stopped; the run was aborted.")
         return stopped_by
-    if failed:
-        say(f"miniagent: {(last or {}).get('errorMessage') or 'the run ended without an answer'}")
+    if last is None or is_failed(last):
+        error = (last or {}).get("errorMessage") or "the run ended without an answer"
+        say("miniagent: " + one_line(error))
         return 1
-    if args.mode != "json":
-        try:
-            print(text_of(last), flush=True)
-        except BrokenPipeError:
-            silence_stdout()
-            return PIPE_CLOSED
+    if last.get("stopReason") == "length":
+        say("miniagent: warning: the answer was cut off by the model's output token limit")
+    if args.mode == "json":
+        return 0
+    try:
+        print(answer_text(last, for_a_terminal=sys.stdout.isatty()), flush=True)
+    except OSError as error:
+        return stdout_failure(error)
     return 0
 
 
+def answer_text(message: Dict[str, Any], for_a_terminal: bool) -> str:
+    """The answer's text blocks, one per line. On a terminal, control characters are
+    made visible: a model quoting a hostile file must not drive the user's terminal."""
+    text = "\n".join(block["text"] for block in message["content"]
+                     if block.get("type") == "text")
+    return for_terminal(text) if for_a_terminal else text
+
+
+def stdout_failure(error: OSError) -> int:
+    """The exit status when stdout could not be written: a reader that went away is
+    normal in a pipeline (141, silently); anything else (a full disk) is an error."""
+    silence_stdout()
+    if isinstance(error, BrokenPipeError):
+        return PIPE_CLOSED
+    say(f"miniagent: cannot write to stdout: {error.strerror or error}")
+    return 1
+
+
 def say(text: str) -> None:
-    """A line on stderr, which may be gone already (a closed terminal)."""
+    """A line on stderr, which may be gone already (a closed terminal, 2>&-)."""
+    if sys.stderr is None:
+        return
     try:
         print(text, file=sys.stderr, flush=True)
     except OSError:
@@ -241,13 +268,16 @@ def reader_gone(stream: TextIO) -> bool:
 
 
 def silence_stdout() -> None:
-    """Point stdout at /dev/null: once the reader has gone, Python's own flush at exit
-    would otherwise fail again with a BrokenPipeError traceback."""
+    """Point stdout at /dev/null: once writing has failed, Python's own flush at exit
+    would otherwise fail again with a traceback."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
     os.close(devnull)
 
 
 def usage_error(text: str) -> int:
-    print(f"miniagent: {text}", file=sys.stderr)
+    say(f"miniagent: {text}")
     return 2

@@ -40,12 +40,12 @@ LINE_WIDTH = 100
 class JsonLines:
     """Write each event as one JSON line and flush, so a reader sees it at once.
 
-    When the reader goes away (`miniagent --mode json ... | head -1`), writing fails
-    with a broken pipe; `on_closed` is called once so the caller can stop the run (no
-    point running tools for nobody) and further events are dropped.
+    When writing fails (the reader went away: `miniagent --mode json ... | head -1`, or
+    the disk is full), `on_closed(error)` is called once so the caller can stop the run
+    (no point running tools for nobody), and further events are dropped.
     """
 
-    def __init__(self, out: TextIO, on_closed: Callable[[], None] = lambda: None):
+    def __init__(self, out: TextIO, on_closed: Callable[[OSError], None] = lambda error: None):
         self.out = out
         self.on_closed = on_closed
         self.closed = False
@@ -59,19 +59,23 @@ class JsonLines:
         try:
             self.out.write(line + "\n")
             self.out.flush()
-        except BrokenPipeError:
+        except OSError as error:
             self.closed = True
-            self.on_closed()
+            self.on_closed(error)
 
 
 class StepPrinter:
-    """Show the agent's steps on a text stream (stderr) while it works."""
+    """Show the agent's steps on a text stream (stderr) while it works; with
+    show_steps=False only the retry notices (print mode keeps stderr for problems)."""
 
-    def __init__(self, out: TextIO = sys.stderr):
+    def __init__(self, out: TextIO = sys.stderr, show_steps: bool = True):
         self.out = out
+        self.show_steps = show_steps
 
     def __call__(self, event: Dict[str, Any]) -> None:
         kind = event["type"]
+        if not self.show_steps and kind not in ("auto_retry_start", "http_retry"):
+            return
         if kind == "message_end" and event["message"].get("role") == "assistant":
             self._show_commentary(event["message"])
         elif kind == "tool_execution_start":
@@ -80,10 +84,10 @@ class StepPrinter:
             self._show_result(event["result"], event["isError"])
         elif kind == "auto_retry_start":
             self._write(f"  (retry {event['attempt']}/{event['maxAttempts']} in "
-                        f"{event['delayMs'] / 1000:g} s: {event['errorMessage']})")
+                        f"{event['delayMs'] / 1000:g} s: {one_line(event['errorMessage'])})")
         elif kind == "http_retry":
             self._write(f"  (trying the request again in {event['delayMs'] / 1000:.1f} s: "
-                        f"{event['errorMessage']})")
+                        f"{one_line(event['errorMessage'])})")
 
     def _show_commentary(self, message: Message) -> None:
         # Only text that comes with tool calls is commentary; the final answer is the
@@ -109,8 +113,24 @@ class StepPrinter:
             self._write(f"    ... ({hidden} more lines)")
 
     def _write(self, text: str) -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
+        try:
+            self.out.write(for_terminal(text) + "\n")
+            self.out.flush()
+        except OSError:
+            pass  # a closed terminal: the run goes on without its display
+
+
+# Control characters shown as what they are instead of sent to the terminal: file
+# contents and model output may carry escape sequences that retitle the window, clear
+# the screen or write the clipboard (OSC 52). Tabs and newlines stay as they are.
+_VISIBLE = {code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\t\n"}
+_VISIBLE[0x7F] = "\u2421"
+_VISIBLE.update({code: "\ufffd" for code in range(0x80, 0xA0)})
+
+
+def for_terminal(text: str) -> str:
+    """Example: "red \\x1b[31m" -> "red \u241b[31m" (ESC shown as the symbol for ESC)."""
+    return text.translate(_VISIBLE)
 
 
 def describe_call(name: str, args: Any) -> str:
@@ -118,9 +138,17 @@ def describe_call(name: str, args: Any) -> str:
     args = args if isinstance(args, dict) else {}
     if name == "bash" and "command" in args:
         return "$ " + shorten(str(args["command"]).replace("\n", " ; "))
+    if "pattern" in args:  # grep and find
+        where = f" in {args['path']}" if args.get("path") else ""
+        return shorten(f"{name} {args['pattern']!r}{where}")
     if "path" in args:
         return f"{name} {args['path']}"
     return shorten(f"{name} {json.dumps(args, ensure_ascii=False)}")
+
+
+def one_line(text: str) -> str:
+    """A server's message, whatever its line breaks, as one line: "a\\n b" -> "a b"."""
+    return " ".join(str(text).split())
 
 
 def shorten(line: str, width: int = LINE_WIDTH) -> str:

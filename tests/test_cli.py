@@ -174,3 +174,47 @@ def test_thinking_on_a_model_that_does_not_reason_is_a_warning(tmp_path):
         body = srv.requests[0]["body"]
     assert "gpt-4.1 does not reason; --thinking high is ignored" in result.stderr
     assert result.stdout == "ok\n" and "reasoning_effort" not in body
+
+
+def test_stdout_that_cannot_be_written_is_one_line_and_exit_1(tmp_path):
+    script = write_script(tmp_path, [{"content": [{"type": "text", "text": "answer"}]}])
+    env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(tmp_path / "home"))
+    for mode in (["-p"], ["--mode", "json"]):
+        with open("/dev/full", "w") as full:
+            result = subprocess.run([sys.executable, "-m", "miniagent", "--script", script,
+                                     *mode, "go"], stdout=full, stderr=subprocess.PIPE,
+                                    text=True, cwd=str(tmp_path), env=env, timeout=60)
+        assert result.returncode == 1
+        assert result.stderr.strip() == "miniagent: cannot write to stdout: No space left on device"
+
+
+def test_closed_stdout_at_start_is_refused(tmp_path):
+    script = write_script(tmp_path, [{"content": [{"type": "text", "text": "answer"}]}])
+    result = subprocess.run([sys.executable, "-m", "miniagent", "--script", script, "-p", "go"],
+                            stderr=subprocess.PIPE, text=True, cwd=str(tmp_path), timeout=60,
+                            env=dict(os.environ, PYTHONPATH=ROOT),
+                            preexec_fn=lambda: os.close(1))
+    assert result.returncode == 2 and "stdout is closed" in result.stderr
+
+
+def test_print_mode_answer_details(tmp_path):
+    script = write_script(tmp_path, [{"content": [{"type": "text", "text": "first"},
+                                                  {"type": "text", "text": "second"}],
+                                      "stopReason": "length"}])
+    result = run_cli("--script", script, "-p", "go", cwd=str(tmp_path))
+    assert result.returncode == 0
+    assert result.stdout == "first\nsecond\n"  # one text block per line
+    assert "cut off by the model's output token limit" in result.stderr
+    error = write_script(tmp_path, [{"content": [], "errorMessage": "400 line one\nline two"}])
+    failed = run_cli("--script", error, "-p", "go", cwd=str(tmp_path))
+    assert failed.stderr == "miniagent: 400 line one line two\n"
+
+
+def test_the_step_display_shows_control_characters_instead_of_obeying_them(tmp_path):
+    (tmp_path / "evil.txt").write_text("title\x1b]0;PWNED\x07 \x1b[2J\n")
+    script = write_script(tmp_path, [
+        {"content": [{"type": "toolCall", "name": "read", "arguments": {"path": "evil.txt"}}]},
+        {"content": [{"type": "text", "text": "done"}]}])
+    result = run_cli("--script", script, "go", cwd=str(tmp_path))
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "title\u241b]0;PWNED\u2407 \u241b[2J" in result.stderr

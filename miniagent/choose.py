@@ -19,10 +19,15 @@ How `resolve()` chooses:
          DEEPSEEK_API_KEY, GROQ_API_KEY
       3. the user's own providers (not a built-in name), the first in the file whose
          key is set or that needs none
-      4. a server at OPENAI_BASE_URL; then a running Ollama
+      4. a server at OPENAI_BASE_URL; then a running Ollama (asked for 0.5 s only)
       5. an error that names the three ways to start
     --model ID          that model instead of the provider's default (a server that was
                         not told a model is asked for its first one: GET {base}/models)
+
+A server the user named (--base-url, OPENAI_BASE_URL, --provider ollama, a provider of
+their own that lists no models) gets PROBE_TIMEOUT to list its models: a remote or busy
+one may take seconds. If it cannot, the error says why: nobody answered at that URL
+(refused, unknown host, timed out), or it answered without naming a model.
 
 Base URLs must start with http:// or https:// (OLLAMA_HOST alone may be a bare
 host:port, as Ollama reads it). A key loses the whitespace around it (a CRLF .env
@@ -39,6 +44,7 @@ from typing import Dict, List, Mapping, Optional
 
 import requests
 
+from .httperrors import connection_reason, http_error_message, one_line
 from .models import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, ConfigError, Model, Provider,
                      default_model, find_model, is_url, load_providers, unknown_provider)
 
@@ -47,7 +53,10 @@ KEY_ORDER = ("anthropic", "openai", "openrouter", "deepseek", "groq")
 # Each SDK's own variable for moving its API elsewhere (a proxy, a gateway).
 BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 OLLAMA_DEFAULT_HOST = "http://127.0.0.1:11434"
-PROBE_TIMEOUT = 0.5  # seconds: a local server answers at once, a missing one must not stall
+# Seconds to wait for GET {base}/models. Looking for an Ollama nobody configured must not
+# stall a start without one; a server the user named deserves the time a remote one needs.
+DETECT_TIMEOUT = 0.5
+PROBE_TIMEOUT = 10.0
 ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 NOTHING_CONFIGURED = """No model is configured. Start in one of three ways:
@@ -84,7 +93,7 @@ def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
     if env.get("OPENAI_BASE_URL"):
         url = _checked_url(env["OPENAI_BASE_URL"], "OPENAI_BASE_URL")
         return _resolve_server(providers, url, model_id, None)
-    first = probe_first_model(ollama_base_url(env))
+    first = probe_first_model(ollama_base_url(env), timeout=DETECT_TIMEOUT)
     if first is not None:
         return _resolve_provider(providers, "ollama", model_id or first, None, None, env)
     own = [p for p in providers.values() if p.own]  # all lack their keys, or 3 took one
@@ -135,11 +144,11 @@ def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optio
                           " For any OpenAI-compatible server, pass --base-url instead.")
     entry = providers[name]
     url = _base_url(entry, base_url, env)
-    if name == "ollama":  # no --model: ask the server what it has pulled
-        model_id = model_id or probe_first_model(url)
     key = _checked_key(api_key or read_key(entry.api_key, env), name)
     if entry.api_key and not key:
         raise ConfigError(_no_key(entry))
+    if model_id is None and (name == "ollama" or not entry.models):
+        model_id = _ask_provider(entry, url, key)  # what has it pulled, what does it serve?
     model, warnings = _pick_model(entry, model_id)
     return Resolved(replace(model, base_url=url), key, warnings)
 
@@ -148,16 +157,49 @@ def _resolve_server(providers: Dict[str, Provider], url: str, model_id: Optional
                     api_key: Optional[str], name: str = "openai-compatible") -> Resolved:
     """An OpenAI-compatible server given by URL; registry facts are borrowed by id."""
     api_key = _checked_key(api_key, name)
-    model_id = model_id or probe_first_model(url, api_key)
     if not model_id:
-        raise ConfigError(f"Could not ask {url}/models which model it serves; "
-                          f"name one with --model.")
+        try:
+            model_id = first_model(url, api_key, PROBE_TIMEOUT)
+        except ProbeFailed as failed:
+            raise ConfigError(_no_model_listed(url, failed)) from None
     known = find_model(providers, model_id)
     if known is None:
         model = Model(model_id, name, "openai-completions", url, model_id)
         return Resolved(model, api_key, [_unknown_warning(model_id, url)])
     return Resolved(replace(known, provider=name, api="openai-completions", base_url=url),
                     api_key, [])
+
+
+def _ask_provider(entry: Provider, url: str, key: Optional[str]) -> Optional[str]:
+    """The first model the server of Ollama (or of a user's provider that lists none)
+    serves. If it cannot tell, the error says why and what to do."""
+    if entry.api != "openai-completions":
+        return None  # GET {base}/models is a Chat Completions route
+    try:
+        return first_model(url, key, PROBE_TIMEOUT)
+    except ProbeFailed as failed:
+        raise ConfigError(_no_model_listed(url, failed, entry)) from None
+
+
+def _no_model_listed(url: str, failed: "ProbeFailed", provider: Optional[Provider] = None) -> str:
+    """Why GET {url}/models gave no model, and the next step, for a server or a provider.
+
+    Example: "Ollama is not reachable at http://127.0.0.1:11434/v1 (connection refused;
+    is `ollama serve` running?)"
+    """
+    if provider is not None and provider.name == "ollama":
+        if not failed.reachable:
+            return (f"Ollama is not reachable at {url} ({failed.reason}; is `ollama serve` "
+                    f"running?)")
+        return (f"Ollama at {url} has no models ({failed.reason}): pull one (`ollama pull "
+                f"{default_model(provider).id}`) or name one with --model.")
+    text = f"provider '{provider.name}' lists no models, and " if provider else ""
+    if failed.reachable:
+        text += f"the server at {url} named none ({failed.reason}); name one with --model."
+    else:
+        text += (f"the server at {url} could not be reached ({failed.reason}): is the base "
+                 f"URL right, and the server running?")
+    return text[0].upper() + text[1:]
 
 
 def _pick_model(entry: Provider, model_id: Optional[str]):
@@ -236,14 +278,17 @@ def _key_hint(spec: str) -> str:
 
 def ollama_base_url(env: Mapping[str, str]) -> str:
     """OLLAMA_HOST as an OpenAI-style base URL, read the way Ollama reads it: a bare
-    host gets port 11434, a URL keeps its scheme's own default port.
+    host gets port 11434, a URL keeps its scheme's own default port, a path is kept
+    (a proxy's), and /v1 is added unless it is there already.
 
     Examples: unset -> "http://127.0.0.1:11434/v1";  "gpu-box" -> "http://gpu-box:11434/v1";
     "0.0.0.0:8000" -> "http://127.0.0.1:8000/v1" (0.0.0.0 is where a server listens, not
-    an address to call);  "https://ollama.example" -> "https://ollama.example/v1"
+    an address to call);  "https://ollama.example" -> "https://ollama.example/v1";
+    "http://h:11434/v1/" -> "http://h:11434/v1" (not .../v1/v1)
     """
     host = (env.get("OLLAMA_HOST") or OLLAMA_DEFAULT_HOST).strip().rstrip("/")
     scheme, separator, rest = host.rpartition("://")
+    rest, slash, path = rest.partition("/")
     hostname, colon, port = rest.partition(":")
     if hostname in ("", "0.0.0.0"):
         hostname = "127.0.0.1"
@@ -251,21 +296,53 @@ def ollama_base_url(env: Mapping[str, str]) -> str:
         hostname += f":{port}"
     elif not separator:
         hostname += ":11434"
-    return f"{scheme or 'http'}://{hostname}/v1"
+    path = slash + path
+    return f"{scheme or 'http'}://{hostname}{path if path.endswith('/v1') else path + '/v1'}"
 
 
-def probe_first_model(base_url: str, api_key: Optional[str] = None,
-                      timeout: float = PROBE_TIMEOUT) -> Optional[str]:
+class ProbeFailed(Exception):
+    """GET {base}/models gave no model id. `reason` says why in a few words; `reachable`
+    tells a server that answered (an error status, an empty list) from one that did not
+    (connection refused, unknown host, timed out)."""
+
+    def __init__(self, reason: str, reachable: bool):
+        super().__init__(reason)
+        self.reason = reason
+        self.reachable = reachable
+
+
+def first_model(base_url: str, api_key: Optional[str], timeout: float) -> str:
     """Ask an OpenAI-compatible server which models it serves (GET {base}/models, the
-    route Ollama, llama.cpp, vLLM and LM Studio all answer) and return the first id,
-    or None if nobody answers in time. Never raises."""
+    route Ollama, llama.cpp, vLLM and LM Studio all answer) and return the first id.
+    Raises ProbeFailed, e.g. ("connection refused", reachable=False) or
+    ("it answered 401 Invalid API key", reachable=True)."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         response = requests.get(f"{base_url.rstrip('/')}/models", headers=headers,
                                 timeout=timeout)
-        if response.status_code != 200:
-            return None
-        models = response.json().get("data") or []
-        return str(models[0]["id"]) if models else None
-    except (requests.RequestException, ValueError, KeyError, TypeError, AttributeError):
+    except requests.Timeout:  # before ConnectionError: a connect timeout is both
+        raise ProbeFailed(f"timed out: no answer within {timeout:g} s", False) from None
+    except requests.ConnectionError as exc:
+        raise ProbeFailed(connection_reason(exc), False) from None
+    except (requests.RequestException, ValueError) as exc:  # a URL requests cannot use
+        raise ProbeFailed(one_line(str(exc), 200), False) from None
+    if response.status_code != 200:
+        answer = http_error_message(response.status_code, response.text)
+        raise ProbeFailed(f"it answered {answer}", True)
+    try:
+        models = response.json()["data"]
+        if not models:
+            raise ProbeFailed("its list of models is empty", True)
+        return str(models[0]["id"])
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ProbeFailed("its answer is not a list of models", True) from None
+
+
+def probe_first_model(base_url: str, api_key: Optional[str] = None,
+                      timeout: float = DETECT_TIMEOUT) -> Optional[str]:
+    """first_model, or None if nobody answers in time (or with a model). Never raises:
+    for looking around, such as for an Ollama nobody configured."""
+    try:
+        return first_model(base_url, api_key, timeout)
+    except ProbeFailed:
         return None

@@ -13,6 +13,9 @@ failed, why in plain words.
     ConnectionRefusedError on :11434  -> "Connection error: could not reach
                                           http://127.0.0.1:11434/v1/chat/completions
                                           (connection refused; is the server running?)"
+    404 from a base URL without /v1   -> "404 page not found (POST http://127.0.0.1:8080/
+                                          chat/completions; is the base URL right?
+                                          OpenAI-style base URLs usually end in /v1)"
 
 Left out: localisation, and error bodies beyond the first 64 KB (retry.py reads no more).
 """
@@ -24,8 +27,9 @@ import re
 import urllib.parse
 
 
-def http_error_message(status: int, body_text: str) -> str:
-    """One line for an error status: the status, then what the server said.
+def http_error_message(status: int, body_text: str, url: str = "") -> str:
+    """One line for an error status: the status, then what the server said (and for a
+    404 or 405, the URL asked and a hint about the base URL: see wrong_route).
 
     Examples:
         429, '{"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}'
@@ -39,10 +43,37 @@ def http_error_message(status: int, body_text: str) -> str:
     """
     text = body_text.strip()
     if not text:
-        return f"{status} status code (no body)"
-    message = server_message(text)
-    # A proxy's page title usually names the status itself: say it once.
-    return message if message.startswith(f"{status} ") else f"{status} {message}"
+        line = f"{status} status code (no body)"
+    else:
+        message = server_message(text)
+        # A proxy's page title usually names the status itself: say it once.
+        line = message if message.startswith(f"{status} ") else f"{status} {message}"
+    return wrong_route(line, url) if status in (404, 405) and url else line
+
+
+def wrong_route(line: str, url: str) -> str:
+    """A 404 or 405 with the URL that was asked, and, unless the server complained about
+    the model (the route was right then), which base URL convention the route expects
+    (spec decision 16). The status stays first: the retry rules read it.
+
+    Examples:
+        "404 page not found", "http://h:8080/chat/completions"
+            -> "404 page not found (POST http://h:8080/chat/completions; is the base URL
+                right? OpenAI-style base URLs usually end in /v1)"
+        "404 Not Found (not_found_error)", "http://gw/v1/v1/messages"
+            -> "... (POST http://gw/v1/v1/messages; is the base URL right? Anthropic-style
+                base URLs do not include /v1)"
+    """
+    path = urllib.parse.urlsplit(url).path.rstrip("/")
+    if "model" in line.lower():  # "404 model 'x' not found": a wrong model, not a wrong URL
+        hint = ""
+    elif path.endswith("/v1/messages"):
+        hint = "; is the base URL right? Anthropic-style base URLs do not include /v1"
+    elif path.endswith("/chat/completions") and not path.endswith("/v1/chat/completions"):
+        hint = "; is the base URL right? OpenAI-style base URLs usually end in /v1"
+    else:
+        hint = "; is the base URL right?"
+    return f"{line} (POST {url}{hint})"
 
 
 def server_message(text: str) -> str:
@@ -109,11 +140,18 @@ def is_loopback(url: str) -> bool:
         return False
 
 
-# What the text of a requests/urllib3 exception contains -> what we tell the user.
+UNKNOWN_HOST = "unknown host name"  # final: a name that does not resolve will not in 8 s
+
+# What the text of a requests/urllib3 exception contains -> what we tell the user. The
+# first match wins: EAI_AGAIN (no DNS server answered: the network may be coming back)
+# comes before the other resolver errors, which say the name does not exist.
 _REASONS = (
     ("refused", "connection refused"),
-    ("failed to resolve", "unknown host name"),
-    ("name or service not known", "unknown host name"),
+    ("temporary failure in name resolution", "temporary failure in name resolution"),
+    ("failed to resolve", UNKNOWN_HOST),
+    ("name or service not known", UNKNOWN_HOST),  # Linux
+    ("nodename nor servname", UNKNOWN_HOST),  # macOS
+    ("getaddrinfo failed", UNKNOWN_HOST),  # Windows
     ("reset by peer", "connection reset by the server"),
     ("remote end closed", "the server closed the connection"),
     ("incompleteread", "the server closed the connection mid-response"),

@@ -27,17 +27,19 @@ shape:
 
 An `apiKey` written in capitals and underscores (`MY_KEY`) names an environment
 variable; anything else is the key itself. A user provider with a built-in name
-(`"openai": {"baseUrl": ...}`) changes that provider: its fields win and its models are
-added to (or replace, by id) the built-in ones; a new name needs a `baseUrl`. The user's
-file is checked when it is read, field by field (`validate()`): a price written as
-"free" is reported then, naming the file and the field, not after the model has
-answered. A model id the registry does not know still works, with a one-line warning
-and the defaults below.
+(`"openai": {"baseUrl": ...}`) changes that provider: its fields win, its models are
+added to (or replace, by id) the built-in ones, and its `default` mark replaces the
+built-in one; a new name needs a `baseUrl`. The user's file is checked when it is read,
+field by field (`validate()`): a price written as "free" (or NaN, or below zero), an id
+listed twice or a second `default` in one provider is reported then, naming the file
+and the field, not after the model has answered. A model id the registry does not know
+still works, with a one-line warning and the defaults below.
 
 Left out: OAuth logins, key files, per-model retry settings, fetching live price lists.
 """
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,14 +130,17 @@ MODEL_FIELDS = {
     "input": (lambda v: isinstance(v, list) and all(k in ("text", "image") for k in v),
               'be a list of "text" and "image"'),
     "cost": _OBJECT, "compat": _OBJECT, "headers": _HEADERS, "default": _FLAG}
-COST_FIELDS = dict.fromkeys(("input", "output", "cacheRead", "cacheWrite"),
-                            (lambda v: type(v) in (int, float), "be a number"))
+# Python's json reads NaN and Infinity; a cost made of them would later be written out
+# as invalid JSON (and a negative price is a typo), so a price is a finite number >= 0.
+COST_FIELDS = dict.fromkeys(("input", "output", "cacheRead", "cacheWrite"), (
+    lambda v: type(v) in (int, float) and math.isfinite(v) and v >= 0,
+    "be a number >= 0"))
 
 
 def validate(data: Any, source: str, builtin: Collection[str] = ()) -> None:
     """Check a models.json document; raise ConfigError naming the first bad field, e.g.
     `/home/me/.miniagent/models.json: providers.lmstudio.models[0].cost.input must be a
-    number (got "free")`. Unknown fields are ignored: pi's files may carry more. A new
+    number >= 0 (got "free")`. Unknown fields are ignored: pi's files may carry more. A new
     provider needs a baseUrl; one with a built-in name (in `builtin`) has one already."""
     def check(value: Any, rule: Any, path: str) -> None:
         ok, what = rule
@@ -158,6 +163,26 @@ def validate(data: Any, source: str, builtin: Collection[str] = ()) -> None:
         for i, item in enumerate(entry.get("models", [])):
             check_fields(item, MODEL_FIELDS, f"{where}.models[{i}]", ("id",))
             check_fields(item.get("cost", {}), COST_FIELDS, f"{where}.models[{i}].cost")
+        _check_unique(entry.get("models", []), source, where)
+
+
+def _check_unique(models: List[Dict[str, Any]], source: str, where: str) -> None:
+    """One entry per id and at most one default in a provider: with two, which one
+    wins would depend on the order in the file, silently."""
+    first: Dict[str, int] = {}  # id -> the index of its first entry
+    default: Optional[int] = None
+    for i, item in enumerate(models):
+        path = f"{source}: {where}.models[{i}]"
+        if item["id"] in first:
+            shown = json.dumps(item["id"], ensure_ascii=False)
+            raise ConfigError(f"{path}.id must be unique in its provider ({shown} is also "
+                              f"models[{first[item['id']]}].id)")
+        first[item["id"]] = i
+        if item.get("default") and default is not None:
+            raise ConfigError(f"{path}.default may be true for one model only (models[{default}] "
+                              f"is the default already)")
+        if item.get("default"):
+            default = i
 
 
 # --- The registry ----------------------------------------------------------------------
@@ -171,7 +196,7 @@ def miniagent_home(env: Optional[Mapping[str, str]] = None) -> Path:
 
 def load_providers(env: Optional[Mapping[str, str]] = None) -> Dict[str, Provider]:
     """The built-in registry merged with the user's models.json."""
-    raw = json.loads(BUILTIN_REGISTRY.read_text(encoding="utf-8"))["providers"]
+    raw = json.loads(BUILTIN_REGISTRY.read_text(encoding="utf-8-sig"))["providers"]
     builtin = set(raw)
     user_file = miniagent_home(env) / "models.json"
     if user_file.exists():
@@ -183,8 +208,8 @@ def load_providers(env: Optional[Mapping[str, str]] = None) -> Dict[str, Provide
 def _read_user_file(path: Path, builtin: Collection[str]) -> Dict[str, Any]:
     """The "providers" of the user's file, checked: every mistake is a ConfigError now."""
     source = str(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+    try:  # utf-8-sig: Windows editors may start the file with a byte order mark
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
                           f"{exc.msg}") from None
@@ -197,13 +222,16 @@ def _read_user_file(path: Path, builtin: Collection[str]) -> Dict[str, Any]:
 
 
 def _merge_providers(builtin: Dict[str, Any], user: Dict[str, Any]) -> None:
-    """User entries win field by field; their models replace built-in ones by id."""
+    """User entries win field by field; their models replace built-in ones by id, and
+    a default the user marks replaces the built-in mark."""
     for name, entry in user.items():
         if name not in builtin:
             builtin[name] = entry
             continue
         merged = {**builtin[name], **{k: v for k, v in entry.items() if k != "models"}}
         models = {m["id"]: m for m in builtin[name].get("models", [])}
+        if any(m.get("default") for m in entry.get("models", [])):
+            models = {key: {**m, "default": False} for key, m in models.items()}
         models.update({m["id"]: m for m in entry.get("models", [])})
         merged["models"] = list(models.values())
         builtin[name] = merged
@@ -224,7 +252,11 @@ def _parse_provider(name: str, entry: Dict[str, Any], own: bool) -> Provider:
         compat=dict(item.get("compat", {})),
         headers={**entry.get("headers", {}), **item.get("headers", {})},
         default=item.get("default", False)) for item in entry.get("models", [])]
-    return Provider(name, base_url, api, entry.get("apiKey"), models, own)
+    provider = Provider(name, base_url, api, entry.get("apiKey"), models, own)
+    used = default_model(provider)
+    for model in models:  # exactly one mark, on the model used: --list-models shows it
+        model.default = model is used
+    return provider
 
 
 def registry_models(env: Optional[Mapping[str, str]] = None) -> List[Model]:
@@ -264,9 +296,10 @@ def find_model(providers: Dict[str, Provider], model_id: str,
 
 
 def default_model(provider: Provider) -> Optional[Model]:
-    """The model marked default (a user's mark wins: it comes later), else the first."""
+    """The model marked default, else the first (a loaded provider has one mark at most:
+    the user's replaces the built-in one, see _merge_providers)."""
     marked = [m for m in provider.models if m.default]
-    return marked[-1] if marked else (provider.models[0] if provider.models else None)
+    return marked[0] if marked else (provider.models[0] if provider.models else None)
 
 
 def unknown_provider(name: str, providers: Dict[str, Provider]) -> str:

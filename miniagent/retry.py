@@ -19,7 +19,8 @@ The rules (spec decision 3, matching the official SDKs where sensible):
 
 - Retried: 408, 409, 429 and every 5xx, plus connection errors and timeouts.
   Everything else (400, 401, 403, 404, 413, 422, ...) is a mistake that repeating
-  will not fix, and so is a request that cannot even be sent (a malformed URL).
+  will not fix, and so is a request that cannot even be sent (a malformed URL) or
+  a host name that does not resolve (a typo will not fix itself in a few seconds).
 - The server's `x-should-retry: true|false` header overrides the status.
 - Quota and billing errors are final even on a 429: "you exceeded your current
   quota" does not get better in a second, so no request is repeated for it.
@@ -63,7 +64,7 @@ from typing import Callable, Iterator, Optional
 import requests
 import urllib3
 
-from .httperrors import connection_reason, http_error_message, unreachable
+from .httperrors import UNKNOWN_HOST, connection_reason, http_error_message, unreachable
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})  # and every status >= 500
 MAX_SERVER_DELAY = 60.0  # seconds; a longer retry-after fails at once
@@ -175,11 +176,15 @@ def _send_once(session, url, headers, body, abort, timeout) -> requests.Response
         message = f"Request timed out: {url} sent no response within {timeout[1]:g} s"
         raise HTTPError(message, retryable=True) from None
     except requests.ConnectionError as exc:
-        raise HTTPError(unreachable(url, connection_reason(exc)), retryable=True) from None
+        reason = connection_reason(exc)
+        message = unreachable(url, reason)
+        if reason == UNKNOWN_HOST:  # a typo in the host name: final here and for the harness
+            raise HTTPError(not_retried(message, "the name does not resolve")) from None
+        raise HTTPError(message, retryable=True) from None
     except (requests.RequestException, ValueError) as exc:
         # A malformed URL, a header value HTTP cannot carry (a key with a stray "\r"
         # or a curly quote): nothing was sent, and sending again cannot help.
-        message = _not_retried(f"Request failed: {exc}", "the request could not be sent")
+        message = not_retried(f"Request failed: {exc}", "the request could not be sent")
         raise HTTPError(message) from None
     if 200 <= response.status_code < 300:
         return response
@@ -299,22 +304,23 @@ def _error_from_response(response: requests.Response, abort: threading.Event) ->
     x-should-retry, then the status, then the wait the server asks for."""
     status, headers = response.status_code, response.headers
     text = _read_error_body(response, abort)
-    message = http_error_message(status, text)
+    message = http_error_message(status, text, response.url)  # a 404 names the URL
     if status in QUOTA_STATUSES and is_quota_error(text):
         return HTTPError(message, status)  # final, whatever else the response says
     verdict = headers.get("x-should-retry", "").strip().lower()
     if verdict == "false":
-        return HTTPError(_not_retried(message, "the server said not to"), status)
+        return HTTPError(not_retried(message, "the server said not to"), status)
     if verdict != "true" and status not in RETRYABLE_STATUSES and status < 500:
         return HTTPError(message, status)
     delay = server_retry_delay(headers)
     if delay is not None and delay > MAX_SERVER_DELAY:
         why = f"the server asks to wait {delay:.0f} s; the limit is {MAX_SERVER_DELAY:.0f} s"
-        return HTTPError(_not_retried(message, why), status, retry_after=delay)
+        return HTTPError(not_retried(message, why), status, retry_after=delay)
     return HTTPError(message, status, retryable=True, retry_after=delay)
 
 
-def _not_retried(message: str, why: str) -> str:
+def not_retried(message: str, why: str) -> str:
+    """The message marked final, e.g. "503 Busy (not retried: the server said not to)"."""
     return f"{message} {NOT_RETRIED}{why})"
 
 
@@ -328,7 +334,9 @@ def is_final(text: str) -> bool:
         "429 You exceeded your current quota"                        -> True (quota)
         "500 Oops (not retried: the server said not to)"             -> True (the marker;
               also "... (not retried: the server asks to wait 120 s; the limit is 60 s)"
-              and "Request failed: ... (not retried: the request could not be sent)")
+              and "Request failed: ... (not retried: the request could not be sent)",
+              "Connection error: ... (unknown host name) (not retried: the name does not
+              resolve)")
         "Connection error: could not reach http://x (connection refused)"  -> False
     """
     status = re.match(r"(4\d\d) ", text)

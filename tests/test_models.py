@@ -6,11 +6,15 @@ Every resolve() call gets its environment as a dict, so the developer's own keys
 
 import json
 import socket
+import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from fake_server import MODEL as FAKE_MODEL, FakeServer
+from miniagent import choose
 from miniagent.choose import ollama_base_url, probe_first_model, read_key, resolve
 from miniagent.models import (
     BUILTIN_REGISTRY,
@@ -30,6 +34,50 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextmanager
+def models_server(status, body):
+    """A server whose GET .../models answers `status` with `body` (FakeServer always
+    lists its one model)."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def silent_port():
+    """A port that accepts connections (the kernel's backlog) and never answers."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield sock.getsockname()[1]
+
+
+def unknown_hosts(monkeypatch):
+    """Host names ending in .invalid do not resolve, as a typo would not; the others do."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if str(host).endswith(".invalid"):
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
 @pytest.fixture
@@ -124,7 +172,20 @@ M0 = "providers.lmstudio.models[0]"
 
 
 @pytest.mark.parametrize("data, error", [
-    (lmstudio_with(cost={"input": "free"}), f'{M0}.cost.input must be a number (got "free")'),
+    (lmstudio_with(cost={"input": "free"}), f'{M0}.cost.input must be a number >= 0 (got "free")'),
+    # Python's json reads NaN and Infinity; they would make the JSON we write invalid.
+    (lmstudio_with(cost={"output": float("nan")}), f"{M0}.cost.output must be a number >= 0 (got NaN)"),
+    (lmstudio_with(cost={"cacheRead": float("inf")}),
+     f"{M0}.cost.cacheRead must be a number >= 0 (got Infinity)"),
+    (lmstudio_with(cost={"input": -0.5}), f"{M0}.cost.input must be a number >= 0 (got -0.5)"),
+    (lmstudio_with(contextWindow=float("nan")), f"{M0}.contextWindow must be a positive integer (got NaN)"),
+    (lmstudio_with(maxTokens=float("-inf")), f"{M0}.maxTokens must be a positive integer (got -Infinity)"),
+    (lmstudio_with({"models": [{"id": "a"}, {"id": "b"}, {"id": "a"}]}),
+     'providers.lmstudio.models[2].id must be unique in its provider ("a" is also models[0].id)'),
+    (lmstudio_with({"models": [{"id": "a", "default": True}, {"id": "b", "default": False},
+                               {"id": "c", "default": True}]}),
+     "providers.lmstudio.models[2].default may be true for one model only (models[0] is the "
+     "default already)"),
     (lmstudio_with(cost=[1]), f"{M0}.cost must be an object (got [1])"),
     (lmstudio_with(compat="notadict"), f'{M0}.compat must be an object (got "notadict")'),
     (lmstudio_with(contextWindow="big"),
@@ -171,6 +232,25 @@ def test_a_built_in_name_needs_no_base_url_and_unknown_fields_are_ignored(env):
     write_user_models(env, {"_comment": "mine", "providers": {"groq": {
         "models": [{"id": "my-llama", "tags": ["pi-only field"]}]}}})
     assert load_providers(env)["groq"].models[-1].base_url == "https://api.groq.com/openai/v1"
+
+
+def test_a_byte_order_mark_is_accepted(env):  # Notepad's "UTF-8 with BOM"
+    text = json.dumps(lmstudio_with())
+    (Path(env["MINIAGENT_HOME"]) / "models.json").write_text("\ufeff" + text, encoding="utf-8")
+    assert load_providers(env)["lmstudio"].models[0].id == "qwen3-coder-30b"
+
+
+def test_the_users_default_replaces_the_built_in_one_and_only_it_is_listed(env):
+    write_user_models(env, {"providers": {
+        "anthropic": {"models": [{"id": "claude-haiku-4-5", "default": True}]},
+        "openai": {"models": [{"id": "gpt-5-mini", "contextWindow": 1000}]}}})  # no mark
+    shown = [line.split()[:2] for line in list_models(env).splitlines() if "(default)" in line]
+    assert sorted(provider for provider, _ in shown) == sorted(load_providers(env))  # one each
+    assert ["anthropic", "claude-haiku-4-5"] in shown
+    assert ["openai", "gpt-5-mini"] in shown  # replaced by id: still the one used
+    keys = {**env, "ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}
+    assert resolve(provider="anthropic", env=keys).model.id == "claude-haiku-4-5"
+    assert resolve(provider="openai", env=keys).model.id == "gpt-5-mini"
 
 
 def test_the_built_in_registry_passes_the_same_check():
@@ -253,9 +333,87 @@ def test_base_url_borrows_registry_facts_for_a_known_id(env):
     assert chosen.api_key == "k" and not chosen.warnings
 
 
-def test_base_url_without_a_reachable_server_or_model_says_to_name_one(env):
-    with pytest.raises(ConfigError, match="--model"):
-        resolve(base_url=f"http://127.0.0.1:{closed_port()}/v1", env=env)
+def test_a_named_server_gets_time_to_list_its_models_and_a_guess_at_ollama_does_not(env, monkeypatch):
+    waits = []
+    real_get = choose.requests.get
+    monkeypatch.setattr(choose.requests, "get", lambda url, **kw: waits.append(kw["timeout"])
+                        or real_get(url, **kw))
+    with FakeServer([]) as srv:
+        write_user_models(env, {"providers": {"box": {"baseUrl": srv.base_url + "/v1"}}})
+        host = {**env, "OLLAMA_HOST": srv.base_url}
+        assert resolve(base_url=srv.base_url + "/v1", env=env).model.id == FAKE_MODEL
+        assert resolve(env={**env, "OPENAI_BASE_URL": srv.base_url + "/v1"}).model.id == FAKE_MODEL
+        assert resolve(provider="ollama", env=host).model.id == FAKE_MODEL
+        assert resolve(provider="box", env=env).model.id == FAKE_MODEL  # a provider without models
+        named = len(waits)
+        resolve(env={**host, "MINIAGENT_HOME": env["MINIAGENT_HOME"] + "/none"})  # nothing configured
+    assert waits == [choose.PROBE_TIMEOUT] * named + [choose.DETECT_TIMEOUT] and named == 4
+    assert choose.PROBE_TIMEOUT >= 5 and choose.DETECT_TIMEOUT <= 0.5
+
+
+def test_base_url_nobody_answers_at_is_named_with_the_reason(env, monkeypatch):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    with pytest.raises(ConfigError) as raised:
+        resolve(base_url=url, env=env)
+    assert str(raised.value) == (f"The server at {url} could not be reached (connection refused): "
+                                 f"is the base URL right, and the server running?")
+    unknown_hosts(monkeypatch)
+    with pytest.raises(ConfigError, match=r"at http://gpu-box.invalid:8000/v1 could not be "
+                                          r"reached \(unknown host name\)"):
+        resolve(env={**env, "OPENAI_BASE_URL": "http://gpu-box.invalid:8000/v1"})
+    monkeypatch.setattr(choose, "PROBE_TIMEOUT", 0.2)
+    with silent_port() as port:
+        with pytest.raises(ConfigError, match=rf"127.0.0.1:{port}/v1 could not be reached "
+                                              rf"\(timed out: no answer within 0.2 s\)"):
+            resolve(base_url=f"http://127.0.0.1:{port}/v1", env=env)
+
+
+@pytest.mark.parametrize("status, body, reason", [
+    (200, '{"object": "list", "data": []}', "its list of models is empty"),
+    (404, "404 page not found", "it answered 404 page not found"),
+    (401, '{"error": {"message": "Invalid API key"}}', "it answered 401 Invalid API key"),
+    (200, "<html>Open WebUI</html>", "its answer is not a list of models"),
+])
+def test_a_server_that_answers_without_a_model_says_so_and_to_name_one(env, status, body, reason):
+    with models_server(status, body) as url:
+        with pytest.raises(ConfigError) as raised:
+            resolve(base_url=url + "/v1", env=env)
+    assert str(raised.value) == (f"The server at {url}/v1 named none ({reason}); "
+                                 f"name one with --model.")
+
+
+def test_provider_ollama_that_is_not_running_says_so_instead_of_guessing_a_model(env, monkeypatch):
+    url = ollama_base_url(env)
+    with pytest.raises(ConfigError) as raised:
+        resolve(provider="ollama", env=env)
+    assert str(raised.value) == (f"Ollama is not reachable at {url} (connection refused; "
+                                 f"is `ollama serve` running?)")
+    unknown_hosts(monkeypatch)
+    with pytest.raises(ConfigError, match=r"^Ollama is not reachable at http://gpu.invalid:11434/v1 "
+                                          r"\(unknown host name; is `ollama serve` running\?\)"):
+        resolve(provider="ollama", env={**env, "OLLAMA_HOST": "gpu.invalid"})
+    with models_server(200, '{"object": "list", "data": []}') as url:
+        with pytest.raises(ConfigError) as raised:
+            resolve(provider="ollama", env={**env, "OLLAMA_HOST": url})
+    assert str(raised.value) == (f"Ollama at {url}/v1 has no models (its list of models is empty): "
+                                 f"pull one (`ollama pull qwen2.5-coder:7b`) or name one with --model.")
+    assert resolve(provider="ollama", model_id="llama3.1:8b", env=env).model.id == "llama3.1:8b"
+
+
+def test_a_user_provider_without_models_asks_its_server(env):
+    with FakeServer([]) as srv:
+        write_user_models(env, {"providers": {"box": {"baseUrl": srv.base_url + "/v1",
+                                                      "apiKey": "sk-box-literal"}}})
+        chosen = resolve(env=env)  # step 3: the user's own provider
+    assert (chosen.model.provider, chosen.model.id, chosen.api_key) == ("box", FAKE_MODEL,
+                                                                         "sk-box-literal")
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    write_user_models(env, {"providers": {"box": {"baseUrl": url}}})
+    with pytest.raises(ConfigError) as raised:
+        resolve(provider="box", env=env)
+    assert str(raised.value) == (f"Provider 'box' lists no models, and the server at {url} could "
+                                 f"not be reached (connection refused): is the base URL right, "
+                                 f"and the server running?")
 
 
 def test_provider_ollama_uses_ollama_host_and_no_key(env):
@@ -404,6 +562,10 @@ def test_list_models_of_one_provider(env):
 
 
 def test_ollama_host_forms():
+    assert ollama_base_url({"OLLAMA_HOST": "http://h:11434/v1"}) == "http://h:11434/v1"  # not /v1/v1
+    assert ollama_base_url({"OLLAMA_HOST": "h:11434/v1/"}) == "http://h:11434/v1"
+    assert ollama_base_url({"OLLAMA_HOST": "https://proxy.example/ollama"}) == (
+        "https://proxy.example/ollama/v1")
     assert ollama_base_url({}) == "http://127.0.0.1:11434/v1"
     assert ollama_base_url({"OLLAMA_HOST": "0.0.0.0:8000"}) == "http://127.0.0.1:8000/v1"
     assert ollama_base_url({"OLLAMA_HOST": "gpu-box"}) == "http://gpu-box:11434/v1"

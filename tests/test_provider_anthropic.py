@@ -244,6 +244,15 @@ def test_stop_reasons(wire, ours):
     assert final(replay(events_body(*text_reply(wire))))["stopReason"] == ours
 
 
+@pytest.mark.parametrize("reason", ["eos", "brand_new_reason"])
+def test_an_unknown_stop_reason_keeps_the_complete_answer(reason):
+    message = final(replay(events_body(*text_reply(reason, "The answer."))))
+    assert message["stopReason"] == "stop" and "errorMessage" not in message
+    assert message["content"] == [{"type": "text", "text": "The answer."}]
+    with_call = pi_fixture({"delta": {"stop_reason": reason}, "usage": {"output_tokens": 7}})
+    assert final(replay(events_body(*with_call)))["stopReason"] == "toolUse"
+
+
 def test_refusal_is_an_error_that_says_so():  # decision 15
     message = final(replay(events_body(*text_reply("refusal"))))
     assert message["stopReason"] == "error" and "declined" in message["errorMessage"]
@@ -338,6 +347,17 @@ def test_http_error_is_one_error_event_with_status_and_message():
         events = list(provider_stream(make_model(srv.base_url), context(), StreamOptions()))
     assert [e["type"] for e in events] == ["error"]
     assert final(events)["errorMessage"].startswith("400 prompt is too long")
+
+
+def test_a_404_from_a_base_url_with_v1_says_it_must_not_have_it():  # decision 16
+    fault = {"status": 404, "body": {"type": "error", "error": {"type": "not_found_error",
+                                                                "message": "Not Found"}}}
+    with FakeServer([{"fault": fault}]) as srv:
+        events = list(provider_stream(make_model(srv.base_url + "/v1"), context(), StreamOptions()))
+    assert final(events)["errorMessage"] == (
+        f"404 Not Found (not_found_error) (POST {srv.base_url}/v1/v1/messages; is the base URL "
+        f"right? Anthropic-style base URLs do not include /v1)")
+    assert is_final(final(events)["errorMessage"])
 
 
 @pytest.mark.parametrize("fault", [{}, {"line_ending": "\r\n"}, {"line_ending": "\r"}, {"chunk_size": 1},

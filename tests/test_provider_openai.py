@@ -608,9 +608,15 @@ def test_filtered_and_refused_replies_are_errors_that_say_so(reason, words):  # 
     assert message["content"][0]["text"] == "I can"  # what came is kept
 
 
-def test_unknown_finish_reason_is_an_error_naming_it():
-    message = final(replay(sse(delta(content="x"), finish("brand_new_reason"))))
-    assert message["stopReason"] == "error" and "brand_new_reason" in message["errorMessage"]
+@pytest.mark.parametrize("reason", ["eos_token", "eos", "brand_new_reason"])  # TGI's, anyone's
+def test_an_unknown_finish_reason_keeps_the_complete_answer(reason):
+    message = final(replay(sse(delta(content="The answer."), finish(reason))))
+    assert message["stopReason"] == "stop" and "errorMessage" not in message
+    assert message["content"] == [{"type": "text", "text": "The answer."}]
+    with_call = sse(tool_delta({"index": 0, "id": "c1", "function": {"name": "read",
+                                                                     "arguments": '{"path": "a"}'}}),
+                    finish(reason))
+    assert final(replay(with_call))["stopReason"] == "toolUse"
 
 
 @pytest.mark.parametrize("body,retryable", [
@@ -748,6 +754,43 @@ def test_the_api_key_never_appears_in_an_error_message():
         message = final(events)["errorMessage"]
         assert "Secret123" not in message and "[redacted]" in message and requests == []
         assert is_final(message)
+
+
+def test_an_html_page_answered_with_200_is_final_not_a_stream_cut_short():
+    page = "<!DOCTYPE html><html><head><title>Open WebUI</title></head><body>...</body></html>"
+    html = {"fault": {"raw": page, "status": 200, "headers": {"Content-Type": "text/html; charset=utf-8"}}}
+    with FakeServer([html, {"content": [{"type": "text", "text": "never asked"}]}]) as srv:
+        agent = Agent(model=make_model(srv.base_url))  # a web UI's address, not its API's
+        last = Harness(agent, base_delay=0.001).run("go")
+        requests = srv.requests
+    assert last["errorMessage"] == (
+        f"the server answered with an HTML page, not an event stream (check the base URL: "
+        f"{srv.base_url}/chat/completions) (not retried: the same URL will answer with the "
+        f"same page)")
+    assert is_final(last["errorMessage"]) and len(requests) == 1  # neither layer repeated it
+
+
+def test_an_unknown_host_is_tried_once_by_both_layers(monkeypatch):
+    real, lookups = socket.getaddrinfo, []
+
+    def getaddrinfo(host, *args, **kwargs):
+        if str(host).endswith(".invalid"):
+            lookups.append(host)
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    agent = Agent(model=make_model("http://llm-box.invalid:8000/v1"))
+    last = Harness(agent, base_delay=0.001).run("go")
+    assert "(unknown host name)" in last["errorMessage"] and not is_retryable(last)
+    assert lookups == ["llm-box.invalid"]
+
+
+def test_a_404_from_a_base_url_without_v1_says_where_it_asked():  # decision 16
+    with FakeServer([{"fault": {"status": 404, "body": "404 page not found"}}]) as srv:
+        message = final(list(provider_stream(make_model(srv.base_url), context(), StreamOptions())))
+    assert message["errorMessage"] == (
+        f"404 page not found (POST {srv.base_url}/chat/completions; is the base URL right? "
+        f"OpenAI-style base URLs usually end in /v1)")
 
 
 def test_a_base_url_that_cannot_be_used_fails_final_without_a_request():

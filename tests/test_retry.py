@@ -203,6 +203,49 @@ def test_the_server_running_hint_is_only_for_this_machine():
     assert httperrors.unreachable("http://localhost:1/v1", "unknown host name").endswith("(unknown host name)")
 
 
+def fail_dns(monkeypatch, errno=socket.EAI_NONAME, text="Name or service not known"):
+    """Host names ending in .invalid fail to resolve with that error; the list returned
+    records each lookup of one."""
+    real, lookups = socket.getaddrinfo, []
+
+    def getaddrinfo(host, *args, **kwargs):
+        if str(host).endswith(".invalid"):
+            lookups.append(host)
+            raise socket.gaierror(errno, text)
+        return real(host, *args, **kwargs)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return lookups
+
+
+def test_an_unknown_host_name_is_final_after_one_attempt(monkeypatch):
+    lookups = fail_dns(monkeypatch)
+    url = "http://gpu-box.invalid:8080/v1/chat/completions"
+    with pytest.raises(HTTPError) as caught:
+        post_stream(url, {}, {}, threading.Event(), **FAST)
+    assert caught.value.message == (f"Connection error: could not reach {url} (unknown host name) "
+                                    f"(not retried: the name does not resolve)")
+    assert not caught.value.retryable and is_final(caught.value.message)  # nor by the harness
+    assert len(lookups) == 1
+
+
+def test_a_temporary_dns_failure_is_retried(monkeypatch):  # EAI_AGAIN: no DNS server answered
+    lookups = fail_dns(monkeypatch, socket.EAI_AGAIN, "Temporary failure in name resolution")
+    with pytest.raises(HTTPError) as caught:
+        post_stream("http://gpu-box.invalid/v1/chat/completions", {}, {}, threading.Event(), **FAST)
+    assert "(temporary failure in name resolution)" in caught.value.message
+    assert caught.value.retryable and not is_final(caught.value.message) and len(lookups) == 3
+
+
+@pytest.mark.parametrize("text", [
+    "Failed to resolve 'x' ([Errno -2] Name or service not known)",  # urllib3 2 on Linux
+    "Failed to establish a new connection: [Errno -2] Name or service not known",  # urllib3 1.26
+    "[Errno 8] nodename nor servname provided, or not known",  # macOS
+    "[Errno 11001] getaddrinfo failed",  # Windows
+])
+def test_the_resolver_errors_of_each_platform_mean_an_unknown_host(text):
+    assert httperrors.connection_reason(OSError(text)) == httperrors.UNKNOWN_HOST
+
+
 @pytest.mark.parametrize("url", ["htp://127.0.0.1:1/v1/chat/completions", "localhost:8080/v1/chat/completions",
                                  "http:///v1/chat/completions"])
 def test_a_request_that_cannot_be_sent_is_final_and_says_so(url):
@@ -272,6 +315,39 @@ def test_replayed_stream_capture_arrives_byte_for_byte():
         for _ in turns:
             response = chat(srv)
             assert b"".join(iter_body(response, threading.Event())) == capture.read_bytes()
+
+
+@pytest.mark.parametrize("path, body, expected", [
+    ("/chat/completions", "404 page not found",  # Ollama, a base URL without /v1
+     "404 page not found (POST {url}; is the base URL right? OpenAI-style base URLs usually "
+     "end in /v1)"),
+    ("/v1/v1/messages", {"type": "error", "error": {"type": "not_found_error", "message": "Not Found"}},
+     "404 Not Found (not_found_error) (POST {url}; is the base URL right? Anthropic-style base "
+     "URLs do not include /v1)"),
+    ("/v1/chat/completions", {"error": {"message": "model 'qwen3' not found"}},  # the URL was right
+     "404 model 'qwen3' not found (POST {url})"),
+])
+def test_a_404_names_the_url_and_the_base_url_convention(path, body, expected):
+    with FakeServer([status(404, body=body)]) as srv:
+        url = srv.base_url + path
+        with pytest.raises(HTTPError) as caught:
+            post_stream(url, {}, {}, threading.Event(), **FAST)
+    assert caught.value.message == expected.format(url=url)
+    assert caught.value.status == 404 and is_final(caught.value.message)
+
+
+def test_a_405_and_an_unknown_route_name_the_url_too():
+    with FakeServer([status(405, body="Method Not Allowed")]) as srv:
+        url = srv.base_url + "/chat/completions"
+        with pytest.raises(HTTPError) as caught:
+            post_stream(url, {}, {}, threading.Event(), **FAST)
+        assert caught.value.message.startswith(f"405 Method Not Allowed (POST {url}; ")
+        url = srv.base_url + "/v1/chat"  # the fake server has no such route
+        with pytest.raises(HTTPError) as caught:
+            post_stream(url, {}, {}, threading.Event(), **FAST)
+        assert caught.value.message == (f"404 no route for POST /v1/chat (POST {url}; "
+                                        f"is the base URL right?)")
+    assert http_error_message(500, "oops", url) == "500 oops"  # other statuses: as they were
 
 
 def test_error_message_shapes():

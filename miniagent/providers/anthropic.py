@@ -62,7 +62,9 @@ MIN_THINKING_BUDGET = 1024  # the API refuses less
 MIN_ANSWER = 1024  # tokens kept for the answer after thinking
 
 # stop_reason -> stopReason. pause_turn (a long server-tool turn paused) ends our turn;
-# a refusal and an overflow end as errors that say so (decision 15).
+# a refusal and an overflow end as errors that say so (decision 15). A reason in neither
+# table (a proxy's "eos", one added after this was written) ends a complete answer: a
+# normal stop, or "toolUse" when the reply holds tool calls.
 STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop",
                 "max_tokens": "length", "tool_use": "toolUse"}
 STOP_ERRORS = {
@@ -223,10 +225,10 @@ def parse_events(chunks: Iterable[bytes], builder: MessageBuilder) -> Iterator[D
         raise ProviderError(EARLY_END)
     if reader.stop_reason in STOP_ERRORS:
         raise ProviderError(STOP_ERRORS[reader.stop_reason])
-    if reader.stop_reason not in STOP_REASONS:
-        raise ProviderError(f"The server ended the response with an unknown stop_reason "
-                            f"'{reader.stop_reason}'")
-    return STOP_REASONS[reader.stop_reason]
+    if reader.stop_reason in STOP_REASONS:
+        return STOP_REASONS[reader.stop_reason]
+    has_calls = any(b["type"] == "toolCall" for b in builder.message["content"])
+    return "toolUse" if has_calls else "stop"
 
 
 class _EventReader:

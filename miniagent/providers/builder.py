@@ -22,7 +22,9 @@ What comes from the server is cleaned where it enters: a lone UTF-16 surrogate (
 JSON "\\ud83d" escape without its partner) is removed from every delta, from the
 final arguments and from the errorMessage, since it cannot be printed or saved
 (messages.clean_text). A server that ignores `stream: true` and answers with one JSON
-document gets it handed to the parser as the one SSE event it would have been.
+document gets it handed to the parser as the one SSE event it would have been; one
+that answers with an HTML page (a web UI, a captive portal) fails at once, marked as
+not to be retried.
 
 Linear time (spec decision 2). A block's text is kept as a list of pieces and joined
 once, when the block closes: appending to a string stored in a dict copies the whole
@@ -48,7 +50,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 
 from ..jsonpartial import parse_arguments, parse_partial
 from ..messages import assistant_message, clean_text, clean_value, compute_cost, set_counts
-from ..retry import Aborted, Failure, iter_body, post_stream
+from ..retry import Aborted, Failure, iter_body, not_retried, post_stream
 
 Event = Dict[str, Any]
 DEFAULT_MAX_TOKENS = 32_000  # output cap when the caller names none (and the model allows more)
@@ -58,6 +60,10 @@ REDACTED = "[redacted]"
 # A "key" this short is a placeholder (local servers take any), not a secret; replacing
 # it everywhere would garble the message instead.
 MIN_SECRET = 4
+# A 200 with a web page: the base URL leads to a web UI, a router's login or a captive
+# portal. Read as a stream it would "end early" and be retried for nothing: it is final.
+HTML_PAGE = ("the server answered with an HTML page, not an event stream "
+             "(check the base URL: {url})")
 
 
 class ProviderError(Exception):
@@ -181,14 +187,23 @@ def stream_http(model, context: Dict[str, Any], options, build_request, parse: P
         url, headers, body = build_request(model, context, options)
         response = post_stream(url, headers, body, options.abort, on_wait=lambda error, delay:
                                options.on_http_retry(redact(error.message, options.api_key), delay))
+        if _media_type(response) == "text/html":
+            response.close()
+            why = "the same URL will answer with the same page"
+            raise Failure(not_retried(HTML_PAGE.format(url=url), why))
         chunks = iter_body(response, options.abort)
         return _as_one_event(chunks) if _is_json(response) else chunks
     return run(model, options.abort, open_body, parse, secret=options.api_key)
 
 
+def _media_type(response) -> str:
+    """The content type without its parameters: "text/HTML; charset=utf-8" -> "text/html"."""
+    return response.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
 def _is_json(response) -> bool:
     """Example: "application/json; charset=utf-8" -> True; "text/event-stream" -> False"""
-    media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    media = _media_type(response)
     return media == "application/json" or media.endswith("+json")
 
 

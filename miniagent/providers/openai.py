@@ -253,6 +253,8 @@ def _images_message(images: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 # finish_reason -> stopReason. Failures end as errors that say what happened (decision 15);
 # the transient ones (OpenRouter's, DeepSeek's) use the words the agent-level retry looks for.
+# A reason in neither table (TGI's "eos_token", "eos"; whatever a server invents next) ends
+# a complete answer: it is a normal stop ("toolUse" with tool calls), not a lost reply.
 FINISH_REASONS = {"stop": "stop", "end": "stop", "length": "length",
                   "tool_calls": "toolUse", "function_call": "toolUse"}
 FINISH_ERRORS = {
@@ -348,14 +350,13 @@ class _ChunkReader:
 
     def stop_reason(self) -> str:
         """Tool calls present mean "toolUse", whatever finish_reason said (Gemini says
-        "stop"); a finish reason that means failure raises."""
+        "stop"); a finish reason that means failure raises; an unknown one is a stop."""
         reason = self.finish_reason or "stop"
         if reason in FINISH_ERRORS:
             raise ProviderError(FINISH_ERRORS[reason])
-        if reason not in FINISH_REASONS:
-            raise ProviderError(f"The server ended the response with an unknown finish_reason '{reason}'")
+        ours = FINISH_REASONS.get(reason, "stop")
         has_calls = any(b["type"] == "toolCall" for b in self.builder.message["content"])
-        return "toolUse" if FINISH_REASONS[reason] == "stop" and has_calls else FINISH_REASONS[reason]
+        return "toolUse" if ours == "stop" and has_calls else ours
 
 
 class _ToolCalls:

@@ -118,6 +118,28 @@ def test_runs_in_cwd_with_pagers_off_and_empty_stdin(tmp_path):
     assert text_of(bash(tmp_path, "cat")) == "(no output)"
 
 
+def test_editors_and_credential_prompts_are_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("EDITOR", "vim")  # the user's own settings are overridden
+    assert text_of(bash(tmp_path, 'echo "$GIT_EDITOR $GIT_SEQUENCE_EDITOR $EDITOR $VISUAL '
+                                  '$GIT_TERMINAL_PROMPT"')) == "true true true true 0\n"
+
+
+def test_git_commit_without_a_message_returns_instead_of_waiting(tmp_path, monkeypatch):
+    # The user's editor waits for a terminal the command does not have; `sleep 60 #`
+    # stands in for it (the "#" swallows the file name git appends). Before editors
+    # were set to `true`, this call hit its timeout.
+    for name in ("GIT_EDITOR", "EDITOR", "VISUAL"):
+        monkeypatch.setenv(name, "sleep 60 #")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)  # no core.editor from this machine
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    command = ("git init -q && git -c user.name=t -c user.email=t@example.com "
+               "commit --allow-empty")
+    with pytest.raises(ToolError) as info:
+        bash(tmp_path, command, timeout=10)
+    assert "empty commit message" in str(info.value)
+    assert "timed out" not in str(info.value)
+
+
 def test_undecodable_output_is_replaced(tmp_path):
     assert text_of(bash(tmp_path, r"printf 'caf\351\n'")) == "caf\ufffd\n"
 

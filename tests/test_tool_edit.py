@@ -218,11 +218,11 @@ def test_two_parallel_edits_of_one_file_both_land(tmp_path, monkeypatch):
     inside, release = threading.Event(), threading.Event()
     apply_edits = edit_module.apply_edits
 
-    def held_apply_edits(original, edits, where):
+    def held_apply_edits(original, edits, where, *rest):
         if edits[0]["oldText"] == "line 10\n":
             inside.set()
-            release.wait()
-        return apply_edits(original, edits, where)
+            release.wait(10)
+        return apply_edits(original, edits, where, *rest)
 
     monkeypatch.setattr(edit_module, "apply_edits", held_apply_edits)
     errors = []
@@ -236,7 +236,7 @@ def test_two_parallel_edits_of_one_file_both_land(tmp_path, monkeypatch):
     first = threading.Thread(target=worker, args=(10,))
     second = threading.Thread(target=worker, args=(150,))
     first.start()
-    inside.wait()
+    assert inside.wait(10)
     second.start()
     second.join(0.2)
     assert second.is_alive()  # blocked on the file's lock, not writing
@@ -246,6 +246,34 @@ def test_two_parallel_edits_of_one_file_both_land(tmp_path, monkeypatch):
     assert errors == []
     text = path.read_text()
     assert "LINE 10\n" in text and "LINE 150\n" in text
+
+
+def test_abort_stops_normalising_a_big_file(tmp_path, monkeypatch):
+    # Normalising every line is the slow step of an edit of a big file (about 20 s for
+    # 80 MB of accented text). Abort is set from another thread once it has begun; the
+    # normaliser waits for that, since a busy thread can starve another of the GIL.
+    lines = 1_000_000
+    path = make(tmp_path, "x = 1\n" * lines + "end\n")
+    abort, normalising = threading.Event(), threading.Event()
+    normalise_line, calls = edit_module.normalise_line, []
+
+    def counting_normalise_line(line):
+        calls.append(None)
+        if len(calls) == 1:
+            normalising.set()
+            assert abort.wait(10)
+        return normalise_line(line)
+
+    monkeypatch.setattr(edit_module, "normalise_line", counting_normalise_line)
+    aborter = threading.Thread(target=lambda: normalising.wait(10) and abort.set())
+    aborter.start()
+    tool = create_tools(["edit"])[0]
+    arguments = validate_arguments(tool, {"path": "f.txt", "edits": one("end", "END")})
+    with pytest.raises(ToolError, match="Operation aborted"):
+        tool.execute("c", arguments, ToolContext(cwd=str(tmp_path), abort=abort))
+    aborter.join()
+    assert len(calls) < lines // 100  # stopped early, not after every line
+    assert path.read_text().endswith("end\n")  # nothing written
 
 
 # --- diff ---------------------------------------------------------------------------------

@@ -72,18 +72,43 @@ def call_beside_a_pipe(fifo, name, cwd, args):
     return outcome[0]
 
 
-@pytest.mark.parametrize("name, args", [
-    ("read", {"path": "pipe"}),
-    ("edit", {"path": "pipe", "edits": [{"oldText": "a", "newText": "b"}]}),
-    ("write", {"path": "pipe", "content": "x"}),
-    ("grep", {"pattern": "x", "path": "pipe"}),
+READ_HINT = "timeout 5 head -c 1000 {}"
+WRITE_HINT = "echo TEXT | timeout 5 tee {} > /dev/null"
+
+
+@pytest.mark.parametrize("name, args, hints, not_hints", [
+    ("read", {"path": "pipe"}, [READ_HINT], [WRITE_HINT]),
+    ("grep", {"pattern": "x", "path": "pipe"}, [READ_HINT], [WRITE_HINT]),
+    # A read command alone is no next step for "write this": write and edit say how
+    # to send the pipe data (edit also how to look, since it has nothing to replace).
+    ("write", {"path": "pipe", "content": "x"}, [WRITE_HINT, "choose another path"],
+     [READ_HINT]),
+    ("edit", {"path": "pipe", "edits": [{"oldText": "a", "newText": "b"}]},
+     [WRITE_HINT, READ_HINT, "no stored text to replace"], []),
 ])
-def test_a_named_pipe_is_refused_not_opened(tmp_path, name, args):
+def test_a_named_pipe_is_refused_not_opened(tmp_path, name, args, hints, not_hints):
     os.mkfifo(tmp_path / "pipe")
     error = call_beside_a_pipe(tmp_path / "pipe", name, tmp_path, args)
     assert isinstance(error, ToolError)
     assert "is a named pipe (FIFO), not a regular file" in str(error)
-    assert f"timeout 5 head -c 1000 {tmp_path / 'pipe'}" in str(error)
+    for hint in hints:
+        assert hint.format(tmp_path / "pipe") in str(error)
+    for hint in not_hints:
+        assert hint.format(tmp_path / "pipe") not in str(error)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("read", {}), ("write", {"content": "x"}), ("grep", {"pattern": "x"}),
+    ("edit", {"edits": [{"oldText": "a", "newText": "b"}]}),
+    ("find", {"pattern": "*"}), ("ls", {}),
+])
+def test_a_nul_byte_in_a_path_is_a_tool_error(tmp_path, name, args):
+    # os functions raise a bare "ValueError: embedded null byte" for such a path.
+    tool = create_tools([name])[0]
+    arguments = validate_arguments(tool, {"path": "a\0b.txt", **args})
+    with pytest.raises(ToolError, match=r"The path 'a\\x00b\.txt' contains a NUL byte"):
+        tool.execute("c", arguments, ToolContext(cwd=str(tmp_path)))
+    assert os.listdir(tmp_path) == []
 
 
 def test_grep_skips_a_named_pipe_in_the_tree(tmp_path):

@@ -273,3 +273,79 @@ def test_reading_near_the_end_uses_bounded_memory(tmp_path):
         tracemalloc.stop()
     assert text == f"{199_998:08d} {'x' * 31}\n{199_999:08d} {'x' * 31}\n"
     assert peak < 2 * 1024 * 1024
+
+
+# --- A parallel edit ----------------------------------------------------------------------
+
+class SpyLock:
+    """A lock that sets the event `waiting` when a caller has to wait for it."""
+
+    def __init__(self, waiting):
+        self.lock, self.waiting = threading.Lock(), waiting
+
+    def __enter__(self):
+        if not self.lock.acquire(blocking=False):
+            self.waiting.set()
+            self.lock.acquire()
+
+    def __exit__(self, *exc_info):
+        self.lock.release()
+
+
+def test_read_waits_for_an_edit_that_has_emptied_the_file(tmp_path, monkeypatch):
+    # edit opens the file with "wb" (which empties it) and then writes. The edit is held
+    # between the two; a read in that moment used to answer "(empty file)". It must
+    # wait on the file's lock instead and then see the edited file.
+    from miniagent.tools import edit as edit_module
+    from miniagent.tools import paths
+    path = tmp_path / "f.txt"
+    path.write_text("old text\n")
+    emptied, release, progress = threading.Event(), threading.Event(), threading.Event()
+
+    class HeldWrite:
+        """The file edit writes to, holding the write until the test releases it."""
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc_info):
+            self.f.close()
+
+        def write(self, data):
+            emptied.set()
+            assert release.wait(10)
+            return self.f.write(data)
+
+    def open_holding_writes(file, mode="r", *args, **kwargs):
+        f = open(file, mode, *args, **kwargs)
+        return HeldWrite(f) if "w" in mode else f
+
+    monkeypatch.setattr(edit_module, "open", open_holding_writes, raising=False)
+    # The file's lock, as path_lock would create it, but telling when the read waits.
+    monkeypatch.setitem(paths._locks, str(path.resolve()), SpyLock(waiting=progress))
+    edit_tool = create_tools(["edit"])[0]
+    edit_args = validate_arguments(edit_tool, {"path": "f.txt", "edits": [
+        {"oldText": "old", "newText": "new"}]})
+    editor = threading.Thread(target=edit_tool.execute,
+                              args=("e", edit_args, ToolContext(cwd=str(tmp_path))))
+    editor.start()
+    assert emptied.wait(10) and path.read_bytes() == b""  # the moment that matters
+
+    texts = []
+
+    def reader():
+        texts.append(text_of(read(tmp_path, path="f.txt")))
+        progress.set()  # without the lock the read finishes here, on the empty file
+
+    reading = threading.Thread(target=reader)
+    reading.start()
+    try:
+        assert progress.wait(10)
+        assert texts == []  # the read is waiting for the lock, not done
+    finally:
+        release.set()
+        editor.join()
+        reading.join()
+    assert texts == ["new text\n"]

@@ -2,6 +2,7 @@
 
 import os
 import threading
+import time
 
 import pytest
 
@@ -84,6 +85,54 @@ def test_grep_errors(tmp_path):
         run("grep", tmp_path, pattern="(unclosed")
 
 
+def test_abort_stops_grep_inside_a_big_file(tmp_path, monkeypatch):
+    # One file of 2 million lines, and grep used to check the abort event only between
+    # files and directories: it scanned to the end and answered "No matches found".
+    # Abort is set from another thread after the first line is scanned (so the check
+    # at the start of the call cannot catch it); the scan waits for that, because a
+    # thread that is busy reading a file can starve another of the GIL for a long time.
+    lines = 2_000_000
+    (tmp_path / "big.txt").write_bytes(b"line\n" * lines)
+    abort, scanning = threading.Event(), threading.Event()
+    compile_pattern = grep_module.compile_pattern
+
+    class CountingPattern:
+        """The real pattern, counting the lines it is asked about."""
+        def __init__(self, regex):
+            self.regex, self.calls = regex, 0
+
+        def search(self, text):
+            self.calls += 1
+            if self.calls == 1:
+                scanning.set()
+                assert abort.wait(10)
+            return self.regex.search(text)
+
+    patterns = []
+    monkeypatch.setattr(grep_module, "compile_pattern",
+                        lambda args: patterns.append(CountingPattern(compile_pattern(args)))
+                        or patterns[-1])
+    aborter = threading.Thread(target=lambda: scanning.wait(10) and abort.set())
+    aborter.start()
+    tool = create_tools(["grep"])[0]
+    started = time.monotonic()
+    with pytest.raises(ToolError, match="Operation aborted"):
+        tool.execute("c", validate_arguments(tool, {"pattern": "needle"}),
+                     ToolContext(cwd=str(tmp_path), abort=abort))
+    assert time.monotonic() - started < 5
+    aborter.join()
+    assert patterns[0].calls < lines // 100  # stopped early in the file, not at its end
+
+
+def test_grep_on_a_symlink_loop_says_what_is_wrong(tmp_path):
+    os.symlink("loop", tmp_path / "loop")
+    with pytest.raises(ToolError, match="Too many levels of symbolic links") as info:
+        run("grep", tmp_path, pattern="x", path="loop")
+    assert "not found" not in str(info.value)  # read and grep now agree
+    with pytest.raises(ToolError, match="Path not found"):
+        run("grep", tmp_path, pattern="x", path="missing")
+
+
 def test_grep_says_which_files_it_could_not_read(tmp_path, monkeypatch):
     # Tests run as root, whom chmod does not stop: make open() refuse one file instead.
     tree(tmp_path, {"a.txt": "needle\n", "locked.txt": "needle\n"})
@@ -139,6 +188,15 @@ def test_symlink_loops_are_listed_not_followed(tmp_path):
     assert text_of(run("find", tmp_path, pattern="*")) == "self\nsub/\nsub/a.txt\nsub/up"
     assert text_of(run("grep", tmp_path, pattern="needle")) == "sub/a.txt:1: needle"
     assert text_of(run("ls", tmp_path, path="sub")) == "a.txt\nup/"
+
+
+def test_ls_lists_dangling_and_looping_symlinks(tmp_path):
+    # stat fails for both; find lists them, and so must ls (they are there: rm sees them).
+    tree(tmp_path, {"d/a.txt": ""})
+    os.symlink("nowhere", tmp_path / "d" / "dangling")
+    os.symlink("self", tmp_path / "d" / "self")
+    assert text_of(run("ls", tmp_path, path="d")) == "a.txt\ndangling\nself"
+    assert text_of(run("find", tmp_path, pattern="*", path="d")) == "a.txt\ndangling\nself"
 
 
 # --- find ---------------------------------------------------------------------------------

@@ -78,3 +78,11 @@ def test_write_waits_for_the_file_lock_that_edit_uses(tmp_path):
         assert writer.is_alive() and not target.exists()  # blocked on the lock
     writer.join()
     assert target.read_text() == "x"
+
+
+def test_a_path_ending_in_a_slash_is_refused(tmp_path):
+    # Without the check, "newdir/" resolved to "newdir" and became a FILE of that name.
+    with pytest.raises(ToolError, match="the path ends with '/'") as info:
+        write(tmp_path, "newdir/", "x")
+    assert "newdir/file.txt" in str(info.value)  # the next step: name the file
+    assert not (tmp_path / "newdir").exists()

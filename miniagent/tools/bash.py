@@ -2,8 +2,15 @@
 
 The model sends one command string; it runs as `bash -c <command>` (or `sh -c` where
 there is no bash) in the session's working directory, with stdout and stderr merged into
-one pipe in the order they were written, stdin empty and pagers off (`PAGER=cat`,
-`GIT_PAGER=cat`), so nothing waits for a keypress.
+one pipe in the order they were written, and stdin empty. The command has no terminal,
+so whatever would wait on one is switched off in its environment:
+  * pagers (`PAGER=cat`, `GIT_PAGER=cat`), so nothing waits for a keypress;
+  * editors (`GIT_EDITOR`, `GIT_SEQUENCE_EDITOR`, `EDITOR`, `VISUAL` set to `true`, a
+    program that exits at once): the file handed to the "editor" comes back as it was,
+    so `git commit` without -m aborts ("empty commit message") and `git rebase -i` runs
+    its plan unchanged, instead of waiting forever for an editor nobody sees;
+  * git's credential prompt (`GIT_TERMINAL_PROMPT=0`), so a fetch or push that needs
+    a password fails with a message instead of hanging.
 
 The result is the END of the output, at most 2000 lines or 50 KB (the error and the
 summary are at the end of a build log):
@@ -115,6 +122,12 @@ def find_shell() -> str:
     return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
 
 
+# Why each is set: see the module docstring (no terminal, so nothing may wait for one).
+NON_INTERACTIVE_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_EDITOR": "true",
+                       "GIT_SEQUENCE_EDITOR": "true", "EDITOR": "true", "VISUAL": "true",
+                       "GIT_TERMINAL_PROMPT": "0"}
+
+
 def start(command: str, cwd: str) -> subprocess.Popen:
     shell = find_shell()
     try:
@@ -124,7 +137,7 @@ def start(command: str, cwd: str) -> subprocess.Popen:
             # A new session makes the shell the leader of a new process group, so one
             # killpg reaches every process the command starts.
             start_new_session=True,
-            env=dict(os.environ, PAGER="cat", GIT_PAGER="cat"))
+            env=dict(os.environ, **NON_INTERACTIVE_ENV))
     except OSError as exc:
         raise ToolError(f"Could not start the shell {shell}: {exc}") from exc
 

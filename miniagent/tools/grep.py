@@ -25,13 +25,14 @@ UTF-8, and ripgrep's regex dialect (Python's `re` is close for everyday patterns
 
 import os
 import re
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Pattern, Tuple
 
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import (SNIFF_BYTES, check_not_aborted, is_binary, path_not_found,
-                    refuse_special_file, resolve_path)
+from .paths import (ABORT_CHECK_LINES, SNIFF_BYTES, check_exists, check_not_aborted,
+                    is_binary, refuse_special_file, resolve_path)
 from .truncate import (DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, parse_limit,
                        truncate_line)
 from .walk import glob_matcher, walk
@@ -92,13 +93,13 @@ class Search:
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     check_not_aborted(ctx.abort)
     root = resolve_path(args.get("path") or ".", ctx.cwd)
-    if not os.path.exists(root):
-        raise path_not_found(root)
+    check_exists(root)  # "Path not found", or the real reason (a symlink loop)
     refuse_special_file(root)
     search = Search(regex=compile_pattern(args), context=max(0, int(args.get("context") or 0)),
                     limit=parse_limit(args.get("limit"), DEFAULT_LIMIT))
     for path, rel in files_to_search(root, args.get("glob"), ctx):
-        search_file(path, rel, search)
+        check_not_aborted(ctx.abort)  # walk checks per directory; one may hold many files
+        search_file(path, rel, search, ctx.abort)
         if search.matches >= search.limit:
             break
     notices, details = [], {}
@@ -140,7 +141,7 @@ def files_to_search(root: str, glob: str, ctx: ToolContext) -> Iterator[Tuple[st
             yield entry.path, entry.rel
 
 
-def search_file(path: str, rel: str, search: Search) -> None:
+def search_file(path: str, rel: str, search: Search, abort: threading.Event) -> None:
     """Add the matches of one file, with context, until the match limit is reached.
 
     `before` holds the last `context` lines not yet printed; `after` counts the context
@@ -150,6 +151,10 @@ def search_file(path: str, rel: str, search: Search) -> None:
     Every line lands in exactly one place (printed as a match, printed as context, or
     held in `before`), so no line is printed twice: that is what merges the blocks of
     two nearby matches. Example, context=1, matches on lines 3 and 5 -> lines 2-6 once.
+
+    The abort event is checked every ABORT_CHECK_LINES lines, not only per file: a file
+    of 10 MB of short lines takes about a second to scan, and a tree of such files
+    much longer, too long to ignore the user's Ctrl-C.
     """
     try:
         f = open(path, "rb")
@@ -165,6 +170,8 @@ def search_file(path: str, rel: str, search: Search) -> None:
         before: deque = deque(maxlen=search.context)
         after = 0
         for number, raw in enumerate(f, start=1):
+            if number % ABORT_CHECK_LINES == 0:
+                check_not_aborted(abort)
             text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
             # Past the limit a match is not counted: it can only appear as context.
             if search.matches < search.limit and search.regex.search(text):

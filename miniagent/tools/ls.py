@@ -4,9 +4,9 @@
 
 Entries are sorted without regard to case, directories (including symlinks to
 directories) end in "/", and dot files are included. Nothing is hidden by .gitignore:
-ls shows what is there. Entries that cannot be inspected (a dangling symlink) are left
-out. At most 500 entries (change with limit) and 50 KB are returned; a notice says when
-a limit cut the list.
+ls shows what is there, including symlinks whose target is missing or loops back to
+itself (listed by name, as find lists them). At most 500 entries (change with limit)
+and 50 KB are returned; a notice says when a limit cut the list.
 
 Left out: sizes, dates and permissions (use bash `ls -la` for those) and recursion (use
 find).
@@ -14,7 +14,7 @@ find).
 
 import os
 import stat
-from typing import Dict
+from typing import Dict, Optional
 
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
 from .paths import check_not_aborted, resolve_directory
@@ -59,10 +59,9 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
         if len(entries) >= limit:
             limit_reached = True
             break
-        try:
-            mode = os.stat(os.path.join(root, name)).st_mode  # follows symlinks
-        except OSError:
-            continue  # a dangling symlink, or gone since listdir
+        mode = entry_mode(os.path.join(root, name))
+        if mode is None:
+            continue  # gone since listdir
         entries.append(name + "/" if stat.S_ISDIR(mode) else name)
     if not entries:
         return text_result("(empty directory)")
@@ -72,3 +71,18 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
         notices.append(f"Entry limit reached ({limit}). Use limit={limit * 2} for more")
         details["entryLimitReached"] = limit
     return text_result(*cap_listing(entries, notices, details))
+
+
+def entry_mode(path: str) -> Optional[int]:
+    """The mode of what `path` leads to, or of the link itself when that fails.
+
+    stat follows symlinks, so a link to a directory gets its "/"; a dangling link or a
+    loop fails there, and lstat still sees the link, which is there and worth showing
+    (find lists it too). None only for an entry deleted since the listing.
+    """
+    for look in (os.stat, os.lstat):
+        try:
+            return look(path).st_mode
+        except OSError:
+            continue
+    return None

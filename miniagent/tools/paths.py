@@ -17,13 +17,16 @@ decomposed (NFD) Unicode, none of which a model types. It tries those spellings 
 path as written does not exist.
 
 `describe_os_error` turns an OSError into a sentence for the model (missing file,
-directory where a file was expected, permission denied), `refuse_special_file` stops a
-tool before it opens a pipe or a device (which could block it forever), `is_binary` is
-the test read and grep share for "not text, do not show it", and `path_lock`
-hands out the per-file lock that serialises edit and write on the same file: parallel
-tool calls run on threads, and two read-modify-write cycles on one file must not
-interleave. The one-line guard every tool runs first, `check_not_aborted`, lives here
-too, since every tool imports this module.
+directory where a file was expected, permission denied), `check_exists` keeps that
+reason where a plain exists() would only say "not found" (a symlink loop),
+`refuse_special_file` stops a tool before it opens a pipe or a device (which could block
+it forever), `is_binary` is the test read and grep share for "not text, do not show it",
+and `path_lock` hands out the per-file lock that read, edit and write take: parallel
+tool calls run on threads, two read-modify-write cycles on one file must not
+interleave, and a read must not see a file that an edit has emptied but not yet written
+back. The guard every tool runs first, `check_not_aborted`, lives here too (with
+`ABORT_CHECK_LINES`, how often long loops repeat it), since every tool imports this
+module.
 
 Left out: Windows drive letters, and any sandboxing (a path outside the working directory
 is allowed, as in pi).
@@ -62,7 +65,16 @@ def expand_path(path: str) -> str:
 
 
 def resolve_path(path: str, cwd: str) -> str:
-    """The absolute, normalised path `path` names when the working directory is `cwd`."""
+    """The absolute, normalised path `path` names when the working directory is `cwd`.
+
+    A NUL byte is refused here, for every tool at once: no file name can hold one, and
+    the os functions would raise a bare "ValueError: embedded null byte" that tells the
+    model nothing. Example: resolve_path("a\\x00.txt", "/r") -> ToolError "The path ...
+    contains a NUL byte ...".
+    """
+    if "\0" in path:
+        raise ToolError(f"The path {path!r} contains a NUL byte (shown as \\x00), which "
+                        f"no file name can hold. Send the path again without it.")
     return os.path.normpath(os.path.join(cwd, expand_path(path)))
 
 
@@ -70,8 +82,7 @@ def resolve_directory(path: str, cwd: str, file_hint: str) -> str:
     """Resolve a directory argument (default: the working directory); a missing path or
     a file raises ToolError, the latter with `file_hint` saying what to do instead."""
     directory = resolve_path(path or ".", cwd)
-    if not os.path.exists(directory):
-        raise path_not_found(directory)
+    check_exists(directory)
     if not os.path.isdir(directory):
         raise ToolError(f"Not a directory: {directory}. {file_hint}")
     return directory
@@ -104,6 +115,22 @@ def path_not_found(path: str) -> ToolError:
     return ToolError(f"Path not found: {path}. {_CHECK_THE_PATH}")
 
 
+def check_exists(path: str) -> None:
+    """Raise a ToolError that says why `path` cannot be used, if it cannot be.
+
+    `os.path.exists` answers False for every failure alike, so a symlink that points to
+    itself would be reported as "Path not found" while read says what is wrong. Asking
+    `os.stat` keeps the reason. Examples: a missing path -> "Path not found: ...";
+    a symlink loop -> "Cannot access ...: Too many levels of symbolic links".
+    """
+    try:
+        os.stat(path)
+    except FileNotFoundError as exc:
+        raise path_not_found(path) from exc
+    except OSError as exc:
+        raise describe_os_error(exc, path) from exc
+
+
 def describe_os_error(exc: OSError, path: str) -> ToolError:
     """A ToolError whose text says what went wrong with `path` in plain words.
 
@@ -131,13 +158,28 @@ _SPECIAL_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a char
                   (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def refuse_special_file(path: str) -> None:
+# The next step a refusal offers depends on what the tool was asked to do: a read
+# command is no answer to "write this".
+_SPECIAL_FILE_HINTS = {
+    "read": "Use bash with a time limit instead, for example `timeout 5 head -c 1000 {path}`.",
+    "write": ("If you meant a regular file, choose another path. To send it data on "
+              "purpose, use bash with a time limit, for example "
+              "`echo TEXT | timeout 5 tee {path} > /dev/null`."),
+    "edit": ("It holds no stored text to replace: its bytes are made as they are read. "
+             "Use bash with a time limit instead: `timeout 5 head -c 1000 {path}` shows "
+             "what it gives, `echo TEXT | timeout 5 tee {path} > /dev/null` sends it data."),
+}
+
+
+def refuse_special_file(path: str, operation: str = "read") -> None:
     """Raise ToolError if `path` is a pipe, a device or a socket; anything else passes.
 
     Opening a named pipe waits until another process opens its other end, and a device
     like /dev/zero never ends: a file tool would hang with no way to abort it. A
-    missing path or a directory passes: the open that follows reports it. Example:
-    refuse_special_file("/dev/zero") -> ToolError "/dev/zero is a character device, ..."
+    missing path or a directory passes: the open that follows reports it. `operation`
+    ("read", "write" or "edit") picks the next step the error suggests. Example:
+    refuse_special_file("/dev/zero") -> ToolError "/dev/zero is a character device, ...
+    `timeout 5 head -c 1000 /dev/zero`."
     """
     try:
         mode = os.stat(path).st_mode
@@ -145,10 +187,9 @@ def refuse_special_file(path: str) -> None:
         return
     for is_kind, kind in _SPECIAL_KINDS:
         if is_kind(mode):
-            raise ToolError(
-                f"{path} is {kind}, not a regular file. Opening it could wait forever or "
-                f"never end, so this tool does not. Use bash with a time limit instead, "
-                f"for example `timeout 5 head -c 1000 {shlex.quote(path)}`.")
+            hint = _SPECIAL_FILE_HINTS[operation].format(path=shlex.quote(path))
+            raise ToolError(f"{path} is {kind}, not a regular file. Opening it could wait "
+                            f"forever or never end, so this tool does not. {hint}")
 
 
 SNIFF_BYTES = 8192
@@ -172,6 +213,12 @@ def check_not_aborted(abort: threading.Event) -> None:
         raise ToolError("Operation aborted")
 
 
+ABORT_CHECK_LINES = 4096
+"""How often a line-by-line loop (grep's scan, edit's normalising) looks at the abort
+event: `number % ABORT_CHECK_LINES == 0` costs next to nothing per line, and 4096 lines
+take milliseconds, so even a 1 GB file stops promptly when the user aborts."""
+
+
 # --- The per-file lock -------------------------------------------------------------
 
 _locks: Dict[str, threading.Lock] = {}
@@ -182,8 +229,11 @@ _locks_guard = threading.Lock()  # protects the dict itself, not the files
 def path_lock(path: str) -> Iterator[None]:
     """Hold the lock of one file while reading, changing and writing it.
 
-    The key is the real path, so `a.txt`, `./a.txt` and a symlink to it share one lock.
-    Locks are never removed: one small object per file edited in a session.
+    edit and write hold it for their whole read-modify-write; read holds it while it
+    reads, so it sees the file before or after a change, never emptied in between (an
+    edit opens the file with "wb", which truncates it, and only then writes). The key
+    is the real path, so `a.txt`, `./a.txt` and a symlink to it share one lock. Locks
+    are never removed: one small object per file touched in a session.
     """
     key = os.path.realpath(path)
     with _locks_guard:

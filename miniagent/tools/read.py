@@ -29,6 +29,9 @@ is refused before it is opened, see paths.refuse_special_file):
   * Bytes that are not valid UTF-8 are shown as U+FFFD, with a note saying so.
   * An empty file reads as "(empty file)".
 
+A read holds the file's lock (paths.path_lock) while the file is open, so a parallel
+edit or write of it is seen wholly or not at all, never half-written.
+
 Left out (pi has them): downscaling images larger than the limit (we refuse them and
 say how to shrink them; that needs an imaging library), and other encodings than UTF-8.
 """
@@ -42,7 +45,7 @@ from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
 from ..messages import image_block, text_block
 from . import Tool, ToolContext, ToolError, ToolResult, text_result
 from .paths import (SNIFF_BYTES, check_not_aborted, describe_os_error, is_binary,
-                    refuse_special_file, resolve_read_path)
+                    path_lock, refuse_special_file, resolve_read_path)
 from .truncate import (DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size,
                        truncate_head)
 
@@ -78,7 +81,10 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     path = resolve_read_path(args["path"], ctx.cwd)
     refuse_special_file(path)
     try:
-        with open(path, "rb") as f:
+        # The lock edit and write hold while they change the file: an edit truncates
+        # the file, then writes it, and a read in between would see it empty. Held
+        # only while the file is open; two reads of one file now take turns too.
+        with path_lock(path), open(path, "rb") as f:
             head = f.read(SNIFF_BYTES)
             mime = image_mime(head)
             if mime is not None:

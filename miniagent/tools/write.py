@@ -7,7 +7,9 @@
 The count is of UTF-8 bytes, what lands on disk ("é" is 2), not of characters. The
 content is written as given: no line-ending conversion, no byte order mark. For a small
 change to an existing file, `edit` is cheaper for the model (it sends only the change)
-and safer (it fails if the file is not what the model thinks).
+and safer (it fails if the file is not what the model thinks). A path ending in "/" is
+refused: it names a directory, and dropping the "/" would create a file where the model
+wanted a directory.
 
 write takes the same per-file lock as edit (paths.path_lock), so a write and an edit of
 one file in the same batch of parallel tool calls do not interleave.
@@ -19,7 +21,7 @@ file, as in pi), and keeping a backup of what was overwritten.
 import os
 from typing import Dict
 
-from . import Tool, ToolContext, ToolResult, text_result
+from . import Tool, ToolContext, ToolError, ToolResult, text_result
 from .paths import (check_not_aborted, describe_os_error, path_lock, refuse_special_file,
                     resolve_path)
 
@@ -46,9 +48,16 @@ def create_tool() -> Tool:
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     check_not_aborted(ctx.abort)
     path = resolve_path(args["path"], ctx.cwd)
+    if args["path"].endswith("/"):
+        # resolve_path drops the "/", so "newdir/" would become a FILE named newdir:
+        # the opposite of what the model meant.
+        raise ToolError(f"Cannot write {args['path']!r}: the path ends with '/', so it "
+                        f"names a directory. Give the file name to write, for example "
+                        f"{args['path']}file.txt (missing directories are created).")
     data = args["content"].encode("utf-8")
     with path_lock(path):
-        refuse_special_file(path)  # opening a named pipe to write waits for a reader
+        # Opening a named pipe to write waits for a reader, maybe forever.
+        refuse_special_file(path, "write")
         try:
             # Creating the parents (as pi does) lets a model write src/new/app.py in one
             # call; otherwise it would need a bash `mkdir -p` first, a turn for nothing.

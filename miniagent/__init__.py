@@ -16,6 +16,7 @@ tools. Read the package in this order, bottom layer first:
   providers/scripted.py  an offline model that replays a script (demo, tests)
   providers/replay.py    cleaning the history before it is sent again
   providers/builder.py   assembling a streamed reply; the never-raise wrapper
+  providers/compat.py    server quirks as a table of flags
   providers/openai.py    OpenAI Chat Completions and every compatible server
   providers/anthropic.py Anthropic Messages
   tools/__init__.py      the Tool contract, argument validation, the registry

@@ -19,7 +19,8 @@ from miniagent.models import Model, find_model, load_providers
 from miniagent.providers import StreamOptions
 from miniagent.providers import builder
 from miniagent.providers import stream as provider_stream
-from miniagent.providers.openai import build_request, compat_for, stream_bytes
+from miniagent.providers.compat import compat_for
+from miniagent.providers.openai import build_request, stream_bytes
 from miniagent.retry import is_final
 from miniagent.tools import Tool, text_result
 

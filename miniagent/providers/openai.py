@@ -19,7 +19,7 @@ becomes [text "Let me", toolCall c1 read {"path": "a"}], stopReason "toolUse".
 Going out (`build_request`): the history is cleaned (replay.py), the system prompt
 becomes the first message, tool results become `tool` messages (their images a
 follow-up user message, since a `tool` message carries text only), and the server's
-quirks decide a few field names (DEFAULT_COMPAT and KNOWN_SERVERS below).
+quirks decide a few field names (the compat table in compat.py).
 
 Coming back (`parse_chunks`), what servers do that a naive client gets wrong:
 
@@ -51,72 +51,11 @@ from ..messages import clean_text
 from ..sse import iter_sse
 from .builder import (MessageBuilder, ProviderError, error_text, max_output_tokens,
                       stream_from_bytes, stream_http)
+from .compat import compat_for
 from .replay import images_of, prepare_history, tool_result_text
 
 EARLY_END = "stream ended before the response was complete (no finish_reason)"
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
-
-# --- Quirks as data ------------------------------------------------------------------------
-
-# What a standard OpenAI-compatible server accepts. Each flag exists because some
-# server disagrees; KNOWN_SERVERS says who, and model.compat overrides any flag.
-DEFAULT_COMPAT: Dict[str, Any] = {
-    # Send the system prompt as role "developer" for reasoning models (OpenAI's o-series
-    # and gpt-5 want it; chat templates of local servers know only "system").
-    "supportsDeveloperRole": False,
-    "supportsUsageInStreaming": True,  # ask for the usage chunk (stream_options.include_usage)
-    # OpenAI renamed max_tokens to max_completion_tokens (and its reasoning models
-    # refuse the old name); most compatible servers know only max_tokens.
-    "maxTokensField": "max_tokens",
-    # Send a reasoning effort for reasoning models when thinking is on...
-    "supportsReasoningEffort": True,
-    # ...translated through this map (level -> what the server accepts)...
-    "reasoningEffortMap": {"minimal": "low"},  # "minimal" exists only at OpenAI
-    # ...in this format: "openai" reasoning_effort, "openrouter" reasoning.effort,
-    # "chat-template" chat_template_kwargs.enable_thinking (Qwen3-style templates).
-    "thinkingFormat": "openai",
-    # Send the session id as prompt_cache_key, which routes repeated prefixes to the
-    # same cache (decision 17: OpenAI needs no cache marks, only this key).
-    "supportsPromptCacheKey": False,
-    # Rewrite tool-call ids in the history: None, "openai" (<= 40 chars) or "mistral"
-    # (exactly 9 alphanumerics), see replay.ID_FORMATS.
-    "toolCallIdFormat": None,
-    # Send our own reasoning back in its field (llama.cpp, DeepSeek need it; Groq 400s on it).
-    "supportsReasoningReplay": True,
-}
-
-# (text in the base URL, the flags that differ there). Servers without a row (Ollama,
-# LM Studio) take the standard flags; stream quirks are tolerated for everyone.
-KNOWN_SERVERS = [
-    ("api.openai.com", {"supportsDeveloperRole": True, "maxTokensField": "max_completion_tokens",
-                        "reasoningEffortMap": {}, "supportsPromptCacheKey": True,
-                        "toolCallIdFormat": "openai"}),
-    ("openrouter.ai", {"thinkingFormat": "openrouter"}),
-    ("deepseek.com", {"supportsReasoningEffort": False}),  # the model id decides thinking
-    ("groq.com", {"supportsReasoningReplay": False}),
-    # Mistral rejects unknown fields (and sends usage unasked) and wants 9-char ids.
-    ("mistral.ai", {"toolCallIdFormat": "mistral", "supportsUsageInStreaming": False}),
-    # llama.cpp's llama-server (:8080) and vLLM (:8000): thinking is a template variable.
-    (":8080", {"thinkingFormat": "chat-template"}),
-    (":8000", {"thinkingFormat": "chat-template"}),
-]
-# Mistral's chat templates want 9-character ids wherever they run: the model id is a hint too.
-MISTRAL_FAMILY = ("mistral", "devstral", "magistral", "codestral", "ministral")
-
-
-def compat_for(model) -> Dict[str, Any]:
-    """The quirk flags for a model: defaults, then the server detected from the base
-    URL, then the model's own compat entries (each field overrides separately)."""
-    flags = dict(DEFAULT_COMPAT)
-    for marker, overrides in KNOWN_SERVERS:
-        if marker in model.base_url:
-            flags.update(overrides)
-            break
-    if any(name in model.id.lower() for name in MISTRAL_FAMILY):
-        flags["toolCallIdFormat"] = "mistral"
-    flags.update(model.compat or {})
-    return flags
-
 
 # --- The request ---------------------------------------------------------------------------
 

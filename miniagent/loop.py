@@ -39,11 +39,13 @@ Left out: a cap on the number of turns (abort is the brake), retries (harness.py
 and anything about the context window's size (compaction arrives with sessions).
 """
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
-from .messages import (Message, assistant_message, is_failed, text_block, tool_calls,
+from .messages import (INVALID_ARGUMENTS, Message, assistant_message, is_failed, text_block,
+                       tool_calls,
                        tool_result_message)
 from .providers import StreamOptions
 from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
@@ -293,6 +295,12 @@ def _prepare(call: _Call, config: LoopConfig) -> None:
     if call.tool is None:
         available = ", ".join(tool.name for tool in config.tools) or "none"
         call.result = _error(f"Tool {name} not found. Available tools: {available}.")
+        return
+    if INVALID_ARGUMENTS in call.block:  # the provider could not parse them (cut off?)
+        received = json.dumps(call.block[INVALID_ARGUMENTS][:200], ensure_ascii=False)
+        call.result = _error(f"The arguments of this {name} call are not a valid JSON "
+                             f"object, so it was not run. Received: {received}. Send the "
+                             f"call again with complete JSON arguments.")
         return
     try:
         call.args = validate_arguments(call.tool, call.block.get("arguments", {}))

@@ -60,6 +60,11 @@ class ToolCall(TypedDict):
     arguments: Dict[str, Any]
     # Optional "extraContent": opaque data a server attached to the call (Gemini's
     # thought signatures), sent back unchanged to the same model only.
+    # Optional INVALID_ARGUMENTS: the argument text as received when it was not a JSON
+    # object; arguments is then {} and the loop answers the call with an error.
+
+
+INVALID_ARGUMENTS = "invalidArguments"
 
 
 class ImageContent(TypedDict):

@@ -257,3 +257,25 @@ def test_lone_surrogates_in_a_script_are_removed():
     agent = make_agent([{"content": [text("bad \ud83d char")]}])
     agent.prompt("go", inline=True)
     assert agent.messages[-1]["content"] == [text("bad  char")]
+
+
+def test_a_call_whose_arguments_could_not_be_parsed_is_refused_with_them_quoted():
+    from miniagent.messages import assistant_message
+
+    replies = [[{"type": "toolCall", "id": "c1", "name": "echo", "arguments": {},
+                 "invalidArguments": '{"v": "cut'}], [text("resent")]]
+
+    def stream(model, context, options):  # a provider that could not parse the call
+        content = replies.pop(0)
+        message = assistant_message("test", "test", "m", content,
+                                    "toolUse" if len(content[0]) > 2 else "stop")
+        yield {"type": "done", "reason": message["stopReason"], "message": message}
+
+    ran = []
+    agent = make_agent([], [echo_tool(execute=lambda i, a, c: ran.append(a) or text_result("x"))],
+                       stream_fn=stream)
+    agent.prompt("go", inline=True)
+    assert ran == []
+    result = tool_texts(agent)[0]
+    assert "not a valid JSON object" in result and '{\\"v\\": \\"cut' in result
+    assert agent.messages[-1]["content"] == [text("resent")]

@@ -519,7 +519,9 @@ def test_a_call_with_invalid_arguments_goes_back_to_the_model_as_an_error():
         agent.prompt("clean up", inline=True)
     assert ran == []
     result = agent.messages[2]
-    assert result["role"] == "toolResult" and result["isError"] and "command" in result["content"][0]["text"]
+    assert result["role"] == "toolResult" and result["isError"]
+    assert "not a valid JSON object" in result["content"][0]["text"]
+    assert '{\\"command\\": \\"rm -rf /tmp/x' in result["content"][0]["text"]  # quoted back
     assert agent.messages[-1]["content"] == [{"type": "text", "text": "Sorry."}]
 
 

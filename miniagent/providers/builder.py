@@ -34,11 +34,11 @@ is complete at each `*_end` (and when a stream fails). Tool-call arguments are J
 fragments that mean nothing on their own, so for live display they are parsed into the
 partial message now and then: each time their length has doubled, which costs at most
 twice the final size in total, the same trick a growing Python list uses. The final
-arguments are parsed once, strictly, when the block closes. Text that is not valid JSON
-then (cut off, garbled) gives no arguments at all, `{}`, rather than the repaired guess
-shown while streaming: a cut-off `rm -rf /tmp/x` must not run. The tool's schema check
-then answers the model with what is missing (a tool with no required parameter, such as
-ls, runs with its defaults).
+arguments are parsed once, strictly, when the block closes. Text that is not a valid
+JSON object then (cut off, garbled) gives no arguments at all, `{}`, rather than the
+repaired guess shown while streaming: a cut-off `rm -rf /tmp/x` must not run. The text
+is kept in the call's `invalidArguments`, and the loop answers the call with an error
+that quotes it, so the model learns what went wrong and sends the call again.
 
 Left out: the wire formats (openai.py, anthropic.py read the bytes and call this).
 """
@@ -49,7 +49,8 @@ import uuid
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..jsonpartial import parse_arguments, parse_partial
-from ..messages import assistant_message, clean_text, clean_value, compute_cost, set_counts
+from ..messages import (INVALID_ARGUMENTS, assistant_message, clean_text, clean_value,
+                        compute_cost, set_counts)
 from ..retry import Aborted, Failure, iter_body, not_retried, post_stream
 
 Event = Dict[str, Any]
@@ -57,6 +58,7 @@ DEFAULT_MAX_TOKENS = 32_000  # output cap when the caller names none (and the mo
 # Block type -> the prefix of its events (text_start, thinking_delta, toolcall_end...).
 EVENT_PREFIX = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}
 REDACTED = "[redacted]"
+MAX_INVALID_KEPT = 2000  # characters of invalid tool-call arguments kept to quote back
 # A "key" this short is a placeholder (local servers take any), not a secret; replacing
 # it everywhere would garble the message instead.
 MIN_SECRET = 4
@@ -145,8 +147,11 @@ class MessageBuilder:
         if block["type"] == "toolCall":
             arguments = parse_arguments(joined)
             # Invalid JSON (None) is never guessed at (module docstring); a model may
-            # also send a list or a bare value, and a tool takes an object.
+            # also send a list or a bare value, and a tool takes an object. The text is
+            # kept so the loop can tell the model what was wrong with it.
             block["arguments"] = clean_value(arguments) if isinstance(arguments, dict) else {}
+            if not isinstance(arguments, dict):
+                block[INVALID_ARGUMENTS] = clean_text(joined[:MAX_INVALID_KEPT])
             block["name"] = clean_text(block["name"])
             # Some servers send "" or no id at all (Gemini, local servers).
             block["id"] = clean_text(block["id"]) or f"call_{uuid.uuid4().hex[:24]}"

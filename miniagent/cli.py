@@ -38,7 +38,7 @@ from .models import ConfigError, list_models
 from .prompt import build_system_prompt
 from .providers.scripted import demo_script, load_script, scripted_model
 from .render import JsonLines, StepPrinter, final_answer, for_terminal, one_line
-from .messages import is_failed
+from .messages import is_failed, text_of
 from .tools import ALL_TOOLS, create_tools
 
 EXAMPLES = """\
@@ -231,8 +231,7 @@ def report(agent: Agent, args: argparse.Namespace, stopped_by: Optional[int]) ->
 def answer_text(message: Dict[str, Any], for_a_terminal: bool) -> str:
     """The answer's text blocks, one per line. On a terminal, control characters are
     made visible: a model quoting a hostile file must not drive the user's terminal."""
-    text = "\n".join(block["text"] for block in message["content"]
-                     if block.get("type") == "text")
+    text = text_of(message)
     return for_terminal(text) if for_a_terminal else text
 
 

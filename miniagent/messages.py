@@ -215,11 +215,12 @@ def tool_calls(message: Message) -> List[ToolCall]:
 
 
 def text_of(message: Message) -> str:
-    """All text blocks of a message joined, e.g. the final answer printed by -p."""
+    """The text blocks of a message, one per line: the final answer printed by -p, the
+    text of a tool result sent to a server. Images and tool calls are left out."""
     content = message.get("content", [])
     if isinstance(content, str):  # pi allows a bare string as user content
         return content
-    return "".join(b["text"] for b in content if b.get("type") == "text")
+    return "\n".join(b["text"] for b in content if b.get("type") == "text")
 
 
 def set_counts(usage: Usage, counts: Dict[str, Optional[int]]) -> Usage:

@@ -97,8 +97,7 @@ class StepPrinter:
             self._write(text)
 
     def _show_result(self, result: Dict[str, Any], is_error: bool) -> None:
-        text = "".join(b.get("text", "") for b in result.get("content", [])
-                       if b.get("type") == "text")
+        text = text_of(result)
         lines = [line for line in text.split("\n") if line.strip()] or ["(no output)"]
         hidden = len(lines) - RESULT_LINES
         if is_error:  # an error's cause is at its end ("NameError: ...", "exited with code 1")

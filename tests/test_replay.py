@@ -2,13 +2,13 @@
 
 import re
 
+from miniagent.messages import text_of as tool_result_text
 from miniagent.models import Model
 from miniagent.providers.replay import (
     NO_RESULT,
     ID_FORMATS,
     images_of,
     prepare_history,
-    tool_result_text,
 )
 
 MODEL = Model("model-b", "prov", "openai-completions", "http://x/v1")

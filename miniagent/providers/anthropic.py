@@ -47,11 +47,11 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
-from ..messages import clean_text
+from ..messages import clean_text, text_of
 from ..sse import iter_sse
 from .builder import (MessageBuilder, ProviderError, error_text, max_output_tokens,
                       stream_from_bytes, stream_http)
-from .replay import images_of, prepare_history, tool_result_text
+from .replay import images_of, prepare_history
 
 DEFAULT_VERSION = "2023-06-01"  # the long-standing value; override with compat.anthropicVersion
 CACHE = {"type": "ephemeral"}
@@ -177,7 +177,7 @@ def _assistant_blocks(content: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
 
 def _tool_result_block(message: Dict[str, Any]) -> Dict[str, Any]:
     """Text only -> a string; with images -> text and image blocks."""
-    text, images = tool_result_text(message), images_of(message["content"])
+    text, images = text_of(message), images_of(message["content"])
     if images:
         content: Any = [{"type": "text", "text": text or "(see attached image)"}]
         content += [_image_block(image) for image in images]

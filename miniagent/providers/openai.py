@@ -47,12 +47,12 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
-from ..messages import clean_text
+from ..messages import clean_text, text_of
 from ..sse import iter_sse
 from .builder import (MessageBuilder, ProviderError, error_text, max_output_tokens,
                       stream_from_bytes, stream_http)
 from .compat import compat_for
-from .replay import images_of, prepare_history, tool_result_text
+from .replay import images_of, prepare_history
 
 EARLY_END = "stream ended before the response was complete (no finish_reason)"
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -179,7 +179,7 @@ def _compact_json(value: Any) -> str:
 
 
 def _tool_text(message: Dict[str, Any]) -> str:
-    text = tool_result_text(message)
+    text = text_of(message)
     return text if text or not images_of(message["content"]) else "(see attached image)"
 
 

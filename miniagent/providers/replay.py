@@ -177,12 +177,6 @@ def _replay_thinking(block: Dict[str, Any], same: bool) -> Optional[Dict[str, An
 # --- Small shared conversions ----------------------------------------------------------------
 
 
-def tool_result_text(message: Message) -> str:
-    """The text blocks of a tool result joined by newlines (both wire formats send the
-    images separately)."""
-    return "\n".join(b["text"] for b in message.get("content", []) if b.get("type") == "text")
-
-
 def images_of(content: Any) -> List[Dict[str, Any]]:
     """The image blocks of a content list (none in a bare string)."""
     if isinstance(content, str):

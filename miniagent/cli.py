@@ -32,13 +32,14 @@ from typing import Any, Dict, List, Optional, TextIO
 
 from . import __version__
 from .agent import Agent
-from .harness import Harness
 from .choose import resolve
+from .harness import Harness
+from .httperrors import one_line
+from .messages import is_failed, text_of
 from .models import ConfigError, list_models
 from .prompt import build_system_prompt
 from .providers.scripted import demo_script, load_script, scripted_model
-from .render import JsonLines, StepPrinter, final_answer, for_terminal, one_line
-from .messages import is_failed, text_of
+from .render import JsonLines, StepPrinter, final_answer, for_terminal
 from .tools import ALL_TOOLS, create_tools
 
 EXAMPLES = """\

@@ -119,6 +119,8 @@ def page_text(page: str) -> str:
 
 
 def one_line(text: str, limit: int = 500) -> str:
+    """Any message as one line of at most `limit` characters ("a\\n  b" -> "a b"): an
+    error is shown on one line, whatever line breaks a server put in it."""
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 3] + "..."
 

@@ -31,6 +31,7 @@ import json
 import sys
 from typing import Any, Callable, Dict, List, Optional, TextIO
 
+from .httperrors import one_line
 from .messages import Message, text_of, tool_calls
 
 RESULT_LINES = 3  # result lines shown per tool call
@@ -143,11 +144,6 @@ def describe_call(name: str, args: Any) -> str:
     if "path" in args:
         return f"{name} {args['path']}"
     return shorten(f"{name} {json.dumps(args, ensure_ascii=False)}")
-
-
-def one_line(text: str) -> str:
-    """A server's message, whatever its line breaks, as one line: "a\\n b" -> "a b"."""
-    return " ".join(str(text).split())
 
 
 def shorten(line: str, width: int = LINE_WIDTH) -> str:

@@ -70,13 +70,12 @@ class Agent:
         self._steering: List[Message] = []
         self._follow_ups: List[Message] = []
         self._abort = threading.Event()
-        # Set while no run is in progress. wait() waits on this Event rather than joining
+        # Set while no run is in progress (the one record of whether the agent runs). wait() waits on this Event rather than joining
         # the thread: a Ctrl-C that interrupts Thread.join() can leave the thread looking
         # finished while it still runs (a CPython quirk), and Event.wait has no such issue.
         self._idle = threading.Event()
         self._idle.set()
-        self._lock = threading.Lock()  # guards the running flag and the queues
-        self._running = False
+        self._lock = threading.Lock()  # guards starting a run and the queues
 
     # --- Observing -----------------------------------------------------------------------
 
@@ -90,7 +89,7 @@ class Agent:
 
     @property
     def is_running(self) -> bool:
-        return self._running
+        return not self._idle.is_set()
 
     # --- Starting runs ---------------------------------------------------------------------
 
@@ -110,7 +109,7 @@ class Agent:
         result. From an assistant message there is nothing to answer, unless a steering
         or follow-up message is queued: then that becomes the prompt.
         """
-        if self._running:
+        if self.is_running:
             raise AgentBusyError("The agent is already working; wait() for it before continuing.")
         if not self.messages:
             raise ValueError("There are no messages to continue from.")
@@ -127,11 +126,10 @@ class Agent:
         if self.model is None:
             raise ValueError("No model configured.")
         with self._lock:
-            if self._running:
+            if self.is_running:
                 raise AgentBusyError("The agent is already working on a prompt. Queue the "
                                      "message with steer() or follow_up(), or wait() for the "
                                      "run to end.")
-            self._running = True
             self._idle.clear()
             self._abort = threading.Event()
         self.error = None
@@ -150,7 +148,6 @@ class Agent:
             last = self.messages[-1] if self.messages else {}
             if is_failed(last):
                 self.error = last.get("errorMessage")
-            self._running = False
             self._idle.set()
 
     def _end_with_failure(self, exc: Exception) -> None:

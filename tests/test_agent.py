@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from conftest import call, echo_tool, make_agent, text
+from helpers import call, echo_tool, make_agent, text
 from miniagent.agent import AgentBusyError
 from miniagent.events import EventBus
 

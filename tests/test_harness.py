@@ -2,7 +2,7 @@
 
 import threading
 
-from conftest import make_agent, text
+from helpers import make_agent, text
 from miniagent.harness import Harness, is_retryable
 
 

@@ -3,7 +3,7 @@ the terminate vote, steering and follow-ups."""
 
 import threading
 
-from conftest import call, echo_tool, make_agent, text
+from helpers import call, echo_tool, make_agent, text
 from miniagent.loop import SKIPPED_TEXT
 from miniagent.tools import ToolError, ToolResult, text_result
 

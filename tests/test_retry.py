@@ -16,6 +16,7 @@ import pytest
 import requests
 
 from fake_server import FakeServer, turn_from_capture
+from helpers import FIXTURES
 from miniagent import httperrors
 from miniagent.retry import (
     Aborted,
@@ -31,7 +32,7 @@ from miniagent.retry import (
 from miniagent.httperrors import http_error_message
 from miniagent.sse import iter_sse
 
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "llama-server"
+CAPTURES = FIXTURES / "llama-server"
 HELLO = {"content": [{"type": "text", "text": "Hello from the fake server"}]}
 FAST = {"base_delay": 0.001}
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from helpers import FIXTURES
 from miniagent.sse import SSEDecoder, SSEEvent, iter_sse
 
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "llama-server"
+CAPTURES = FIXTURES / "llama-server"
 
 X = [("message", "x")]
 VECTORS = [

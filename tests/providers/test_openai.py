@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from fake_server import FakeServer, turn_from_capture
+from helpers import FIXTURES
 from miniagent.agent import Agent
 from miniagent.harness import Harness, is_retryable
 from miniagent.models import Model, find_model, load_providers
@@ -24,7 +25,6 @@ from miniagent.providers.openai import build_request, stream_bytes
 from miniagent.retry import is_final
 from miniagent.tools import Tool, text_result
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
 CAPTURES = FIXTURES / "llama-server"
 PRICES = {"input": 1.0, "output": 2.0, "cacheRead": 0.5, "cacheWrite": 0.0}
 TOOLS = [{"name": "read", "description": "Read a file.",

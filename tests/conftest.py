@@ -8,6 +8,20 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))  # lets tests import helpers and fake_server
 
 
+@pytest.fixture(autouse=True)
+def private_home(tmp_path_factory, monkeypatch):
+    """Every test gets its own miniagent home and temp folder: sessions, trust and
+    history never land in the user's ~/.miniagent, and the demo's project copies
+    (miniagent-demo-*) land in pytest's own temporary folders, which pytest removes.
+    Both sit outside the test's tmp_path, so a test that lists tmp_path sees only
+    what it made."""
+    home = tmp_path_factory.mktemp("miniagent-home")
+    temp = tmp_path_factory.mktemp("tmp")
+    monkeypatch.setenv("MINIAGENT_HOME", str(home))
+    monkeypatch.setenv("TMPDIR", str(temp))
+    return home
+
+
 @pytest.fixture
 def events():
     """A list that records events: agent.subscribe(events.append)."""

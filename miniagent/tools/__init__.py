@@ -11,10 +11,14 @@ what every tool shares:
     flag for tools that must not run beside others.
   * `ToolContext`: what `execute` gets besides its arguments: the working directory, the
     abort event and an `on_update` callback for live output.
+  * `check_not_aborted`: the guard every tool runs first (and long loops repeat every
+    `ABORT_CHECK_LINES` lines), so an aborted run starts no new work. It is here, beside
+    the abort event it reads, because it is part of what every tool promises.
   * `ToolResult`: content blocks for the model plus `details` for front ends.
   * `ToolError`: raise it with a message that tells the model what to do next; the loop
     turns it (or any other exception) into an error result. Tools never print.
-  * `validate_arguments`: a small JSON Schema checker with the coercions models need.
+  * `validate_arguments`: a small JSON Schema checker; the coercions models need
+    ("5" accepted as 5) are in coerce.py.
   * `create_tools`: the registry that turns `--tools read,bash` into Tool objects.
 
 Validation example (schema: {"path": string (required), "offset": number}):
@@ -29,10 +33,11 @@ use objects, arrays, scalars and enums only, and so do pi's.
 
 import copy
 import json
-import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
+
+from .coerce import coerce
 
 
 class ToolError(Exception):
@@ -78,6 +83,18 @@ def text_result(text: str, details: Any = None) -> ToolResult:
     return ToolResult(content=[{"type": "text", "text": text}], details=details)
 
 
+def check_not_aborted(abort: threading.Event) -> None:
+    """Raise when the run was aborted before (or while) the tool started."""
+    if abort.is_set():
+        raise ToolError("Operation aborted")
+
+
+ABORT_CHECK_LINES = 4096
+"""How often a line-by-line loop (grep's scan, edit's normalising) looks at the abort
+event: `number % ABORT_CHECK_LINES == 0` costs next to nothing per line, and 4096 lines
+take milliseconds, so even a 1 GB file stops promptly when the user aborts."""
+
+
 # --- Argument validation -----------------------------------------------------------------
 
 def validate_arguments(tool: Tool, arguments: Any) -> Dict[str, Any]:
@@ -104,7 +121,7 @@ def _check(value: Any, schema: Dict[str, Any], path: str, problems: List[str]) -
     where = path or "root"
     expected = schema.get("type")
     if expected is not None:
-        ok, value = _coerce(value, expected)
+        ok, value = coerce(value, expected)
         if not ok:
             problems.append(f"{where}: must be {expected}")
             return value
@@ -126,72 +143,6 @@ def _check(value: Any, schema: Dict[str, Any], path: str, problems: List[str]) -
 
 def _join(path: str, key: str) -> str:
     return f"{path}/{key}" if path else key
-
-
-def _coerce(value: Any, expected: str):
-    """(ok, value) for a scalar type, with the forgiving coercions models need.
-
-    Models often send numbers as strings ("5") or booleans as strings ("true");
-    rejecting those would only cost a turn. Arrays and objects are never coerced.
-    """
-    is_bool = isinstance(value, bool)
-    is_num = isinstance(value, (int, float)) and not is_bool
-    if expected == "object":
-        return isinstance(value, dict), value
-    if expected == "array":
-        return isinstance(value, list), value
-    if expected == "string":
-        if isinstance(value, str):
-            return True, value
-        if is_bool:
-            return True, "true" if value else "false"
-        if is_num:
-            return True, _number_text(value)
-        return (True, "") if value is None else (False, value)
-    if expected in ("number", "integer"):
-        number = _to_number(value)
-        if number is None:
-            return False, value
-        if expected == "integer":
-            return (True, int(number)) if number == int(number) else (False, value)
-        return True, number
-    if expected == "boolean":
-        if is_bool:
-            return True, value
-        if value in ("true", "false"):
-            return True, value == "true"
-        if is_num and value in (0, 1):
-            return True, bool(value)
-        return (True, False) if value is None else (False, value)
-    if expected == "null":
-        empty = value is None or value == "" or value is False or value == 0
-        return (True, None) if empty else (False, value)
-    return True, value  # an unknown type keyword is not ours to enforce
-
-
-def _to_number(value: Any) -> Optional[float]:
-    """The number a value stands for, or None: "5" -> 5, "0.5" -> 0.5, True -> 1, None -> 0."""
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (int, float)):
-        return value
-    if value is None:
-        return 0
-    if isinstance(value, str):
-        for parse in (int, float):
-            try:
-                number = parse(value)
-            except ValueError:
-                continue
-            return number if math.isfinite(number) else None
-    return None
-
-
-def _number_text(number: float) -> str:
-    """JSON's spelling of a number: 5 -> "5", 5.0 -> "5", 0.5 -> "0.5"."""
-    if isinstance(number, float) and number.is_integer():
-        return str(int(number))
-    return str(number)
 
 
 # --- Registry --------------------------------------------------------------------------------

@@ -17,11 +17,9 @@ fails loudly with a message that tells the model to read the file again.
 Matching, in two steps:
   1. Exact: `oldText` as a substring of the file.
   2. Normalised, when the exact text is not there: models often get invisible details
-     wrong. Both sides are compared after normalising each line: Unicode NFKC, smart
-     quotes to ' and ", dashes to -, special spaces to " ", trailing whitespace (and so
-     "\\r" line endings) removed. Only the matched region is replaced: positions in the
-     normalised text are mapped back to the original, so every other byte of the file
-     stays exactly as it was.
+     wrong (smart quotes, dashes, trailing spaces, "\\r\\n"), so both sides are compared
+     with those ironed out, and the match is mapped back to the original so that only
+     the matched region changes (fuzzy.py).
 
 Uniqueness is judged in the normalised text too ("x  \\nx\\n" holds "x\\n" twice once the
 trailing spaces are ignored), as in pi: when in doubt, ask the model for more context.
@@ -33,22 +31,23 @@ The result's details hold a line-numbered diff (see diff.py; undecodable bytes s
 U+FFFD there) and the first changed line. A pipe or a device is refused before it is
 opened (paths.refuse_special_file): opening a pipe would wait forever.
 
-A per-file lock (paths.path_lock) makes two parallel edits of one file take turns, so
-both land. Reading the file first is not enforced.
+A per-file lock (filelock.path_lock) makes two parallel edits of one file take turns, so
+both land. Reading the file first is not enforced. Two shapes of arguments models send
+instead of `edits: [...]` are repaired before validation (edit_args.py).
 
 Left out: creating files (that is write's job), regular expressions, replace-all.
 """
 
 import json
 import threading
-import unicodedata
-from bisect import bisect_right
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from . import Tool, ToolContext, ToolError, ToolResult, text_result
+from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .diff import generate_diff
-from .paths import (ABORT_CHECK_LINES, check_not_aborted, describe_os_error, path_lock,
-                    refuse_special_file, resolve_path)
+from .edit_args import prepare_arguments
+from .filelock import path_lock
+from .fuzzy import NormalisedText, normalise
+from .paths import describe_os_error, refuse_special_file, resolve_path
 from .truncate import printable
 
 BOM = b"\xef\xbb\xbf"
@@ -86,28 +85,6 @@ PARAMETERS = {
 
 def create_tool() -> Tool:
     return Tool("edit", DESCRIPTION, PARAMETERS, execute, prepare_arguments=prepare_arguments)
-
-
-def prepare_arguments(args: Any) -> Any:
-    """Repair two shapes models send, before validation.
-
-    {"path": p, "oldText": a, "newText": b}    -> {"path": p, "edits": [{"oldText": a, "newText": b}]}
-    {"path": p, "edits": "[{\\"oldText\\": ...}]"} -> {"path": p, "edits": [{"oldText": ...}]}
-    """
-    if not isinstance(args, dict):
-        return args
-    args = dict(args)
-    if isinstance(args.get("edits"), str):
-        try:
-            parsed = json.loads(args["edits"])
-        except ValueError:
-            parsed = args["edits"]  # leave it: validation will say edits must be an array
-        args["edits"] = [parsed] if isinstance(parsed, dict) else parsed
-    if "oldText" in args or "newText" in args:
-        legacy = {key: args.pop(key) for key in ("oldText", "newText") if key in args}
-        edits = args.get("edits")
-        args["edits"] = (edits if isinstance(edits, list) else []) + [legacy]
-    return args
 
 
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
@@ -170,7 +147,7 @@ def apply_edits(original: str, edits: List[Dict[str, str]], path: str,
     return updated
 
 
-def locate(original: str, normalised: "NormalisedText", old_text: str, name: str,
+def locate(original: str, normalised: NormalisedText, old_text: str, name: str,
            path: str) -> Tuple[int, int]:
     """(start, end) of the one place `old_text` matches in `original`."""
     if not old_text:
@@ -216,108 +193,3 @@ def uses_crlf(text: str) -> bool:
 
 def with_line_ending(text: str, line_ending: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", line_ending)
-
-
-# --- Normalised matching --------------------------------------------------------------------
-
-_FOLD = str.maketrans({
-    **{c: "'" for c in "\u2018\u2019\u201a\u201b"},           # smart single quotes
-    **{c: '"' for c in "\u201c\u201d\u201e\u201f"},           # smart double quotes
-    **{chr(c): "-" for c in range(0x2010, 0x2016)}, "\u2212": "-",  # dashes, minus
-    **{c: " " for c in "\u00a0\u202f\u205f\u3000"},
-    **{chr(c): " " for c in range(0x2002, 0x200b)},           # en space .. hair space
-})
-
-
-def normalise(text: str) -> str:
-    """Each line normalised. Example: "say \\u201chi\\u201d  \\r\\nok" -> 'say "hi"\\nok'."""
-    return "\n".join(normalise_line(line) for line in text.split("\n"))
-
-
-def normalise_line(line: str) -> str:
-    if line.isascii():
-        return line.rstrip()  # NFKC and the folds change no ASCII character
-    return "".join(normalise_piece(line[a:b]) for a, b in pieces(line)).rstrip()
-
-
-def normalise_piece(piece: str) -> str:
-    return unicodedata.normalize("NFKC", piece).translate(_FOLD)
-
-
-def pieces(line: str) -> List[Tuple[int, int]]:
-    """Split a line into a base character plus its combining marks, e.g. "e\\u0301".
-
-    Normalising piece by piece lets us say which original characters produced each
-    normalised one. Example: "cafe\\u0301!" -> [(0, 1), (1, 2), (2, 3), (3, 5), (5, 6)].
-    """
-    starts = [i for i, ch in enumerate(line) if i == 0 or not unicodedata.combining(ch)]
-    return list(zip(starts, starts[1:] + [len(line)]))
-
-
-class NormalisedText:
-    """A text normalised line by line, able to map a span back to the original.
-
-    Example: original "a  \\nb\\u2019c\\n" -> text "a\\nb'c\\n"; the span of "b'c" in
-    `text` (2, 5) maps back to (4, 7), the span of "b\\u2019c" in the original.
-    """
-
-    def __init__(self, original: str, abort: Optional[threading.Event] = None) -> None:
-        self.lines = original.split("\n")
-        self.normalised_lines: List[str] = []
-        # In slices, with an abort check between them. An 80 MB file of plain ASCII
-        # takes a fraction of a second, but one of accented text about 20 s (non-ASCII
-        # lines go piece by piece), too long to ignore Ctrl-C. A list comprehension
-        # per slice keeps nearly all the speed of one over the whole file.
-        for first in range(0, len(self.lines), ABORT_CHECK_LINES):
-            if abort is not None:
-                check_not_aborted(abort)
-            self.normalised_lines += [normalise_line(line) for line in
-                                      self.lines[first:first + ABORT_CHECK_LINES]]
-        self.text = "\n".join(self.normalised_lines)
-        self.original_starts = line_starts(self.lines)
-        self.normalised_starts = line_starts(self.normalised_lines)
-
-    def to_original(self, start: int, end: int) -> Tuple[int, int]:
-        return self._position(start, is_end=False), self._position(end, is_end=True)
-
-    def _position(self, position: int, is_end: bool) -> int:
-        # Normalising never adds or removes a "\n", so line k of the normalised text is
-        # line k of the original: find the line, then map the column within it.
-        number = bisect_right(self.normalised_starts, position) - 1
-        column = position - self.normalised_starts[number]
-        column = original_column(self.lines[number], self.normalised_lines[number],
-                                 column, is_end)
-        return self.original_starts[number] + column
-
-
-def line_starts(lines: List[str]) -> List[int]:
-    """Offset of each line in "\\n".join(lines). Example: ["ab", "c"] -> [0, 3]."""
-    starts, offset = [], 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
-    return starts
-
-
-def original_column(line: str, normalised: str, column: int, is_end: bool) -> int:
-    """Map a column of `normalised` (= normalise_line(line)) to a column of `line`.
-
-    A span that starts or ends inside what one piece produced (the "i" of "ﬁ" -> "fi")
-    is widened to the whole piece. The end of the normalised line maps to the end of
-    the original line's content, before its trailing whitespace and "\\r".
-    """
-    if column >= len(normalised):
-        return len(line.rstrip())
-    if line.isascii():
-        return column  # normalising ASCII only strips the end, so columns do not move
-    if is_end and column == 0:
-        return 0
-    # An end points just past the span's last character, a start at its first; find
-    # the piece that produced that character by normalising the pieces in order.
-    wanted = column - 1 if is_end else column
-    produced = 0
-    for a, b in pieces(line):
-        produced += len(normalise_piece(line[a:b]))
-        if produced > wanted:
-            return b if is_end else a
-    raise AssertionError("the pieces produce the whole normalised line")

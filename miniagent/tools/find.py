@@ -17,8 +17,8 @@ notice. Left out: fd's options (type filters, depth limits, regex patterns).
 
 from typing import Dict
 
-from . import Tool, ToolContext, ToolResult, text_result
-from .paths import check_not_aborted, resolve_directory
+from . import Tool, ToolContext, ToolResult, check_not_aborted, text_result
+from .paths import resolve_directory
 from .truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
 from .walk import glob_matcher, walk
 

@@ -30,9 +30,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Pattern, Tuple
 
-from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import (ABORT_CHECK_LINES, SNIFF_BYTES, check_exists, check_not_aborted,
-                    is_binary, refuse_special_file, resolve_path)
+from . import (ABORT_CHECK_LINES, Tool, ToolContext, ToolError, ToolResult, check_not_aborted,
+               text_result)
+from .binary import SNIFF_BYTES, is_binary
+from .paths import check_exists, refuse_special_file, resolve_path
 from .truncate import (DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, parse_limit,
                        truncate_line)
 from .walk import glob_matcher, walk

@@ -16,8 +16,8 @@ import os
 import stat
 from typing import Dict, Optional
 
-from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import check_not_aborted, resolve_directory
+from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from .paths import resolve_directory
 from .truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
 
 DEFAULT_LIMIT = 500

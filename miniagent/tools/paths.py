@@ -18,15 +18,12 @@ path as written does not exist.
 
 `describe_os_error` turns an OSError into a sentence for the model (missing file,
 directory where a file was expected, permission denied), `check_exists` keeps that
-reason where a plain exists() would only say "not found" (a symlink loop),
+reason where a plain exists() would only say "not found" (a symlink loop), and
 `refuse_special_file` stops a tool before it opens a pipe or a device (which could block
-it forever), `is_binary` is the test read and grep share for "not text, do not show it",
-and `path_lock` hands out the per-file lock that read, edit and write take: parallel
-tool calls run on threads, two read-modify-write cycles on one file must not
-interleave, and a read must not see a file that an edit has emptied but not yet written
-back. The guard every tool runs first, `check_not_aborted`, lives here too (with
-`ABORT_CHECK_LINES`, how often long loops repeat it), since every tool imports this
-module.
+it forever).
+
+What a tool does with the file once it has the path is elsewhere: the per-file lock in
+filelock.py, "is it text?" in binary.py.
 
 Left out: Windows drive letters, and any sandboxing (a path outside the working directory
 is allowed, as in pi).
@@ -35,10 +32,7 @@ is allowed, as in pi).
 import os
 import shlex
 import stat
-import threading
 import unicodedata
-from contextlib import contextmanager
-from typing import Dict, Iterator
 
 from . import ToolError
 
@@ -190,53 +184,3 @@ def refuse_special_file(path: str, operation: str = "read") -> None:
             hint = _SPECIAL_FILE_HINTS[operation].format(path=shlex.quote(path))
             raise ToolError(f"{path} is {kind}, not a regular file. Opening it could wait "
                             f"forever or never end, so this tool does not. {hint}")
-
-
-SNIFF_BYTES = 8192
-"""How much of the start of a file read and grep look at to decide what kind it is."""
-
-
-def is_binary(head: bytes) -> bool:
-    """Whether a file whose first bytes are `head` is binary: it holds a NUL byte.
-
-    Text files practically never contain a NUL byte, while executables, archives and
-    most other binary formats have one near the start; git decides the same way. (A
-    UTF-16 text file is full of NULs, so it counts as binary too.)
-    Example: is_binary(b"\\x7fELF\\x02\\x01\\x01\\x00") -> True; is_binary(b"hello") -> False
-    """
-    return b"\0" in head
-
-
-def check_not_aborted(abort: threading.Event) -> None:
-    """Raise when the run was aborted before (or while) the tool started."""
-    if abort.is_set():
-        raise ToolError("Operation aborted")
-
-
-ABORT_CHECK_LINES = 4096
-"""How often a line-by-line loop (grep's scan, edit's normalising) looks at the abort
-event: `number % ABORT_CHECK_LINES == 0` costs next to nothing per line, and 4096 lines
-take milliseconds, so even a 1 GB file stops promptly when the user aborts."""
-
-
-# --- The per-file lock -------------------------------------------------------------
-
-_locks: Dict[str, threading.Lock] = {}
-_locks_guard = threading.Lock()  # protects the dict itself, not the files
-
-
-@contextmanager
-def path_lock(path: str) -> Iterator[None]:
-    """Hold the lock of one file while reading, changing and writing it.
-
-    edit and write hold it for their whole read-modify-write; read holds it while it
-    reads, so it sees the file before or after a change, never emptied in between (an
-    edit opens the file with "wb", which truncates it, and only then writes). The key
-    is the real path, so `a.txt`, `./a.txt` and a symlink to it share one lock. Locks
-    are never removed: one small object per file touched in a session.
-    """
-    key = os.path.realpath(path)
-    with _locks_guard:
-        lock = _locks.setdefault(key, threading.Lock())
-    with lock:
-        yield

@@ -15,21 +15,19 @@ So a file of 2500 lines that ends in "\\n" reports "of 2501"; pi counts the same
 models key on these numbers (the offset to continue from), so we keep its rule.
 A "\\r" before a newline and a byte order mark are shown as they are.
 
-The file is streamed, never loaded whole: a first pass counts newlines in 256 KB binary
-chunks (`bytes.count` runs in C, so this is fast) and notes the byte offsets where the
-wanted lines start; a second pass seeks there and reads just the window, storing at most
-2001 lines and 50 KB plus one line prefix. Reading the last lines of a 1 GB file costs a
-scan of the file, not 1 GB of memory.
+The file is streamed, never loaded whole (lines.py): one pass counts its lines and notes
+where the wanted ones start, a second reads just the window. Reading the last lines of a
+1 GB file costs a scan of the file, not 1 GB of memory.
 
 Other kinds of file, decided by their bytes, never by their name (a pipe or a device
 is refused before it is opened, see paths.refuse_special_file):
   * PNG, JPEG, GIF and WebP images come back as an image block the model can see.
-  * A file with a NUL byte in its first 8 KB is binary: the result says so and suggests
-    bash tools instead of showing garbage.
+  * A file with a NUL byte in its first 8 KB is binary (binary.py): the result says so
+    and suggests bash tools instead of showing garbage.
   * Bytes that are not valid UTF-8 are shown as U+FFFD, with a note saying so.
   * An empty file reads as "(empty file)".
 
-A read holds the file's lock (paths.path_lock) while the file is open, so a parallel
+A read holds the file's lock (filelock.path_lock) while the file is open, so a parallel
 edit or write of it is seen wholly or not at all, never half-written.
 
 Left out (pi has them): downscaling images larger than the limit (we refuse them and
@@ -40,16 +38,17 @@ import base64
 import os
 import shlex
 from dataclasses import replace
-from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import BinaryIO, Dict, Optional
 
 from ..messages import image_block, text_block
-from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import (SNIFF_BYTES, check_not_aborted, describe_os_error, is_binary,
-                    path_lock, refuse_special_file, resolve_read_path)
+from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from .binary import SNIFF_BYTES, is_binary
+from .filelock import path_lock
+from .lines import count_lines, decode_lines, read_window
+from .paths import describe_os_error, refuse_special_file, resolve_read_path
 from .truncate import (DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size,
                        truncate_head)
 
-CHUNK_BYTES = 256 * 1024
 MAX_IMAGE_BYTES = 4_718_592  # 4.5 MB: larger images are rejected by model APIs
 
 DESCRIPTION = (
@@ -142,7 +141,7 @@ def read_text(f: BinaryIO, path: str, offset: Optional[float], limit: Optional[f
     start = max(0, int(offset) - 1) if offset else 0
     count = int(limit) if limit and limit >= 1 else None
     targets = [start] if count is None else [start, start + count]
-    total, line_starts, file_size = count_lines(f, targets, ctx)
+    total, line_starts, file_size = count_lines(f, targets, ctx.abort)
     if start >= total:
         raise ToolError(f"Offset {int(offset)} is beyond end of file ({total} lines total)")
     if file_size == 0:
@@ -195,107 +194,3 @@ def closing_notice(truncation: Truncation, path: str, start: int, end: int, tota
     if end < total:
         return f"[{total - end} more lines in file. Use offset={end + 1} to continue.]"
     return ""
-
-
-def count_lines(f: BinaryIO, targets: List[int],
-                ctx: ToolContext) -> Tuple[int, Dict[int, int], int]:
-    """One pass over the file: its lines, where each target line starts, and its size.
-
-    Line n (0-based) starts just after the n-th newline. Returns (total, {line: offset},
-    size) with only the targets that exist. Example: b"ab\\ncd\\n", targets [1, 5] ->
-    (3, {1: 3}, 6): three lines ("ab", "cd", ""), line 1 starts at byte 3, there is no
-    line 5. The size is what was read, not what fstat says: /proc files report size 0
-    but have content.
-    """
-    f.seek(0)
-    starts = {0: 0} if 0 in targets else {}
-    pending = sorted(t for t in targets if t > 0)
-    newlines_before = chunk_offset = 0
-    while True:
-        chunk = f.read(CHUNK_BYTES)
-        if not chunk:
-            break
-        check_not_aborted(ctx.abort)
-        in_chunk = chunk.count(b"\n")
-        while pending and pending[0] <= newlines_before + in_chunk:
-            target = pending.pop(0)
-            position = nth_newline(chunk, target - newlines_before)
-            starts[target] = chunk_offset + position + 1
-        newlines_before += in_chunk
-        chunk_offset += len(chunk)
-    return newlines_before + 1, starts, chunk_offset
-
-
-def nth_newline(chunk: bytes, n: int) -> int:
-    """Index of the n-th (1-based) b"\\n" in `chunk`; the caller knows there are n."""
-    position = -1
-    for _ in range(n):
-        position = chunk.index(b"\n", position + 1)
-    return position
-
-
-def read_window(f: BinaryIO, wanted: int) -> Tuple[List[bytes], int]:
-    """Up to `wanted` lines from the current position, no more than the output can use.
-
-    Stops once the window holds one line more than the line limit or more bytes than
-    the byte limit: truncate_head then sees that the output is cut and where. Each line
-    is stored as a prefix of at most max_bytes + 1 bytes (a longer line never fits, and
-    decoding cannot make it shorter). Returns (lines, full size of the first line).
-    """
-    window: List[bytes] = []
-    window_bytes = 0
-    first_line_size = 0
-    for prefix, size in iter_lines(f, DEFAULT_MAX_BYTES + 1):
-        if not window:
-            first_line_size = size
-        window.append(prefix)
-        window_bytes += len(prefix) + 1
-        if (len(window) >= wanted or len(window) > DEFAULT_MAX_LINES
-                or window_bytes > DEFAULT_MAX_BYTES + 1):
-            break
-    return window, first_line_size
-
-
-def iter_lines(f: BinaryIO, cap: int) -> Iterator[Tuple[bytes, int]]:
-    """Yield (first `cap` bytes of the line, full length) for each line from here on.
-
-    Example: b"ab\\ncdef" with cap 2 -> (b"ab", 2), (b"cd", 4).
-    """
-    prefix = bytearray()
-    size = 0
-    while True:
-        chunk = f.read(CHUNK_BYTES)
-        if not chunk:
-            break
-        position = 0
-        while True:
-            newline = chunk.find(b"\n", position)
-            piece_end = len(chunk) if newline < 0 else newline
-            room = cap - len(prefix)
-            if room > 0:
-                prefix += chunk[position:min(piece_end, position + room)]
-            size += piece_end - position
-            if newline < 0:
-                break
-            yield bytes(prefix), size
-            prefix.clear()
-            size = 0
-            position = newline + 1
-    yield bytes(prefix), size  # the text after the last newline: "" if the file ends in one
-
-
-def decode_lines(lines: Iterable[bytes]) -> Tuple[List[str], List[bool]]:
-    """Decode each line as UTF-8; undecodable bytes become U+FFFD.
-
-    Returns the texts and, per line, whether it decoded cleanly.
-    Example: [b"ok", b"caf\\xe9"] -> (["ok", "caf\\ufffd"], [True, False])
-    """
-    texts, clean = [], []
-    for line in lines:
-        try:
-            texts.append(line.decode("utf-8"))
-            clean.append(True)
-        except UnicodeDecodeError:
-            texts.append(line.decode("utf-8", errors="replace"))
-            clean.append(False)
-    return texts, clean

@@ -11,7 +11,7 @@ and safer (it fails if the file is not what the model thinks). A path ending in 
 refused: it names a directory, and dropping the "/" would create a file where the model
 wanted a directory.
 
-write takes the same per-file lock as edit (paths.path_lock), so a write and an edit of
+write takes the same per-file lock as edit (filelock.path_lock), so a write and an edit of
 one file in the same batch of parallel tool calls do not interleave.
 
 Left out: writing to a temp file and renaming (an interrupted write can leave a partial
@@ -21,9 +21,9 @@ file, as in pi), and keeping a backup of what was overwritten.
 import os
 from typing import Dict
 
-from . import Tool, ToolContext, ToolError, ToolResult, text_result
-from .paths import (check_not_aborted, describe_os_error, path_lock, refuse_special_file,
-                    resolve_path)
+from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from .filelock import path_lock
+from .paths import describe_os_error, refuse_special_file, resolve_path
 
 DESCRIPTION = (
     "Write a file with the given content, creating it (and any missing parent "

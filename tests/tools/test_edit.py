@@ -1,4 +1,7 @@
-"""edit: pi's tool tests (pi-behaviour.md §7.10, §7.5) and decision 9 in full."""
+"""edit: pi's tool tests (pi-behaviour.md §7.10, §7.5) and decision 9 in full.
+
+The normalised matching is tested in test_fuzzy.py, the repair of the arguments models
+send in test_edit_args.py, the diff in test_diff.py."""
 
 import threading
 
@@ -6,7 +9,6 @@ import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
 from miniagent.tools import edit as edit_module
-from miniagent.tools.diff import generate_diff
 
 
 def edit(cwd, path, edits=None, **args):
@@ -51,21 +53,6 @@ def test_not_unique_says_how_many(tmp_path):
     with pytest.raises(ToolError, match="matches 3 places") as info:
         edit(tmp_path, "f.txt", one("foo", "bar"))
     assert "surrounding lines" in str(info.value)
-
-
-@pytest.mark.parametrize("content, old, new, expected", [
-    ("line one   \nline two  \nline three\n", "line one\nline two\n", "replaced\n",
-     "replaced\nline three\n"),
-    ("你好，世界\n你好（世界）\n", "你好,世界\n你好(世界)\n", "new\n", "new\n"),
-    ("ＡＢＣ１２３\ncafe\u0301\n", "ABC123\ncafé\n", "new\n", "new\n"),
-    ("say \u2018hi\u2019 and \u201cbye\u201d\n", "say 'hi' and \"bye\"", "x", "x\n"),
-    ("a \u2013 b \u2014 c\n", "a - b - c", "x", "x\n"),
-    ("a\u00a0b\n", "a b", "x", "x\n"),
-])
-def test_normalised_matches(tmp_path, content, old, new, expected):
-    path = make(tmp_path, content)
-    edit(tmp_path, "f.txt", one(old, new))
-    assert path.read_text() == expected
 
 
 def test_exact_match_is_preferred_and_the_rest_is_untouched(tmp_path):
@@ -136,29 +123,6 @@ def test_one_failing_edit_writes_nothing(tmp_path):
     assert path.read_text() == "alpha\nbeta\n"
 
 
-def test_normalised_match_leaves_every_other_byte_alone(tmp_path):
-    before = ("head \u201ckeep\u201d\t  \r\n"
-              "target \u2018x\u2019 \u2013 y   \r\n"
-              "tail\u00a0space  \r\nlast")
-    path = make(tmp_path, before)
-    edit(tmp_path, "f.txt", one("target 'x' - y\n", "changed\n"))
-    assert path.read_bytes().decode() == before.replace(
-        "target \u2018x\u2019 \u2013 y   \r\n", "changed\r\n")
-
-
-def test_normalised_match_keeps_the_rest_of_the_line(tmp_path):
-    # pi rewrote the whole file normalised here ("Q trailing\nend"); decision 9 does not.
-    path = make(tmp_path, "a\u2019b trailing   \nend")
-    edit(tmp_path, "f.txt", one("a'b", "Q"))
-    assert path.read_text() == "Q trailing   \nend"
-
-
-def test_normalised_match_inside_a_line(tmp_path):
-    path = make(tmp_path, "call(\u201ca\u201d, \u201cb\u201d)  # note  \n")
-    edit(tmp_path, "f.txt", one('"b"', '"c"'))
-    assert path.read_text() == "call(\u201ca\u201d, \"c\")  # note  \n"
-
-
 def test_undecodable_bytes_elsewhere_survive(tmp_path):
     path = make(tmp_path, b"caf\xe9\nvalue = 1\n\xff\xfe end\n")
     result = edit(tmp_path, "f.txt", one("value = 1", "value = 2"))
@@ -198,19 +162,6 @@ def test_write_back_refused_leaves_the_file_alone(tmp_path, monkeypatch):
     assert path.read_text() == "value = 1\n"
 
 
-def test_legacy_form_and_json_string_are_accepted(tmp_path):
-    path = make(tmp_path, "one two")
-    edit(tmp_path, "f.txt", oldText="one", newText="1")
-    edit(tmp_path, "f.txt", edits='[{"oldText": "two", "newText": "2"}]')
-    assert path.read_text() == "1 2"
-
-
-def test_a_bad_edits_string_is_reported_by_validation(tmp_path):
-    make(tmp_path, "x")
-    with pytest.raises(ToolError, match="edits: must be array"):
-        edit(tmp_path, "f.txt", edits="not json")
-
-
 def test_two_parallel_edits_of_one_file_both_land(tmp_path, monkeypatch):
     # The first edit is held between reading the file and writing it back, the moment
     # a second read-modify-write would lose it; the second edit must wait for the lock.
@@ -246,61 +197,3 @@ def test_two_parallel_edits_of_one_file_both_land(tmp_path, monkeypatch):
     assert errors == []
     text = path.read_text()
     assert "LINE 10\n" in text and "LINE 150\n" in text
-
-
-def test_abort_stops_normalising_a_big_file(tmp_path, monkeypatch):
-    # Normalising every line is the slow step of an edit of a big file (about 20 s for
-    # 80 MB of accented text). Abort is set from another thread once it has begun; the
-    # normaliser waits for that, since a busy thread can starve another of the GIL.
-    lines = 1_000_000
-    path = make(tmp_path, "x = 1\n" * lines + "end\n")
-    abort, normalising = threading.Event(), threading.Event()
-    normalise_line, calls = edit_module.normalise_line, []
-
-    def counting_normalise_line(line):
-        calls.append(None)
-        if len(calls) == 1:
-            normalising.set()
-            assert abort.wait(10)
-        return normalise_line(line)
-
-    monkeypatch.setattr(edit_module, "normalise_line", counting_normalise_line)
-    aborter = threading.Thread(target=lambda: normalising.wait(10) and abort.set())
-    aborter.start()
-    tool = create_tools(["edit"])[0]
-    arguments = validate_arguments(tool, {"path": "f.txt", "edits": one("end", "END")})
-    with pytest.raises(ToolError, match="Operation aborted"):
-        tool.execute("c", arguments, ToolContext(cwd=str(tmp_path), abort=abort))
-    aborter.join()
-    assert len(calls) < lines // 100  # stopped early, not after every line
-    assert path.read_text().endswith("end\n")  # nothing written
-
-
-# --- diff ---------------------------------------------------------------------------------
-
-def test_diff_with_context_and_markers():
-    old = "\n".join(f"l{i}" for i in range(1, 13))
-    diff, first = generate_diff(old, old.replace("l7", "X"))
-    assert diff == ("    ...\n  3 l3\n  4 l4\n  5 l5\n  6 l6\n- 7 l7\n+ 7 X\n"
-                    "  8 l8\n  9 l9\n 10 l10\n 11 l11\n    ...")
-    assert first == 7
-
-
-def test_diff_matches_a_real_pi_run():
-    # shared/fixtures/pi-run/pi-0.73.1/print.session.jsonl: pi's edit of src/app.py.
-    after = ('def greet(name):\n    return "Hello, " + name + "!"\n\n\n'
-             'if __name__ == "__main__":\n    print(greet("world"))\n')
-    before = after.replace(' + "!"', "")
-    assert generate_diff(before, after) == (
-        ' 1 def greet(name):\n-2     return "Hello, " + name\n'
-        '+2     return "Hello, " + name + "!"\n 3 \n 4 \n'
-        ' 5 if __name__ == "__main__":\n 6     print(greet("world"))', 2)
-
-
-def test_diff_shortens_long_runs_between_changes():
-    old = "\n".join(f"l{i}" for i in range(1, 31))
-    diff, first = generate_diff(old, old.replace("l2\n", "A\n").replace("l28", "B"))
-    lines = diff.split("\n")
-    assert first == 2
-    assert lines.count("    ...") == 1  # between the two changes
-    assert "  6 l6" in lines and "  7 l7" not in lines and " 24 l24" in lines

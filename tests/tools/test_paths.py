@@ -9,7 +9,7 @@ import pytest
 
 from miniagent.tools import (ALL_TOOLS, DEFAULT_TOOLS, ToolContext, ToolError, create_tools,
                              validate_arguments)
-from miniagent.tools.paths import expand_path, is_binary, resolve_path, resolve_read_path
+from miniagent.tools.paths import expand_path, resolve_path, resolve_read_path
 
 
 def test_expand_home():
@@ -125,8 +125,3 @@ def test_registry():
         create_tools(["rm"])
     for tool in create_tools(ALL_TOOLS):
         assert tool.description and tool.parameters["type"] == "object"
-
-
-def test_is_binary_means_a_nul_byte():
-    assert is_binary(b"\x7fELF\x02\x01\x01\x00")
-    assert not is_binary(b"plain text\n") and not is_binary("caf\u00e9".encode())

@@ -297,7 +297,7 @@ def test_read_waits_for_an_edit_that_has_emptied_the_file(tmp_path, monkeypatch)
     # between the two; a read in that moment used to answer "(empty file)". It must
     # wait on the file's lock instead and then see the edited file.
     from miniagent.tools import edit as edit_module
-    from miniagent.tools import paths
+    from miniagent.tools import filelock
     path = tmp_path / "f.txt"
     path.write_text("old text\n")
     emptied, release, progress = threading.Event(), threading.Event(), threading.Event()
@@ -324,7 +324,7 @@ def test_read_waits_for_an_edit_that_has_emptied_the_file(tmp_path, monkeypatch)
 
     monkeypatch.setattr(edit_module, "open", open_holding_writes, raising=False)
     # The file's lock, as path_lock would create it, but telling when the read waits.
-    monkeypatch.setitem(paths._locks, str(path.resolve()), SpyLock(waiting=progress))
+    monkeypatch.setitem(filelock._locks, str(path.resolve()), SpyLock(waiting=progress))
     edit_tool = create_tools(["edit"])[0]
     edit_args = validate_arguments(edit_tool, {"path": "f.txt", "edits": [
         {"oldText": "old", "newText": "new"}]})

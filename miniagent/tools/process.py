@@ -1,0 +1,265 @@
+"""Running a command as a child process: start it, pump its output, kill it cleanly.
+
+This is the machinery under the bash tool (bash.py says what the model sees; this file
+says how the bytes get there). One call does it all:
+
+    with OutputSink() as sink:
+        status, stopped_by = run_command("seq 100000", "/repo", sink, timeout=None,
+                                         abort=abort, on_output=show_progress)
+    # status 0, stopped_by None; sink.total_bytes == 588895, sink.newlines == 100000,
+    # sink.tail holds the last ~100 KB, sink.path names a temp file with all of it
+
+Three problems, three answers:
+
+  * Output can be huge (a build log, `yes`). However much a command prints, only
+    ~100 KB of it is held in memory; every byte goes to a temp file (OutputSink).
+
+  * A command can hang or be aborted. The calling thread reads the pipe itself and
+    waits in `poll` at most 100 ms at a time, so it notices an abort or a timeout
+    within 100 ms even when the command prints nothing. The command starts in a new
+    session (its own process group), so one `killpg(SIGKILL)` stops the shell AND
+    everything it started (`sleep 60 & sleep 60`).
+
+  * A command can leave a background job behind (`server &`) that keeps the pipe open
+    after the shell has exited. We stop reading once the shell is gone and the pipe is
+    quiet, instead of waiting for that job.
+
+Left out: Windows (poll() does not exist there, nor process groups), a terminal for the
+command (stdin is empty; see NON_INTERACTIVE_ENV), a custom shell from settings, and
+cleaning up old temp files.
+"""
+
+import os
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import replace
+from typing import Callable, Optional, Tuple
+
+from . import ToolError
+from .truncate import DEFAULT_MAX_BYTES, Truncation, truncate_tail
+
+ROLLING_BYTES = 2 * DEFAULT_MAX_BYTES
+"""Output kept in memory: twice the shown tail, so the tail starts on a whole line."""
+READ_BYTES = 64 * 1024
+POLL_SECONDS = 0.1
+"""Longest wait in poll(): how quickly an abort or a timeout is noticed."""
+UPDATE_SECONDS = 0.1
+"""Shortest interval between two live updates."""
+
+# The command has no terminal, so whatever would wait on one is switched off.
+NON_INTERACTIVE_ENV = {
+    "PAGER": "cat", "GIT_PAGER": "cat",  # `git log` would wait for a keypress in less
+    # `true` exits at once and leaves the file as it was: `git commit` without -m
+    # aborts ("empty commit message"), `git rebase -i` runs its plan unchanged,
+    # instead of both waiting forever for an editor nobody sees.
+    "GIT_EDITOR": "true", "GIT_SEQUENCE_EDITOR": "true", "EDITOR": "true", "VISUAL": "true",
+    "GIT_TERMINAL_PROMPT": "0",  # a fetch that needs a password fails instead of asking
+}
+
+
+def run_command(command: str, cwd: str, sink: "OutputSink", timeout: Optional[float],
+                abort: threading.Event,
+                on_output: Callable[[], None]) -> Tuple[int, Optional[str]]:
+    """Run `command` in `cwd` with its output going to `sink`, until it is over.
+
+    Returns (exit status, who stopped it): `exit 3` -> (3, None); a timeout -> (-9,
+    "timeout"); an abort -> (-9, "aborted"); a status below 0 is the signal that
+    killed the shell. `on_output` is called at most every 100 ms while output arrives.
+    """
+    proc = start(command, cwd)
+    with _running_lock:
+        _running.add(proc)
+    try:
+        stopped_by = pump(proc, sink, timeout, abort, on_output)
+    except BaseException:
+        kill_group(proc)  # never leave a command running behind a failure of ours
+        raise
+    finally:
+        proc.stdout.close()
+        proc.wait()  # reap it: a killed child stays a zombie until its parent waits
+        with _running_lock:
+            _running.discard(proc)
+    return proc.returncode, stopped_by
+
+
+def find_shell() -> str:
+    """/bin/bash, else bash on PATH, else sh."""
+    if os.path.exists("/bin/bash"):
+        return "/bin/bash"
+    return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
+
+
+def start(command: str, cwd: str) -> subprocess.Popen:
+    shell = find_shell()
+    try:
+        return subprocess.Popen(
+            [shell, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
+            # One pipe for both, so the output keeps the order it was written in.
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            # A new session makes the shell the leader of a new process group, so one
+            # killpg reaches every process the command starts.
+            start_new_session=True,
+            env=dict(os.environ, **NON_INTERACTIVE_ENV))
+    except OSError as exc:
+        raise ToolError(f"Could not start the shell {shell}: {exc}") from exc
+
+
+def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],
+         abort: threading.Event, on_output: Callable[[], None]) -> Optional[str]:
+    """Move output from the pipe into `sink` until the command is over.
+
+    Returns None when it ended by itself, "timeout" or "aborted" when we killed it.
+    """
+    fd = proc.stdout.fileno()
+    poller = select.poll()  # unlike select.select(), poll() works for any fd number
+    poller.register(fd, select.POLLIN)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pipe_open = True
+    last_update = 0.0
+    unreported = False  # output arrived since the last live update
+    while True:
+        if abort.is_set():
+            kill_group(proc)
+            return "aborted"
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            kill_group(proc)
+            return "timeout"
+        wait = POLL_SECONDS if deadline is None else min(POLL_SECONDS, deadline - now)
+        if unreported:  # wake up when the pending update is due
+            wait = min(wait, max(0.0, last_update + UPDATE_SECONDS - now))
+        if not pipe_open:
+            # The pipe is closed but the shell still runs (it closed its stdout):
+            # wait for it in short steps so that abort and timeout still work.
+            try:
+                proc.wait(wait)
+                return None
+            except subprocess.TimeoutExpired:
+                continue
+        if poller.poll(wait * 1000):  # readable, or closed (then os.read returns b"")
+            data = os.read(fd, READ_BYTES)
+            if not data:
+                pipe_open = False  # end of file: every process closed its end
+                continue
+            sink.write(data)
+            unreported = True
+        elif proc.poll() is not None:
+            return None  # the shell is done and the pipe is quiet (a background job may hold it)
+        # Checked after quiet polls too: output that came too soon after the last update
+        # is shown once the interval has passed, not only when more output arrives
+        # (`echo building; make` must not hide "building" for as long as make is silent).
+        if unreported and time.monotonic() - last_update >= UPDATE_SECONDS:
+            last_update = time.monotonic()
+            unreported = False
+            on_output()
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # already gone
+
+
+class OutputSink:
+    """Every byte of a command's output: the tail in memory, all of it in a temp file.
+
+        pipe --os.read--> write() --+--> tail: a rolling buffer of the last ~100 KB
+                                    +--> temp file: every byte, opened once past 50 KB
+
+    (tests/bench_tools.py measures it: with 200 MB of output the process's peak memory
+    is under 1 MB above that of the same command writing to /dev/null.)
+
+    Example: after 200 MB of output, `tail` holds the last 100 KB, `path` names a file
+    with all 200 MB, `total_bytes` is 200000000 and `newlines` counts every line end,
+    so a notice can number the lines of the whole output, not of the tail in memory.
+    """
+
+    def __init__(self) -> None:
+        self.tail = bytearray()
+        self.total_bytes = 0
+        self.newlines = 0
+        self.path: Optional[str] = None
+        self._file = None
+
+    def __enter__(self) -> "OutputSink":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def write(self, data: bytes) -> None:
+        self.total_bytes += len(data)
+        self.newlines += data.count(b"\n")
+        self.tail += data
+        if self._file is not None:
+            self._file.write(data)
+        elif self.total_bytes > DEFAULT_MAX_BYTES:
+            self._spill()  # the tail is still complete here: trimming starts at 100 KB
+        self._trim()
+
+    def _spill(self) -> None:
+        """Open the temp file and write everything so far into it."""
+        self.path = os.path.join(tempfile.gettempdir(),
+                                 f"miniagent-bash-{secrets.token_hex(8)}.log")
+        self._file = open(self.path, "xb")  # "x": never write into someone else's file
+        self._file.write(self.tail)
+
+    def _trim(self) -> None:
+        """Drop the oldest bytes beyond ROLLING_BYTES, cutting at a character start."""
+        cut = len(self.tail) - ROLLING_BYTES
+        if cut <= 0:
+            return
+        # UTF-8 continuation bytes look like 0b10xxxxxx; move past them so the kept
+        # bytes begin with a whole character.
+        while cut < len(self.tail) and self.tail[cut] & 0xC0 == 0x80:
+            cut += 1
+        del self.tail[:cut]
+
+    def truncation(self) -> Truncation:
+        """The tail as the model sees it, with totals that describe the whole output.
+
+        Lines are counted as truncate.py does (`text.split("\\n")`): output that ends in
+        a newline has one more, empty, line, so `seq 100000` has 100001.
+        """
+        truncation = truncate_tail(self.tail.decode("utf-8", errors="replace"))
+        return replace(truncation, total_lines=self.newlines + 1,
+                       total_bytes=self.total_bytes)
+
+    def save_full_output(self) -> str:
+        """The path of a file that holds every byte so far, flushed to disk.
+
+        Output under 50 KB was never spilled; it is written now (a notice that cuts
+        2001 short lines must still point to all of them).
+        """
+        if self._file is None:
+            self._spill()
+        self._file.flush()
+        return self.path
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+# Every command still running, so that quitting at once can kill them first: the
+# commands run in sessions of their own, and a process that simply exits would leave
+# them running (a second Ctrl-C during `sleep 30` must not orphan the sleep).
+_running = set()
+_running_lock = threading.Lock()
+
+
+def quit_now(code: int) -> None:
+    """Kill the process group of every command still running, then exit at once
+    (without waiting for threads: a tool thread may be deep in a huge file)."""
+    with _running_lock:
+        procs = list(_running)
+    for proc in procs:
+        kill_group(proc)
+    os._exit(code)

@@ -1,0 +1,32 @@
+"""edit_args: the argument shapes models send instead of `edits: [...]` (decision 9)."""
+
+import pytest
+
+from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+
+
+def edit(cwd, path, edits=None, **args):
+    tool = create_tools(["edit"])[0]
+    raw = {"path": path, **args}
+    if edits is not None:
+        raw["edits"] = edits
+    return tool.execute("call-1", validate_arguments(tool, raw), ToolContext(cwd=str(cwd)))
+
+
+def make(tmp_path, content, name="f.txt"):
+    path = tmp_path / name
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return path
+
+
+def test_legacy_form_and_json_string_are_accepted(tmp_path):
+    path = make(tmp_path, "one two")
+    edit(tmp_path, "f.txt", oldText="one", newText="1")
+    edit(tmp_path, "f.txt", edits='[{"oldText": "two", "newText": "2"}]')
+    assert path.read_text() == "1 2"
+
+
+def test_a_bad_edits_string_is_reported_by_validation(tmp_path):
+    make(tmp_path, "x")
+    with pytest.raises(ToolError, match="edits: must be array"):
+        edit(tmp_path, "f.txt", edits="not json")

@@ -42,9 +42,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Mapping, Optional
 
-import requests
-
-from .httperrors import connection_reason, http_error_message, one_line
+from .httperrors import connection_reason, http_error_message
+from .messages import one_line
 from .models import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, ConfigError, Model, Provider,
                      default_model, find_model, is_url, load_providers, unknown_provider)
 
@@ -96,7 +95,7 @@ def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
     first = probe_first_model(ollama_base_url(env), timeout=DETECT_TIMEOUT)
     if first is not None:
         return _resolve_provider(providers, "ollama", model_id or first, None, None, env)
-    own = [p for p in providers.values() if p.own]  # all lack their keys, or 3 took one
+    own = [p for p in providers.values() if p.own]  # step 3 took none: all lack their keys
     if own:
         raise ConfigError(_no_key(own[0], f"--provider {own[0].name} --api-key KEY"))
     raise ConfigError(NOTHING_CONFIGURED)
@@ -316,6 +315,8 @@ def first_model(base_url: str, api_key: Optional[str], timeout: float) -> str:
     route Ollama, llama.cpp, vLLM and LM Studio all answer) and return the first id.
     Raises ProbeFailed, e.g. ("connection refused", reachable=False) or
     ("it answered 401 Invalid API key", reachable=True)."""
+    import requests  # here, not at the top: --help, --version and --list-models never load it
+
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         response = requests.get(f"{base_url.rstrip('/')}/models", headers=headers,

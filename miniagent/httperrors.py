@@ -17,7 +17,7 @@ failed, why in plain words.
                                           chat/completions; is the base URL right?
                                           OpenAI-style base URLs usually end in /v1)"
 
-Left out: localisation, and error bodies beyond the first 64 KB (retry.py reads no more).
+Left out: localisation, and error bodies beyond the first 64 KB (transport.py reads no more).
 """
 
 import html
@@ -25,6 +25,8 @@ import ipaddress
 import json
 import re
 import urllib.parse
+
+from .messages import one_line
 
 
 def http_error_message(status: int, body_text: str, url: str = "") -> str:
@@ -116,13 +118,6 @@ def page_text(page: str) -> str:
             page = found.group(1)
             break
     return one_line(html.unescape(_TAG.sub(" ", page)), 200)
-
-
-def one_line(text: str, limit: int = 500) -> str:
-    """Any message as one line of at most `limit` characters ("a\\n  b" -> "a b"): an
-    error is shown on one line, whatever line breaks a server put in it."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def unreachable(url: str, reason: str) -> str:

@@ -26,7 +26,14 @@ reads as a number) and otherwise dropped together with its key.
 display only and may be called lazily or throttled. The arguments of a finished tool
 call go through `parse_arguments` once, at the end of the block (so assembling a
 stream stays linear in its size), and that one repairs nothing: a tool must never run
-on a guess (`'{"command": "rm -rf /tmp/x'` may have gone on).
+on a guess (`'{"command": "rm -rf /tmp/x'` may have gone on). The two share one
+shape: `parse_partial` is `parse_arguments` first, and the repairing reader only for
+a text that is not valid JSON yet.
+
+What the builder (providers/builder.py) does with a text `parse_arguments` rejects:
+the call gets no arguments (`{}`) and keeps the text in its `invalidArguments`; the
+loop then does not run the tool but answers the call with an error quoting that text,
+so the model sends the call again with complete JSON.
 
 One leniency: raw control characters inside strings (a literal newline, which JSON
 forbids but some models send) are accepted, here and in `parse_arguments`.
@@ -60,29 +67,12 @@ class _Cut(Exception):
         self.value = value
 
 
-def parse_partial(text: str) -> Any:
-    """Parse a possibly incomplete JSON text as far as it goes (examples above)."""
-    if not text or not text.strip():
-        return {}
-    try:
-        return json.loads(text, strict=False)
-    except (ValueError, RecursionError):
-        pass
-    try:
-        value, _ = _PartialParser(text).value(0)
-    except _Cut as cut:
-        value = cut.value
-    except RecursionError:  # absurdly deep nesting: not worth showing
-        value = _NOTHING
-    return {} if value is _NOTHING else value
-
-
 def parse_arguments(text: str) -> Any:
     """Parse the complete argument text of a finished tool call: its JSON value, or
     None when the text is not valid JSON (cut off by the output token limit, garbled).
-    The caller decides what None means; the builder sends the tool no arguments, so
-    its schema check tells the model what is missing. An empty text means no
-    arguments (`""` -> `{}`, as servers send for parameterless tools).
+    The caller decides what None means (the builder: see the module docstring). An
+    empty text means no arguments (`""` -> `{}`, as servers send for parameterless
+    tools).
 
     Examples: '{"path": "a.py"}' -> {"path": "a.py"};  "" -> {};
               '{"path": "a.py", "con' -> None;  '{"cmd": "rm -rf /tmp/x' -> None
@@ -93,6 +83,20 @@ def parse_arguments(text: str) -> Any:
         return json.loads(text, strict=False)
     except (ValueError, RecursionError):
         return None
+
+
+def parse_partial(text: str) -> Any:
+    """Parse a possibly incomplete JSON text as far as it goes (examples above)."""
+    complete = parse_arguments(text)
+    if complete is not None:  # valid JSON (or empty): nothing to repair
+        return complete
+    try:
+        value, _ = _PartialParser(text).value(0)
+    except _Cut as cut:
+        value = cut.value
+    except RecursionError:  # absurdly deep nesting: not worth showing
+        value = _NOTHING
+    return {} if value is _NOTHING else value
 
 
 class _PartialParser:

@@ -65,6 +65,9 @@ class ToolCall(TypedDict):
 
 
 INVALID_ARGUMENTS = "invalidArguments"
+# The errorMessage of every message that ends because the user aborted (Ctrl-C): the
+# same words whether the provider, the scripted model or the loop noticed first.
+ABORTED_TEXT = "Request was aborted"
 
 
 class ImageContent(TypedDict):
@@ -221,6 +224,16 @@ def text_of(message: Message) -> str:
     if isinstance(content, str):  # pi allows a bare string as user content
         return content
     return "\n".join(b["text"] for b in content if b.get("type") == "text")
+
+
+def one_line(text: str, limit: int = 500) -> str:
+    """Any text as one line of at most `limit` characters: an error is shown on one
+    line, whatever line breaks a server (or an exception) put in it.
+
+    Examples: "a\\n  b" -> "a b";  one_line("x" * 600) -> 497 "x" then "..."
+    """
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def set_counts(usage: Usage, counts: Dict[str, Optional[int]]) -> Usage:

@@ -1,14 +1,9 @@
-"""How we talk HTTP to a model server, and when we try again.
+"""When to try a failed HTTP request again, and how long to wait first.
 
-Both providers send one POST per model call and read the reply as a stream. This
-module does the HTTP part for both, in two steps:
-
-    response = post_stream(url, headers, body, abort)   # until a 2xx status line
-    for chunk in iter_body(response, abort):            # raw bytes as they arrive
-        ...                                              # (the provider decodes SSE)
-
-`post_stream` retries, because model servers fail often and briefly: they are
-overloaded (529, 503), rate-limited (429), or the network hiccups. A worked example
+Model servers fail often and briefly: they are overloaded (529, 503), rate-limited
+(429), or the network hiccups. transport.py sends the request; this module decides,
+from what came back, whether sending it again could help. It knows no sockets and no
+HTTP library: only statuses, headers, error texts and an abort event. A worked example
 with the default two retries:
 
     attempt 1  ->  503                    wait backoff_delay(0): 0.375..0.5 s
@@ -29,58 +24,40 @@ The rules (spec decision 3, matching the official SDKs where sensible):
   than freezing the agent for minutes.
 - Otherwise wait `min(0.5 * 2**n, 8) * (1 - 0.25 * random())` seconds: exponential
   backoff, with jitter so that many clients do not retry in lockstep.
+- Every wait is `abort.wait(delay)`, never `time.sleep`: Ctrl-C ends it at once.
 
 Retrying stops once the body has started: a stream that breaks halfway is an error for
-the caller (`StreamError`), and the agent level retries the whole call from scratch.
-That level sees only the errorMessage, so a failure decided final here must say so in
-its text: `is_final(text)` reads the decision back (a 4xx status, a quota error, or
-the NOT_RETRIED marker that ends the message when the status alone does not tell).
+the caller, and the agent level (harness.py) retries the whole call from scratch. That
+level sees only the errorMessage, so a failure decided final here must say so in its
+text: `is_final(text)` reads the decision back (a 4xx status, a quota error, or the
+NOT_RETRIED marker that ends the message when the status alone does not tell).
 
-Abort is a `threading.Event` (set by Ctrl-C) and must take effect at once anywhere:
+Failure is reported by exceptions (`HTTPError`, `Aborted`; transport.py adds
+`StreamError`); the providers turn them into an assistant message with stopReason
+"error" or "aborted".
 
-- a retry wait is `abort.wait(delay)`, never `time.sleep`;
-- waiting for the status line (a server may think about a long prompt for minutes)
-  happens on a helper thread, so the caller can stop waiting immediately;
-- a read blocked on a silent server is ended by shutting the socket down from a
-  watcher thread (closing the response alone can block as long as the server is
-  silent); the reader wakes up with an error and we report `Aborted`.
-
-Failure is reported by exceptions here (`HTTPError`, `StreamError`, `Aborted`); the
-providers turn them into an assistant message with stopReason "error" or "aborted".
-
-Left out: HTTP/2, proxies beyond what requests does by itself, resuming a broken
-stream, and non-streaming calls.
+Left out: circuit breakers, per-host budgets, retrying a stream that already started.
 """
 
 import email.utils
 import math
 import random
 import re
-import socket
 import threading
 import time
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
-import requests
-import urllib3
-
-from .httperrors import UNKNOWN_HOST, connection_reason, http_error_message, unreachable
+from .httperrors import http_error_message
+from .messages import ABORTED_TEXT
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})  # and every status >= 500
 MAX_SERVER_DELAY = 60.0  # seconds; a longer retry-after fails at once
 # A quota error can hide behind any of these statuses; its body says which it is.
 QUOTA_STATUSES = frozenset({400, 402, 403, 429})
 QUOTA_MARKERS = ("insufficient_quota", "billing", "credit balance", "exceeded your current quota")
-MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
 # Ends the message of a failure decided final for a reason its status does not show,
 # e.g. "503 Busy (not retried: the server said not to)"; is_final() looks for it.
 NOT_RETRIED = "(not retried: "
-# A thread that waits for two things (abort, and its request or body being done) can
-# block on only one Event; it looks at the other this often, in seconds.
-ABORT_POLL = 0.05
-# One connection pool for every call: keep-alive saves a TCP and TLS handshake per
-# turn (urllib3 checks a pooled connection is still alive before reusing it).
-SHARED_SESSION = requests.Session()
 
 
 class Failure(Exception):
@@ -94,7 +71,7 @@ class Failure(Exception):
 class Aborted(Failure):
     """The abort event was set while we waited or read."""
 
-    def __init__(self, message: str = "Request was aborted"):
+    def __init__(self, message: str = ABORTED_TEXT):
         super().__init__(message)
 
 
@@ -112,42 +89,31 @@ class HTTPError(Failure):
         """The wait in seconds the server asked for, if it asked."""
 
 
-class StreamError(Failure):
-    """The connection broke or went silent after the body had started."""
+# --- The loop ------------------------------------------------------------------------------
 
 
-# --- Sending, with retries -------------------------------------------------------------
-
-
-def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
-                max_retries: int = 2, connect_timeout: float = 10, read_timeout: float = 600,
-                session: Optional[requests.Session] = None, base_delay: float = 0.5,
-                on_wait: Callable[[HTTPError, float], None] = lambda error, delay: None,
-                ) -> requests.Response:
-    """POST `body` as JSON and return the response as soon as a 2xx status arrived
-    (its body not read yet; pass it to `iter_body`). Raises HTTPError when the server
-    refuses for good or the retries are used up, Aborted when `abort` is set.
-
-    connect_timeout bounds connecting; read_timeout every wait for data (the status
-    line, each read of the body): 600 s like the SDKs, as a reasoning model may think
-    for minutes without sending a byte. `base_delay` scales the backoff (for tests).
-    `on_wait(error, seconds)` is told before each wait, so that a person is not left
-    staring at a silent minute of rate limiting."""
-    session = session or SHARED_SESSION
-    attempt = 0
+def with_retries(attempt: Callable[[], Any], abort: threading.Event, *,
+                 max_retries: int = 2, base_delay: float = 0.5,
+                 on_wait: Callable[[HTTPError, float], None] = lambda error, delay: None,
+                 ) -> Any:
+    """Call attempt() until it returns, repeating it (at most max_retries times) while
+    it raises a retryable HTTPError. Raises the last HTTPError, or Aborted when abort is
+    set during a wait. `on_wait(error, seconds)` is told before each wait, so that a
+    person is not left staring at a silent minute of rate limiting."""
+    tries = 0
     while True:
         try:
-            return _send_once(session, url, headers, body, abort, (connect_timeout, read_timeout))
+            return attempt()
         except HTTPError as error:
-            if not error.retryable or attempt == max_retries:
+            if not error.retryable or tries == max_retries:
                 raise
             delay = error.retry_after
             if delay is None:
-                delay = backoff_delay(attempt, base_delay)
+                delay = backoff_delay(tries, base_delay)
             on_wait(error, delay)
         if wait_or_abort(delay, abort):
-            raise Aborted("Request was aborted while waiting to retry")
-        attempt += 1
+            raise Aborted(f"{ABORTED_TEXT} while waiting to retry")
+        tries += 1
 
 
 def backoff_delay(attempt: int, base: float = 0.5) -> float:
@@ -163,149 +129,21 @@ def wait_or_abort(seconds: float, abort: threading.Event) -> bool:
     return abort.wait(max(seconds, 0))
 
 
-def _send_once(session, url, headers, body, abort, timeout) -> requests.Response:
-    """One attempt: a 2xx response, or an HTTPError saying whether to try again."""
-    if abort.is_set():
-        raise Aborted()
-    try:
-        response = _BackgroundPost(session, url, headers, body, timeout).result(abort)
-    except requests.ConnectTimeout:
-        message = unreachable(url, f"no answer within {timeout[0]:g} s")
-        raise HTTPError(message, retryable=True) from None
-    except requests.Timeout:
-        message = f"Request timed out: {url} sent no response within {timeout[1]:g} s"
-        raise HTTPError(message, retryable=True) from None
-    except requests.ConnectionError as exc:
-        reason = connection_reason(exc)
-        message = unreachable(url, reason)
-        if reason == UNKNOWN_HOST:  # a typo in the host name: final here and for the harness
-            raise HTTPError(not_retried(message, "the name does not resolve")) from None
-        raise HTTPError(message, retryable=True) from None
-    except (requests.RequestException, ValueError) as exc:
-        # A malformed URL, a header value HTTP cannot carry (a key with a stray "\r"
-        # or a curly quote): nothing was sent, and sending again cannot help.
-        message = not_retried(f"Request failed: {exc}", "the request could not be sent")
-        raise HTTPError(message) from None
-    if 200 <= response.status_code < 300:
-        return response
-    raise _error_from_response(response, abort)
-
-
-class _BackgroundPost:
-    """One POST running on a helper thread until its status line arrives, so that the
-    caller can stop waiting for it the moment abort is set. A response that arrives
-    after the caller gave up is closed by whichever side comes second."""
-
-    def __init__(self, session, url, headers, body, timeout):
-        self._lock = threading.Lock()
-        self._done = threading.Event()
-        self._response: Optional[requests.Response] = None
-        self._error: Optional[BaseException] = None
-        self._abandoned = False
-        request = (session, url, headers, body, timeout)
-        threading.Thread(target=self._run, args=request, daemon=True).start()
-
-    def _run(self, session, url, headers, body, timeout) -> None:
-        try:
-            response = session.post(url, headers=headers, json=body, stream=True, timeout=timeout)
-            with self._lock:
-                self._response = response
-                if self._abandoned:
-                    response.close()
-        except Exception as exc:  # handed to the caller, whatever it is
-            self._error = exc
-        finally:
-            self._done.set()
-
-    def result(self, abort: threading.Event) -> requests.Response:
-        while not self._done.wait(ABORT_POLL):
-            if abort.is_set():
-                with self._lock:
-                    self._abandoned = True
-                    if self._response is not None:
-                        self._response.close()
-                raise Aborted()
-        if self._error is not None:
-            raise self._error
-        return self._response
-
-
-# --- Reading the body ------------------------------------------------------------------
-
-
-def iter_body(response: requests.Response, abort: threading.Event,
-              chunk_size: int = 8192) -> Iterator[bytes]:
-    """Yield the raw body in chunks as they arrive, and close the response at the end.
-
-    Raises Aborted as soon as `abort` is set, StreamError if the connection breaks or
-    goes silent for longer than the read timeout.
-    """
-    finished = threading.Event()
-    watch = (response, abort, finished)
-    threading.Thread(target=_shut_down_on_abort, args=watch, daemon=True).start()
-    try:
-        for chunk in _arrivals(response, chunk_size):
-            if abort.is_set():
-                raise Aborted()
-            yield chunk
-    except (OSError, urllib3.exceptions.HTTPError) as exc:
-        if abort.is_set():  # the watcher shut the socket down under us
-            raise Aborted() from None
-        raise StreamError(f"connection lost while streaming: {connection_reason(exc)}") from None
-    finally:
-        finished.set()
-        response.close()
-
-
-def _arrivals(response: requests.Response, chunk_size: int) -> Iterator[bytes]:
-    """The body as it arrives. A plain read(8192) would wait for 8192 bytes, holding
-    back a 20-byte SSE event; urllib3 2's `read1` returns whatever has arrived. urllib3
-    1.26 (which requests still allows) has no read1; its `stream` hands on each HTTP
-    chunk as it arrives, which is how servers send SSE (chunked transfer encoding)."""
-    raw = response.raw
-    if not hasattr(raw, "read1"):
-        yield from raw.stream(chunk_size, decode_content=True)
-        return
-    while True:
-        chunk = raw.read1(chunk_size, decode_content=True)
-        if not chunk:
-            return
-        yield chunk
-
-
-def _shut_down_on_abort(response, abort: threading.Event, finished: threading.Event) -> None:
-    """Watcher thread: when abort is set while the body is being read, shut the socket
-    down; a read blocked in recv() then returns at once."""
-    while not finished.is_set():
-        if abort.wait(ABORT_POLL):
-            if not finished.is_set():
-                _shut_down_socket(response)
-            return
-
-
-def _shut_down_socket(response: requests.Response) -> None:
-    # urllib3 2.x keeps the connection on the raw response until it is released
-    # back to the pool (then it is None): nothing left to interrupt.
-    connection = getattr(response.raw, "connection", None)
-    sock = getattr(connection, "sock", None)
-    if sock is None:
-        return
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass  # already closed by the other side
-
-
 # --- Deciding about a failed attempt ---------------------------------------------------
 
 
-def _error_from_response(response: requests.Response, abort: threading.Event) -> HTTPError:
-    """The rules of the module docstring; the first that decides wins: quota, then
-    x-should-retry, then the status, then the wait the server asks for."""
-    status, headers = response.status_code, response.headers
-    text = _read_error_body(response, abort)
-    message = http_error_message(status, text, response.url)  # a 404 names the URL
-    if status in QUOTA_STATUSES and is_quota_error(text):
+def error_for_status(status: int, headers, body_text: str, url: str = "") -> HTTPError:
+    """The HTTPError for a non-2xx answer, saying whether to try again. The rules of the
+    module docstring; the first that decides wins: quota, then x-should-retry, then the
+    status, then the wait the server asks for.
+
+    Examples: 503, {}, "Busy"                          -> "503 Busy", retryable
+              503, {"x-should-retry": "false"}, "Busy" -> "503 Busy (not retried: the
+                                                          server said not to)", final
+              429, {}, "You exceeded your current quota" -> final (quota)
+    """
+    message = http_error_message(status, body_text, url)  # a 404 names the URL
+    if status in QUOTA_STATUSES and is_quota_error(body_text):
         return HTTPError(message, status)  # final, whatever else the response says
     verdict = headers.get("x-should-retry", "").strip().lower()
     if verdict == "false":
@@ -368,19 +206,3 @@ def server_retry_delay(headers) -> Optional[float]:
         except (TypeError, ValueError):
             return None
     return delay if math.isfinite(delay) and delay > 0 else None
-
-
-def _read_error_body(response: requests.Response, abort: threading.Event) -> str:
-    """The start of an error body (the server may be slow or stop halfway: keep what came)."""
-    body = bytearray()
-    chunks = iter_body(response, abort)
-    try:
-        for chunk in chunks:
-            body += chunk
-            if len(body) >= MAX_ERROR_BODY:
-                break
-    except StreamError:
-        pass
-    finally:
-        chunks.close()
-    return body[:MAX_ERROR_BODY].decode("utf-8", errors="replace")

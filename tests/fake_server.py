@@ -26,6 +26,8 @@ A turn may carry a "fault" instead of, or on top of, its content:
     {"stall_seconds": S, "stall_after_bytes"?: N}   go silent after the headers and N
                                          body bytes (a stall ends at server shutdown)
     {"stall_seconds": S, "before_headers": true}    go silent before the status line
+    {"hold_after_pieces": N}             send N events, then wait for `srv.go_on.set()`;
+                                         a client that hangs up meanwhile sets `srv.hung_up`
     {"malformed": true}                  a chunk with broken JSON early in the stream
     {"in_band_error": {"type", "message"}}   end with an error chunk / `event: error`
     {"no_done": true}                    end without [DONE] / message_stop
@@ -40,11 +42,16 @@ received (the client's port tells whether a connection was kept alive).
 
 import base64
 import json
+import select
 import socket
 import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from miniagent.providers import with_tool_use
+from miniagent.sse import iter_sse
+from miniagent.transport import iter_body, post_stream
 
 MODEL = "fake-model"
 PIECE = 8  # characters per streamed text / argument delta
@@ -57,6 +64,8 @@ class FakeServer:
         self.turns = script["turns"] if isinstance(script, dict) else list(script)
         self.requests = []
         self.stopping = threading.Event()  # ends stalls and delays at shutdown
+        self.go_on = threading.Event()  # ends a hold_after_pieces fault
+        self.hung_up = threading.Event()  # the client closed a held connection
         self._next_turn = 0
         self._lock = threading.Condition()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -112,6 +121,50 @@ def turn_from_capture(body_path) -> dict:
     return {"fault": {"raw": raw, "status": int(status_line.split()[1]), "headers": headers}}
 
 
+# --- Turns and a client for the HTTP-layer tests (test_retry, test_transport, ...) --------
+
+HELLO = {"content": [{"type": "text", "text": "Hello from the fake server"}]}
+FAST = {"base_delay": 0.001}  # retry waits made tiny: nothing waits for long
+
+
+def status(code, headers=None, body=None) -> dict:
+    """A turn answered with that status (and headers, and a JSON or text body)."""
+    fault = {"status": code, "headers": headers or {}}
+    if body is not None:
+        fault["body"] = body
+    return {"fault": fault}
+
+
+def abort_when(srv, requests_seen) -> threading.Event:
+    """An abort event that gets set once the server has seen that many requests."""
+    abort = threading.Event()
+
+    def watch():
+        srv.wait_for_requests(requests_seen)
+        abort.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return abort
+
+
+def chat(srv, abort=None, **kwargs):
+    """POST to the server's OpenAI endpoint with the real transport: the response, or
+    the exception."""
+    url = srv.base_url + "/v1/chat/completions"
+    return post_stream(url, {"Authorization": "Bearer k"}, {"model": "m", "stream": True},
+                       abort or threading.Event(), **{**FAST, **kwargs})
+
+
+def read_text(response, abort=None) -> str:
+    """The concatenated content deltas of an OpenAI stream."""
+    text = ""
+    for event in iter_sse(iter_body(response, abort or threading.Event())):
+        if event.data != "[DONE]":
+            for choice in json.loads(event.data).get("choices", []):
+                text += choice["delta"].get("content") or ""
+    return text
+
+
 # --- The script's turn as the events of either protocol ----------------------------------
 # Each builder returns (body, closing): lists of (event name or None, data text). The
 # closing part (finish reason, usage, [DONE] / message_delta, message_stop) is kept
@@ -123,8 +176,7 @@ def _pieces(text: str):
 
 
 def _stop_reason(turn) -> str:
-    has_calls = any(block["type"] == "toolCall" for block in turn.get("content", []))
-    return turn.get("stopReason") or ("toolUse" if has_calls else "stop")
+    return with_tool_use(turn.get("stopReason") or "stop", turn.get("content", []))
 
 
 def _usage(turn) -> dict:
@@ -331,7 +383,9 @@ class _Handler(BaseHTTPRequestHandler):
         sent = 0
         stall_at = fault.get("stall_after_bytes", 0) if "stall_seconds" in fault else None
         reset_at = fault.get("reset_after_bytes")
-        for piece in pieces:
+        for index, piece in enumerate(pieces):
+            if index == fault.get("hold_after_pieces") and not self._hold():
+                return
             if stall_at is not None and sent >= stall_at:
                 stall_at = None
                 if self.server.fake.stopping.wait(fault["stall_seconds"]):
@@ -345,6 +399,24 @@ class _Handler(BaseHTTPRequestHandler):
             self._write_chunk(piece)
             sent += len(piece)
         self.wfile.write(b"0\r\n\r\n")
+
+    def _hold(self) -> bool:
+        """Wait for the test's go_on; False if the client hung up first (or shutdown)."""
+        fake = self.server.fake
+        while not fake.go_on.wait(0.01):
+            if fake.stopping.is_set() or self._client_left():
+                fake.hung_up.set()
+                self.close_connection = True
+                return False
+        return True
+
+    def _client_left(self) -> bool:
+        if not select.select([self.connection], [], [], 0)[0]:
+            return False
+        try:
+            return not self.connection.recv(1, socket.MSG_PEEK)  # b"": the client closed
+        except OSError:  # reset
+            return True
 
     def _write_chunk(self, piece: bytes):
         if piece:

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import requests
 
 from fake_server import MODEL as FAKE_MODEL, FakeServer
 from miniagent import choose
@@ -335,8 +336,8 @@ def test_base_url_borrows_registry_facts_for_a_known_id(env):
 
 def test_a_named_server_gets_time_to_list_its_models_and_a_guess_at_ollama_does_not(env, monkeypatch):
     waits = []
-    real_get = choose.requests.get
-    monkeypatch.setattr(choose.requests, "get", lambda url, **kw: waits.append(kw["timeout"])
+    real_get = requests.get  # choose imports requests only when it asks a server
+    monkeypatch.setattr(requests, "get", lambda url, **kw: waits.append(kw["timeout"])
                         or real_get(url, **kw))
     with FakeServer([]) as srv:
         write_user_models(env, {"providers": {"box": {"baseUrl": srv.base_url + "/v1"}}})

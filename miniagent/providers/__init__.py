@@ -30,7 +30,7 @@ server here speaks one of the two protocols, and most speak Chat Completions.
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from ..messages import assistant_message
 
@@ -69,6 +69,20 @@ def stream(model, context: Dict[str, Any], options: StreamOptions) -> Iterator[S
         from . import anthropic
         return anthropic.stream(model, context, options)
     return _unknown_api(model)
+
+
+def with_tool_use(stop_reason: str, content: List[Dict[str, Any]]) -> str:
+    """The stop reason a finished reply reports: a normal stop becomes "toolUse" when
+    the reply holds tool calls, whatever the server called it (Gemini says "stop",
+    Anthropic may say "end_turn"): the calls are what the loop must act on. Every
+    provider ends its `done` event through here.
+
+    Examples: ("stop", [text, toolCall]) -> "toolUse";  ("stop", [text]) -> "stop";
+              ("length", [toolCall]) -> "length" (its arguments may be cut off)
+    """
+    if stop_reason == "stop" and any(block.get("type") == "toolCall" for block in content):
+        return "toolUse"
+    return stop_reason
 
 
 def _unknown_api(model) -> Iterator[StreamEvent]:

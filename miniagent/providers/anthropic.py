@@ -36,7 +36,7 @@ usage counts are cumulative and overwrite (only those present); `ping` and event
 we do not know are ignored, as Anthropic's versioning policy asks; `event: error` ends
 the call as an error; a body that ends before a stop_reason was cut off (decision 5).
 A server (a proxy) that ignores `stream: true` answers with the whole message as one
-JSON document; builder.py hands it over as one event, and its content blocks are
+JSON document; guard.py hands it over as one event, and its content blocks are
 played as if they had streamed, each opened with its whole content and closed.
 
 Left out: OAuth tokens, beta features (interleaved thinking, 1h cache TTL), adaptive
@@ -47,10 +47,10 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
-from ..messages import clean_text, text_of
+from ..messages import clean_text, text_block, text_of, thinking_block, tool_call_block
 from ..sse import iter_sse
-from .builder import (MessageBuilder, ProviderError, error_text, max_output_tokens,
-                      stream_from_bytes, stream_http)
+from .builder import MessageBuilder, ProviderError, error_text, max_output_tokens
+from .guard import stream_from_bytes, stream_http
 from .replay import images_of, prepare_history
 
 DEFAULT_VERSION = "2023-06-01"  # the long-standing value; override with compat.anthropicVersion
@@ -225,10 +225,8 @@ def parse_events(chunks: Iterable[bytes], builder: MessageBuilder) -> Iterator[D
         raise ProviderError(EARLY_END)
     if reader.stop_reason in STOP_ERRORS:
         raise ProviderError(STOP_ERRORS[reader.stop_reason])
-    if reader.stop_reason in STOP_REASONS:
-        return STOP_REASONS[reader.stop_reason]
-    has_calls = any(b["type"] == "toolCall" for b in builder.message["content"])
-    return "toolUse" if has_calls else "stop"
+    # An unknown reason is a stop; builder.done makes a stop with tool calls "toolUse".
+    return STOP_REASONS.get(reader.stop_reason, "stop")
 
 
 class _EventReader:
@@ -279,15 +277,15 @@ class _EventReader:
     def _start_block(self, index: Any, block: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
         kind = block.get("type")
         if kind == "text":
-            position, event = self.builder.open("text")
+            position, event = self.builder.open(text_block(""))
         elif kind == "thinking":
-            position, event = self.builder.open("thinking", thinkingSignature=block.get("signature") or "")
+            position, event = self.builder.open(thinking_block("", block.get("signature") or ""))
         elif kind == "redacted_thinking":  # complete in its start event: no deltas follow
-            position, event = self.builder.open("thinking", thinking="[Reasoning redacted]",
-                                                thinkingSignature=block.get("data", ""), redacted=True)
+            position, event = self.builder.open(thinking_block(
+                "[Reasoning redacted]", block.get("data", ""), redacted=True))
         elif kind == "tool_use":
-            position, event = self.builder.open("toolCall", id=block.get("id", ""),
-                                                name=block.get("name", ""))
+            position, event = self.builder.open(tool_call_block(block.get("id", ""),
+                                                                block.get("name", ""), {}))
         else:
             return  # server tools, citations and future kinds are not ours to keep
         self.blocks[index] = position

@@ -47,11 +47,11 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
-from ..messages import clean_text, text_of
+from ..messages import clean_text, text_block, text_of, thinking_block, tool_call_block
 from ..sse import iter_sse
-from .builder import (MessageBuilder, ProviderError, error_text, max_output_tokens,
-                      stream_from_bytes, stream_http)
+from .builder import MessageBuilder, ProviderError, error_text, max_output_tokens
 from .compat import compat_for
+from .guard import stream_from_bytes, stream_http
 from .replay import images_of, prepare_history
 
 EARLY_END = "stream ended before the response was complete (no finish_reason)"
@@ -267,8 +267,8 @@ class _ChunkReader:
         if self.current is not None and self.builder.message["content"][self.current]["type"] != kind:
             yield from self._end_text()
         if self.current is None:
-            fields = {"thinkingSignature": signature} if kind == "thinking" else {}
-            self.current, event = self.builder.open(kind, **fields)
+            block = thinking_block("", signature) if kind == "thinking" else text_block("")
+            self.current, event = self.builder.open(block)
             yield event
         yield self.builder.append(self.current, delta)
 
@@ -288,14 +288,13 @@ class _ChunkReader:
                                cacheRead=cached, cacheWrite=written)
 
     def stop_reason(self) -> str:
-        """Tool calls present mean "toolUse", whatever finish_reason said (Gemini says
-        "stop"); a finish reason that means failure raises; an unknown one is a stop."""
+        """Our stop reason for finish_reason: one that means failure raises; an unknown
+        one is a stop. (A stop with tool calls becomes "toolUse" in builder.done, as
+        Gemini says "stop" after calls.)"""
         reason = self.finish_reason or "stop"
         if reason in FINISH_ERRORS:
             raise ProviderError(FINISH_ERRORS[reason])
-        ours = FINISH_REASONS.get(reason, "stop")
-        has_calls = any(b["type"] == "toolCall" for b in self.builder.message["content"])
-        return "toolUse" if ours == "stop" and has_calls else ours
+        return FINISH_REASONS.get(reason, "stop")
 
 
 class _ToolCalls:
@@ -320,7 +319,7 @@ class _ToolCalls:
         call_id, name = fragment.get("id") or "", function.get("name") or ""
         slot = self._route(index, call_id, name)
         if slot is None:
-            slot, event = self.builder.open("toolCall", id=call_id, name=name)
+            slot, event = self.builder.open(tool_call_block(call_id, name, {}))
             yield event
         block = self.builder.message["content"][slot]
         block["id"] = block["id"] or call_id  # id and name are set once, never concatenated

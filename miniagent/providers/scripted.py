@@ -16,9 +16,10 @@ prompt is used by the built-in demo); each model call consumes one turn:
 
 A turn is {"content": [BLOCK, ...], "stopReason"?, "errorMessage"?, "usage"?,
 "delayMs"?}. BLOCKs are message blocks (text, thinking, toolCall; a toolCall may omit
-its id). stopReason defaults to "toolUse" when the turn has tool calls, else "stop";
-an errorMessage makes the turn end as an error; delayMs is the pause before each
-streamed delta (a pause that abort interrupts). Text arrives word by word and tool
+its id). stopReason defaults to "stop", and a stop with tool calls is "toolUse" (the
+rule every provider shares: providers.with_tool_use); an errorMessage makes the turn
+end as an error; delayMs is the pause before each streamed delta (a pause that abort
+interrupts). Text arrives word by word and tool
 arguments in small JSON fragments, the way a real server sends them.
 
 Running out of turns is an error message that says so.
@@ -33,8 +34,10 @@ import threading
 from importlib import resources
 from typing import Any, Dict, Iterator, List, Optional
 
-from ..messages import STOP_REASONS, assistant_message, clean_value, set_counts
+from ..messages import (ABORTED_TEXT, STOP_REASONS, assistant_message, clean_value, set_counts,
+                        tool_call_block)
 from ..models import Model
+from . import with_tool_use
 
 API = "scripted"
 BLOCK_TYPES = ("text", "thinking", "toolCall")
@@ -149,15 +152,14 @@ def stream(model: Model, context: Dict[str, Any], options) -> Iterator[Dict[str,
             # slow scripted reply stops it at once, as it would stop a real server.
             aborted = options.abort.wait(delay) if delay else options.abort.is_set()
             if aborted:
-                yield _fail(partial, "aborted", "Request was aborted")
+                yield _fail(partial, "aborted", ABORTED_TEXT)
                 return
             yield event
     set_counts(partial["usage"], turn.get("usage", {}))
     if turn.get("errorMessage"):
         yield _fail(partial, "error", turn["errorMessage"])
         return
-    has_calls = any(b["type"] == "toolCall" for b in partial["content"])
-    partial["stopReason"] = turn.get("stopReason") or ("toolUse" if has_calls else "stop")
+    partial["stopReason"] = with_tool_use(turn.get("stopReason") or "stop", partial["content"])
     yield {"type": "done", "reason": partial["stopReason"], "message": partial}
 
 
@@ -168,7 +170,7 @@ def _stream_block(block: Dict[str, Any], partial: Dict[str, Any],
     kind = block["type"]
     if kind == "toolCall":
         call_id = block.get("id") or f"call_{turn_number}_{index}"
-        current = {"type": "toolCall", "id": call_id, "name": block["name"], "arguments": {}}
+        current = tool_call_block(call_id, block["name"], {})
         partial["content"].append(current)
         yield {"type": "toolcall_start", "contentIndex": index, "partial": partial}
         raw = json.dumps(block.get("arguments", {}), ensure_ascii=False)
@@ -189,8 +191,6 @@ def _stream_block(block: Dict[str, Any], partial: Dict[str, Any],
                "partial": partial}
     yield {"type": f"{kind}_end", "contentIndex": index, "content": current[kind],
            "partial": partial}
-
-
 
 
 def _fail(partial: Dict[str, Any], reason: str, text: str) -> Dict[str, Any]:

@@ -253,6 +253,16 @@ def test_an_unknown_stop_reason_keeps_the_complete_answer(reason):
     assert final(replay(events_body(*with_call)))["stopReason"] == "toolUse"
 
 
+@pytest.mark.parametrize("reason,ours", [("end_turn", "toolUse"), ("stop_sequence", "toolUse"),
+                                          ("max_tokens", "length")])
+def test_a_stop_with_tool_calls_is_tool_use_as_in_every_provider(reason, ours):
+    # A proxy translating from another API may end a reply with calls as "end_turn";
+    # the calls decide, as for Chat Completions. "length" stays: its calls may be cut.
+    with_call = pi_fixture({"delta": {"stop_reason": reason}, "usage": {"output_tokens": 7}})
+    events = replay(events_body(*with_call))
+    assert final(events)["stopReason"] == ours and events[-1]["reason"] == ours
+
+
 def test_refusal_is_an_error_that_says_so():  # decision 15
     message = final(replay(events_body(*text_reply("refusal"))))
     assert message["stopReason"] == "error" and "declined" in message["errorMessage"]

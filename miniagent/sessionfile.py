@@ -1,0 +1,204 @@
+"""One session file on disk: JSON lines that survive crashes and a second writer.
+
+A session file is append-only JSONL: a header line, then one entry per line, never
+rewritten. This module is the only code that touches those bytes. It teaches three
+habits that make an append-only log trustworthy:
+
+1. **One write per record.** A line (or, when a file is created, the header and every
+   entry so far) goes to the kernel in a single `os.write` on a descriptor opened with
+   `O_APPEND`. The kernel moves to the end of the file and writes in one step, so two
+   processes appending to the same file never interleave inside a line (pi's writer
+   included), and a crash loses at most the line being written. Nothing is buffered in
+   Python: when `append_lines` returns, the entry is in the file.
+
+2. **A torn line is skipped, not fatal.** A crash or a full disk can leave half a line
+   at the end (`{"type":"mess`). Loading skips every line that is not a JSON object and
+   says so in one warning per line, `FILE:LINE: skipped a malformed line`. The next
+   append first writes the missing "\\n", so the torn text stays alone on its line and
+   the new entry starts clean:
+
+       {"type":"session",...}\\n          {"type":"session",...}\\n
+       {"type":"message",...}\\n   -->    {"type":"message",...}\\n
+       {"type":"mess                      {"type":"mess\\n
+                                          {"type":"message",...}\\n
+
+3. **A failed write leaves the file whole.** When the disk is full halfway through a
+   line, the file is cut back to its size before that append, and the caller gets a
+   one-line `SessionError` ("cannot write session FILE: No space left on device").
+
+The header must be the first line: `{"type":"session","id":...}`. A file that is not
+empty and does not start with one is refused with an error naming it (spec decision 12):
+it is somebody else's file, or a damaged one, and must never be overwritten.
+
+Left out: the meaning of entries (session.py), older formats (sessionmigrate.py), and
+fsync: an entry handed to the kernel survives a crash of this process; surviving a
+power cut would need fsync per line, which pi does not pay for either.
+"""
+
+import fcntl
+import gc
+import json
+import os
+from typing import Any, Dict, List, Tuple
+
+MALFORMED = "skipped a malformed line"
+
+
+class SessionError(Exception):
+    """A session file that cannot be read, trusted or written. One line, naming the file;
+    the command line turns it into exit status 1."""
+
+
+def to_line(entry: Dict[str, Any]) -> str:
+    """One entry as one compact JSON line, as pi writes them.
+
+    Example: {"type": "label", "label": "é"} -> '{"type":"label","label":"é"}\\n'
+    """
+    line = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (half an emoji from a pi file) has no UTF-8 form; \\u escapes
+        # keep it exact and the line valid.
+        line = json.dumps(entry, separators=(",", ":"))
+    return line + "\n"
+
+
+def is_header(value: Any) -> bool:
+    """The first line of every session file: {"type": "session", "id": "<string>"}."""
+    return isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
+
+
+def read_text(path: str) -> str:
+    """The whole file as text. Bytes that are not UTF-8 (a line cut inside a character)
+    become U+FFFD, so they spoil only their own line."""
+    try:
+        with open(path, "rb") as file:
+            return file.read().decode("utf-8", errors="replace")
+    except OSError as error:
+        raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
+
+
+def parse_lines(path: str, text: str) -> Tuple[Dict[str, Any], List[dict], List[int], List[str]]:
+    """Split a session file's text into (header, entries, line numbers, warnings).
+
+    Blank lines are ignored; a line that is not a JSON object with a "type" is skipped
+    with a warning. Loading must stay close to the cost of json.loads per line, so an
+    entry is checked for its type only; session.py trusts the rest.
+
+    Example: 'HEADER\\n{"type":"message",...}\\n{"ty' -> (header, [entry], [2],
+    ["FILE:3: skipped a malformed line"])
+    """
+    lines = text.split("\n")
+    header = first_line_header(path, lines[0])
+    entries, numbers, warnings = [], [], []
+    loads = json.loads
+    # Every parsed entry stays alive, and Python's cycle collector would walk the growing
+    # pile again and again while we build it (loading 100,000 entries took about twice
+    # as long).
+    # JSON cannot make reference cycles, so the collector has nothing to find here.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for number, line in enumerate(lines[1:], 2):
+            if not line:
+                continue
+            try:
+                entry = loads(line)
+            except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+                if line.isspace():
+                    continue  # a blank line is not damage
+                entry = None
+            if is_entry(entry):
+                entries.append(entry)
+                numbers.append(number)
+            else:
+                warnings.append(f"{path}:{number}: {MALFORMED}")
+    finally:
+        if collecting:
+            gc.enable()
+    return header, entries, numbers, warnings
+
+
+def is_entry(value: Any) -> bool:
+    """An object with a type; a message entry must hold a message object."""
+    if type(value) is not dict or "type" not in value:
+        return False
+    return value["type"] != "message" or type(value.get("message")) is dict
+
+
+def first_line_header(path: str, line: str) -> Dict[str, Any]:
+    """The header, or a SessionError saying the file is not a session."""
+    try:
+        header = json.loads(line)
+    except (ValueError, RecursionError):
+        header = None
+    if not is_header(header):
+        raise SessionError(f"{path} is not a session file (its first line is not a session "
+                           f"header); it was left unchanged")
+    return header
+
+
+def read_header(path: str, limit: int = 65536) -> Dict[str, Any]:
+    """Only the header line (for listings and `-c`), without reading the whole file.
+    Raises SessionError when the file has none. (pi reads 512 bytes; a header naming a
+    long parentSession path can be longer than that.)"""
+    try:
+        with open(path, "rb") as file:
+            line = file.readline(limit).decode("utf-8", errors="replace")
+    except OSError as error:
+        raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
+    return first_line_header(path, line)
+
+
+def append_lines(path: str, entries: List[Dict[str, Any]]) -> None:
+    """Append entries to the file (created if missing) in ONE write.
+
+    Raises SessionError on failure, after cutting the file back to its old size.
+    """
+    data = "".join(to_line(entry) for entry in entries).encode("utf-8")
+    try:
+        fd = open_for_append(path)
+    except OSError as error:
+        raise write_error(path, error) from None
+    try:
+        # The lock is not what keeps lines whole (the single write does that): it makes
+        # "look at the last byte, then write" one step. Without it, another writer's line
+        # still being copied in would look torn, and we would add an empty line.
+        fcntl.flock(fd, fcntl.LOCK_EX)  # released by os.close
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data  # a torn last line: keep it alone on its line
+        write_all(fd, data, path, size)
+    finally:
+        os.close(fd)
+
+
+def open_for_append(path: str) -> int:
+    """A descriptor that writes at the end of the file; the folder is made on demand."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT  # read: to see the last byte
+    try:
+        return os.open(path, flags, 0o644)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return os.open(path, flags, 0o644)
+
+
+def write_all(fd: int, data: bytes, path: str, size: int) -> None:
+    """os.write until everything is written. A regular file takes the whole buffer in
+    one call unless the disk fills up; then the next call raises and we undo."""
+    written = 0
+    try:
+        while written < len(data):
+            written += os.write(fd, data[written:])
+    except OSError as error:
+        if written:
+            # Part of a line reached the file: remove it so the file stays whole lines.
+            # (Our other writers wait on the lock; a pi process appending in this same
+            # instant would lose its line too: a full disk is rare enough to accept that.)
+            os.ftruncate(fd, size)
+        raise write_error(path, error) from None
+
+
+def write_error(path: str, error: OSError) -> SessionError:
+    return SessionError(f"cannot write session {path}: {error.strerror or error}")

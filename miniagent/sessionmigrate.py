@@ -1,0 +1,75 @@
+"""Reading pi's older session formats (version 1 and 2) as version 3, in memory only.
+
+pi's session format grew in two steps, and a reader of real files meets all three:
+
+    version 1   entries are a plain list: no "id", no "parentId"; a compaction names
+                the first entry it kept by its index in the file (firstKeptEntryIndex)
+    version 2   every entry has an 8-character "id" and a "parentId": the list became
+                a tree
+    version 3   a message role was renamed: "hookMessage" is now "custom"
+
+The header's "version" says which (missing means 1). Migration turns the entries into
+version 3 **without touching the file**: pi rewrites the file, we never do (spec
+decision 12). Resuming a migrated session therefore continues in a new version-3 file
+(session.py decides that; this module only converts).
+
+Version-1 entries get ids derived from their line number, so the same file always gets
+the same ids and an entry can be named from the outside (`--fork FILE:00000042`, a search
+result) and found again next time. The id is the line number in 8 digits (digits are hex
+characters, so it is a valid 8-hex id, and a reader can find the line):
+
+    line 2  {"type":"message",...}       -> id "00000002", parentId None
+    line 3  {"type":"message",...}       -> id "00000003", parentId "00000002"
+    line 9  {"type":"compaction","firstKeptEntryIndex":2,...}
+                                          -> firstKeptEntryId "00000003"
+
+As in pi, firstKeptEntryIndex counts the file's parsed lines with the header as 0.
+
+Left out: writing anything, and versions newer than 3 (read as they are).
+"""
+
+from typing import Any, Dict, List
+
+CURRENT_VERSION = 3
+
+
+def version_of(header: Dict[str, Any]) -> int:
+    version = header.get("version")
+    return version if isinstance(version, int) else 1
+
+
+def migrate(header: Dict[str, Any], entries: List[dict], line_numbers: List[int]) -> None:
+    """Bring entries read from a file of `header`'s version to version 3, in place."""
+    version = version_of(header)
+    if version < 2:
+        add_tree_links(entries, line_numbers)
+    if version < 3:
+        rename_hook_messages(entries)
+
+
+def line_id(line_number: int) -> str:
+    """Example: 42 -> "00000042"."""
+    return f"{line_number:08d}"
+
+
+def add_tree_links(entries: List[dict], line_numbers: List[int]) -> None:
+    """Version 1 -> 2: a linear chain of ids derived from line numbers."""
+    previous = None
+    for entry, number in zip(entries, line_numbers):
+        entry["id"] = line_id(number)
+        entry["parentId"] = previous
+        previous = entry["id"]
+    for entry in entries:
+        if entry["type"] == "compaction" and "firstKeptEntryIndex" in entry:
+            index = entry.pop("firstKeptEntryIndex")
+            # Index 0 is the header, so entry i of the file is entries[i - 1].
+            if isinstance(index, int) and 1 <= index <= len(entries):
+                entry["firstKeptEntryId"] = entries[index - 1]["id"]
+
+
+def rename_hook_messages(entries: List[dict]) -> None:
+    """Version 2 -> 3: the "hookMessage" role became "custom"."""
+    for entry in entries:
+        message = entry.get("message")
+        if entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+            message["role"] = "custom"

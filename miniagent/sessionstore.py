@@ -1,0 +1,338 @@
+"""Where sessions live: the store interface, and the folder of JSONL files behind it.
+
+The harness needs four things from whatever keeps its sessions, and nothing more:
+
+    append(path, entries)        add entries to a session, as one write
+    load(path)                   a session's header and entries (version 3), with warnings
+    list_sessions(dirs)          what is there, newest first
+    find_by_prefix(prefix, dirs) the sessions whose id starts with what the user typed
+
+and the search index (searchindex.py) two more, to catch up without reading everything:
+
+    session_paths(dirs)          the sessions there, without reading them
+    read_since(path, cursor)     the entries added since the reader last looked
+
+`SessionStore` names that interface; `JSONLStore` is its one implementation and the only
+writer of session files. The index is derived data beside the files: the JSONL files stay
+the truth, and the index can always be rebuilt from them.
+
+A cursor is the store's own business, kept by the reader as an opaque string. Here it
+says where the last reading stopped and what the file looked like then:
+
+    {"size": 5120, "mtime": 1767225600000000000, "offset": 5120, "lines": 12, "check": "9f.."}
+
+The same size and mtime: nothing to read (not even the file is opened). Otherwise the
+reading goes on at `offset`, unless the file shrank or the bytes before `offset` changed
+(`check` hashes the header line and the last 4 KB before `offset`): then it starts again
+from the top, and says so, so the reader drops what it kept of that file.
+
+The files sit in one folder per project, named after the working directory as pi does,
+so miniagent and pi can read each other's folders:
+
+    ~/.miniagent/sessions/--home-u-proj--/2026-03-15T10-20-30-123Z_<session id>.jsonl
+
+(`MINIAGENT_HOME` moves ~/.miniagent; `--session-dir` moves the project's folder.)
+
+"Newest" is the file's modification time: files are append-only, so that is the time of
+the last entry, and `-c` (find_most_recent) and the listing agree on which one is first.
+
+Left out: caching (a listing reads every file; search goes through the index instead).
+"""
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional
+
+from .messages import text_of
+from .models import miniagent_home
+from .sessionfile import SessionError, append_lines, parse_lines, read_header, read_text
+from .sessionmigrate import CURRENT_VERSION, migrate, version_of
+
+
+@dataclass
+class LoadedSession:
+    """A session file as read: entries already migrated to version 3."""
+    header: Dict[str, Any]
+    entries: List[dict]
+    warnings: List[str]  # one line per skipped line: "FILE:LINE: skipped a malformed line"
+    version: int  # the file's own version; below 3 the file must not be appended to
+
+
+@dataclass
+class SessionInfo:
+    """One row of a listing (`miniagent sessions`, `-r`)."""
+    path: str
+    id: str
+    cwd: str
+    modified: float  # epoch seconds (the file's mtime)
+    entries: int
+    name: str  # the latest session_info name, or ""
+    first_message: str  # the first user prompt's text, or "(no messages)"
+
+
+@dataclass
+class SessionTail:
+    """What a session gained since a reader last looked (`read_since`)."""
+    header: Optional[Dict[str, Any]]  # None: nothing changed, so nothing was read
+    entries: List[dict]  # the new entries, version 3, with the ids load() gives them
+    cursor: str  # hand it to the next read_since
+    restarted: bool  # read from the top (first reading, or the session was rewritten):
+    # forget what earlier readings of it gave
+
+
+class SessionStore:
+    """What the harness needs from a session store. See the module docstring."""
+
+    def append(self, path: str, entries: List[dict]) -> None:
+        """Add entries at the end of the session at `path`, creating it if missing.
+        All of them or none: raises SessionError and leaves the session as it was."""
+        raise NotImplementedError
+
+    def load(self, path: str) -> LoadedSession:
+        """Read a session. Raises SessionError when it cannot be read or is not one."""
+        raise NotImplementedError
+
+    def list_sessions(self, session_dirs: List[str]) -> List[SessionInfo]:
+        """The sessions in these folders, newest first; unreadable ones left out."""
+        raise NotImplementedError
+
+    def find_by_prefix(self, prefix: str, session_dirs: List[str]) -> List[str]:
+        """Paths of the sessions in these folders whose id starts with `prefix`."""
+        raise NotImplementedError
+
+    def session_paths(self, session_dirs: List[str]) -> List[str]:
+        """The sessions in these folders, without reading them (the index checks each)."""
+        raise NotImplementedError
+
+    def read_since(self, path: str, cursor: Optional[str] = None) -> SessionTail:
+        """The entries added to a session since `cursor` (None: all of them). Malformed
+        lines are skipped silently (loading the session is where they are reported).
+        Raises SessionError when it cannot be read or is not a session."""
+        raise NotImplementedError
+
+
+class JSONLStore(SessionStore):
+    """Sessions as JSONL files, one folder per project (pi's layout)."""
+
+    def append(self, path: str, entries: List[dict]) -> None:
+        append_lines(path, entries)
+
+    def load(self, path: str) -> LoadedSession:
+        header, entries, numbers, warnings = parse_lines(path, read_text(path))
+        version = version_of(header)
+        if version < CURRENT_VERSION:
+            migrate(header, entries, numbers)
+        if not all(type(entry.get("id")) is str for entry in entries):
+            entries = without_unnamed(path, entries, numbers, warnings)
+        return LoadedSession(header, entries, warnings, version)
+
+    def list_sessions(self, session_dirs: List[str]) -> List[SessionInfo]:
+        infos = []
+        for path in session_files(session_dirs):
+            try:
+                infos.append(self.describe(path))
+            except (SessionError, OSError):
+                continue  # a damaged or vanished file does not hide the others
+        infos.sort(key=lambda info: info.modified, reverse=True)
+        return infos
+
+    def describe(self, path: str) -> SessionInfo:
+        """The listing row for one file."""
+        loaded = self.load(path)
+        header = loaded.header
+        return SessionInfo(path=path, id=header["id"], cwd=str(header.get("cwd") or ""),
+                           modified=os.path.getmtime(path), entries=len(loaded.entries),
+                           name=session_name(loaded.entries) or "",
+                           first_message=first_user_text(loaded.entries) or "(no messages)")
+
+    def find_by_prefix(self, prefix: str, session_dirs: List[str]) -> List[str]:
+        found = []
+        for path in session_files(session_dirs):
+            try:
+                if read_header(path)["id"].startswith(prefix):
+                    found.append(path)
+            except SessionError:
+                continue
+        return found
+
+    def session_paths(self, session_dirs: List[str]) -> List[str]:
+        return session_files(session_dirs)
+
+    def read_since(self, path: str, cursor: Optional[str] = None) -> SessionTail:
+        mark = json.loads(cursor) if cursor else None
+        try:
+            status = os.stat(path)
+            if mark and (mark["size"], mark["mtime"]) == (status.st_size, status.st_mtime_ns):
+                return SessionTail(None, [], cursor, restarted=False)
+            with open(path, "rb") as file:
+                return read_tail(path, file, status, mark)
+        except OSError as error:
+            raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
+
+
+def without_unnamed(path: str, entries: List[dict], numbers: List[int],
+                    warnings: List[str]) -> List[dict]:
+    """Entries without a string id cannot sit in the tree: skip them with a warning."""
+    kept = []
+    for entry, number in zip(entries, numbers):
+        if type(entry.get("id")) is str:
+            kept.append(entry)
+        else:
+            warnings.append(f"{path}:{number}: skipped an entry without an id")
+    return kept
+
+
+STORE = JSONLStore()  # the store every caller uses unless it is given another
+
+
+# --- Reading only what is new -----------------------------------------------------------
+
+CHECKED_BYTES = 4096  # how much before the cursor must be unchanged for a reading to go on
+
+
+def read_tail(path: str, file: Any, status: os.stat_result, mark: Optional[dict]) -> SessionTail:
+    """read_since for a JSONL file: the complete lines after the cursor (or all of them)."""
+    header_line = file.readline(65536)
+    if not (mark and mark["offset"] <= status.st_size
+            and prefix_check(file, header_line, mark["offset"]) == mark["check"]):
+        mark = {"offset": 0, "lines": 0}  # new, shrunk or rewritten: from the top
+    file.seek(mark["offset"])
+    data = file.read()
+    data = data[:data.rfind(b"\n") + 1]  # a line still being written waits for next time
+    text = data.decode("utf-8", errors="replace")
+    if mark["offset"]:
+        # parse_lines wants the header first. The new text's first line is then its line
+        # 2, and line mark["lines"] + 1 of the file (version-1 ids are line numbers).
+        header, entries, numbers, _ = parse_lines(path, header_line.decode("utf-8", "replace") + text)
+        numbers = [number + mark["lines"] - 1 for number in numbers]
+    else:
+        header, entries, numbers, _ = parse_lines(path, text)
+    if version_of(header) < CURRENT_VERSION:
+        migrate(header, entries, numbers)  # a version-1 file's first new entry gets no parentId
+    entries = without_unnamed(path, entries, numbers, [])
+    offset = mark["offset"] + len(data)
+    cursor = {"size": status.st_size, "mtime": status.st_mtime_ns, "offset": offset,
+              "lines": mark["lines"] + data.count(b"\n"),
+              "check": prefix_check(file, header_line, offset)}
+    return SessionTail(header, entries, json.dumps(cursor), restarted=not mark["offset"])
+
+
+def prefix_check(file: Any, header_line: bytes, offset: int) -> str:
+    """A short hash of the header line and the CHECKED_BYTES before `offset`: if either
+    changed, the file was rewritten, and what was read of it before is no longer true."""
+    start = max(0, offset - CHECKED_BYTES)
+    file.seek(start)
+    return hashlib.blake2b(header_line + file.read(offset - start), digest_size=8).hexdigest()
+
+
+# --- Folders and file names -------------------------------------------------------------
+
+
+def sessions_root() -> str:
+    """~/.miniagent/sessions (or under $MINIAGENT_HOME)."""
+    return os.path.join(miniagent_home(), "sessions")
+
+
+def session_dir_for(cwd: str, base_dir: Optional[str] = None) -> str:
+    """The folder of a project's sessions (not created here).
+
+    Example: "/home/u/proj" -> "~/.miniagent/sessions/--home-u-proj--"
+    """
+    slug = cwd[1:] if cwd[:1] in ("/", "\\") else cwd
+    for separator in ("/", "\\", ":"):
+        slug = slug.replace(separator, "-")
+    return os.path.join(base_dir or sessions_root(), f"--{slug}--")
+
+
+def new_file_name(timestamp: str, session_id: str) -> str:
+    """Example: ("2026-03-15T10:20:30.123Z", "0f8e") -> "2026-03-15T10-20-30-123Z_0f8e.jsonl"."""
+    return timestamp.replace(":", "-").replace(".", "-") + f"_{session_id}.jsonl"
+
+
+def session_files(session_dirs: List[str]) -> List[str]:
+    """Every *.jsonl file in these folders (missing folders have none)."""
+    paths = []
+    for folder in session_dirs:
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        paths.extend(os.path.join(folder, name) for name in names if name.endswith(".jsonl"))
+    return paths
+
+
+def project_dirs(root: Optional[str] = None) -> List[str]:
+    """Every project's folder under the sessions root (or under `root`)."""
+    root = root or sessions_root()
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    return [os.path.join(root, name) for name in names if os.path.isdir(os.path.join(root, name))]
+
+
+# --- What the command line asks ---------------------------------------------------------
+
+
+def list_sessions(cwd: Optional[str] = None, session_dir: Optional[str] = None,
+                  all_projects: bool = False) -> List[SessionInfo]:
+    """This project's sessions (or every project's), newest first."""
+    if all_projects:
+        dirs = project_dirs() + ([session_dir] if session_dir else [])
+    else:
+        dirs = [session_dir or session_dir_for(cwd or os.getcwd())]
+    return STORE.list_sessions(unique(dirs))
+
+
+def find_sessions_by_prefix(prefix: str, cwd: str, session_dir: Optional[str] = None) -> List[str]:
+    """`--session ID`: the matches in this project's folder; when there are none, the
+    matches in every project's folder. Several matches are for the caller to report."""
+    here = session_dir or session_dir_for(cwd)
+    found = STORE.find_by_prefix(prefix, [here])
+    if found:
+        return found
+    others = [folder for folder in project_dirs() if folder != here]
+    return STORE.find_by_prefix(prefix, others)
+
+
+def find_most_recent(session_dir: str) -> Optional[str]:
+    """`-c`: the newest file (by mtime) among those with a valid header, or None."""
+    best, best_mtime = None, -1.0
+    for path in session_files([session_dir]):
+        try:
+            read_header(path)
+            mtime = os.path.getmtime(path)
+        except (SessionError, OSError):
+            continue
+        if mtime > best_mtime:
+            best, best_mtime = path, mtime
+    return best
+
+
+def unique(items: List[str]) -> List[str]:
+    return list(dict.fromkeys(items))
+
+
+# --- Reading entries for a listing -----------------------------------------------------
+
+
+def session_name(entries: List[dict]) -> Optional[str]:
+    """The latest non-empty session_info name."""
+    for entry in reversed(entries):
+        if entry["type"] == "session_info" and entry.get("name"):
+            return str(entry["name"]).strip()
+    return None
+
+
+def first_user_text(entries: List[dict]) -> Optional[str]:
+    """The text of the first user message that has any."""
+    for entry in entries:
+        message = entry.get("message")
+        if entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "user":
+            text = " ".join(text_of(message).split())  # one line for a listing row
+            if text:
+                return text
+    return None
+

@@ -1,0 +1,151 @@
+"""Where sessions live: folders, listings, lookups by id prefix, `-c`'s newest session."""
+
+import os
+
+import pytest
+
+from helpers import FIXTURES
+from miniagent.session import Session
+from miniagent.sessionstore import (STORE, find_most_recent, find_sessions_by_prefix,
+                                    list_sessions, session_dir_for)
+
+PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"
+HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2025-01-01T00:00:00Z","cwd":"/p"}\n'
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINIAGENT_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+def write(path, text, mtime=None):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+    return str(path)
+
+
+def conversation(cwd, prompt, name=None):
+    session = Session.create(cwd)
+    session.append_message({"role": "user", "content": [{"type": "text", "text": prompt}], "timestamp": 1})
+    session.append_message({"role": "assistant", "content": [], "provider": "p", "model": "m",
+                            "stopReason": "stop", "timestamp": 2})
+    if name:
+        session.append_session_info(name)
+    return session
+
+
+def test_the_folder_is_named_after_the_cwd_as_pi_names_it(home):
+    assert session_dir_for("/home/u/proj") == str(home / "sessions" / "--home-u-proj--")
+    assert session_dir_for("C:\\work\\x", base_dir="/b") == "/b/--C--work-x--"
+
+
+def test_a_listing_shows_this_projects_sessions_newest_first(home):
+    older = conversation("/work/proj", "first question")
+    newer = conversation("/work/proj", "second\nquestion", name="my name")
+    conversation("/work/other", "elsewhere")
+    os.utime(older.path, (1000, 1000))
+    infos = list_sessions("/work/proj")
+    assert [info.path for info in infos] == [newer.path, older.path]
+    assert (infos[0].id, infos[0].cwd, infos[0].entries, infos[0].name, infos[0].first_message) == \
+        (newer.id, "/work/proj", 3, "my name", "second question")
+    assert infos[1].name == "" and infos[1].modified == 1000
+    assert len(list_sessions(all_projects=True)) == 3
+
+
+def test_a_listing_skips_bad_files_and_reads_pi_files(home, tmp_path):
+    folder = tmp_path / "dir"
+    write(folder / "bad.jsonl", "not a session\n")
+    write(folder / "empty.jsonl", "")
+    write(folder / "pi.jsonl", PI_V3.read_text())
+    infos = list_sessions(session_dir=str(folder))
+    assert [info.first_message for info in infos] == ["Explore error paths."]
+
+
+def test_find_by_prefix_looks_in_this_project_then_everywhere(home):
+    here = conversation("/work/proj", "q")
+    there = conversation("/work/other", "q")
+    assert find_sessions_by_prefix(here.id[:6], "/work/proj") == [here.path]
+    assert find_sessions_by_prefix(there.id[:6], "/work/proj") == [there.path]
+    assert find_sessions_by_prefix("zz-not-an-id", "/work/proj") == []
+
+
+def test_find_by_prefix_returns_every_match_in_this_project(home, tmp_path):
+    folder = home / "sessions" / "--p--"
+    write(folder / "a.jsonl", HEADER % "abc-1")
+    write(folder / "b.jsonl", HEADER % "abc-2")
+    assert sorted(find_sessions_by_prefix("abc", "/p")) == [str(folder / "a.jsonl"), str(folder / "b.jsonl")]
+
+
+def test_find_most_recent(tmp_path):
+    folder = tmp_path / "s"
+    assert find_most_recent(str(folder)) is None  # missing folder
+    folder.mkdir()
+    assert find_most_recent(str(folder)) is None  # empty folder
+    write(folder / "notes.txt", HEADER % "x", mtime=3000)
+    write(folder / "broken.jsonl", "garbage\n", mtime=3000)
+    assert find_most_recent(str(folder)) is None
+    old = write(folder / "old.jsonl", HEADER % "old", mtime=1000)
+    assert find_most_recent(str(folder)) == old
+    new = write(folder / "new.jsonl", HEADER % "new", mtime=2000)
+    assert find_most_recent(str(folder)) == new
+
+
+def test_load_reports_entries_without_an_id(tmp_path):
+    path = write(tmp_path / "s.jsonl", HEADER % "x" + '{"type":"custom","parentId":null}\n')
+    loaded = STORE.load(path)
+    assert loaded.entries == [] and loaded.warnings == [f"{path}:2: skipped an entry without an id"]
+
+
+# --- read_since: what the search index reads --------------------------------------------
+
+PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
+
+
+def test_read_since_gives_only_what_was_added(home):
+    session = conversation("/work/proj", "first question")
+    first = STORE.read_since(session.path)
+    assert first.restarted and first.header["id"] == session.id
+    assert [entry["id"] for entry in first.entries] == [entry["id"] for entry in session.entries]
+    unchanged = STORE.read_since(session.path, first.cursor)
+    assert (unchanged.header, unchanged.entries, unchanged.cursor) == (None, [], first.cursor)
+    new_id = session.append_message({"role": "user", "content": "again", "timestamp": 3})
+    later = STORE.read_since(session.path, first.cursor)
+    assert not later.restarted and [entry["id"] for entry in later.entries] == [new_id]
+
+
+def test_read_since_leaves_a_line_being_written_for_next_time(tmp_path):
+    path = write(tmp_path / "s.jsonl", HEADER % "x" + '{"type":"custom","id":"a1","parentId":null}\n'
+                 + '{"type":"custom","id":"b2"')
+    first = STORE.read_since(path)
+    assert [entry["id"] for entry in first.entries] == ["a1"]
+    with open(path, "a") as file:
+        file.write(',"parentId":"a1"}\n')
+    assert [entry["id"] for entry in STORE.read_since(path, first.cursor).entries] == ["b2"]
+
+
+def test_read_since_a_pi_v1_file_in_two_steps_gives_the_ids_load_gives(tmp_path):
+    lines = PI_V1.read_bytes().split(b"\n")
+    path = tmp_path / "v1.jsonl"
+    path.write_bytes(b"\n".join(lines[:40]) + b"\n")
+    first = STORE.read_since(str(path))
+    with open(path, "ab") as file:
+        file.write(b"\n".join(lines[40:]))
+    second = STORE.read_since(str(path), first.cursor)
+    assert not second.restarted
+    assert [entry["id"] for entry in first.entries + second.entries] == \
+        [entry["id"] for entry in STORE.load(str(path)).entries]
+
+
+def test_read_since_starts_again_when_the_file_shrank_or_changed(tmp_path):
+    path = write(tmp_path / "s.jsonl", HEADER % "x" + '{"type":"custom","id":"a1","parentId":null}\n')
+    cursor = STORE.read_since(path).cursor
+    write(tmp_path / "s.jsonl", HEADER % "x")
+    shrunk = STORE.read_since(path, cursor)
+    assert shrunk.restarted and shrunk.entries == []
+    write(tmp_path / "s.jsonl", HEADER % "x" + '{"type":"custom","id":"z9","parentId":null}\n'
+          + '{"type":"custom","id":"a2","parentId":"z9"}\n')
+    changed = STORE.read_since(path, cursor)
+    assert changed.restarted and [entry["id"] for entry in changed.entries] == ["z9", "a2"]

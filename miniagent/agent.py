@@ -37,7 +37,7 @@ from typing import Any, Callable, Dict, List, Optional, Union
 
 from . import providers
 from .events import EventBus
-from .loop import LoopConfig, run_loop
+from .loop import LoopConfig, keep_wire_messages, run_loop
 from .messages import Message, assistant_message, is_failed, user_message
 from .providers import StreamOptions
 from .tools import Tool
@@ -50,7 +50,8 @@ class Agent:
     def __init__(self, model: Any = None, tools: Optional[List[Tool]] = None,
                  system_prompt: str = "", thinking_level: str = "off",
                  api_key: Optional[str] = None, cwd: Optional[str] = None,
-                 stream_fn: Callable = providers.stream, session_id: Optional[str] = None):
+                 stream_fn: Callable = providers.stream, session_id: Optional[str] = None,
+                 convert_to_llm: Callable[[List[Message]], List[Message]] = keep_wire_messages):
         self.model = model
         self.tools: List[Tool] = list(tools or [])
         self.system_prompt = system_prompt
@@ -59,6 +60,8 @@ class Agent:
         self.cwd = cwd or os.getcwd()
         self.stream_fn = stream_fn
         self.session_id = session_id
+        self.convert_to_llm = convert_to_llm  # what the provider receives of self.messages
+        self.should_stop: Callable[[], bool] = lambda: False  # the harness's run limits
         self.messages: List[Message] = []
         self.sequential = False  # True: run tool calls one at a time
         self.steering_mode = "one-at-a-time"
@@ -169,7 +172,8 @@ class Agent:
             tools=self.tools, options=options, cwd=self.cwd, sequential=self.sequential,
             get_steering_messages=lambda: self._take(self._steering, self.steering_mode),
             get_follow_up_messages=lambda: self._take(self._follow_ups, self.follow_up_mode),
-            before_tool_call=self.before_tool_call, after_tool_call=self.after_tool_call)
+            before_tool_call=self.before_tool_call, after_tool_call=self.after_tool_call,
+            convert_to_llm=self.convert_to_llm, should_stop=self.should_stop)
 
     def _announce_http_retry(self, error_message: str, seconds: float) -> None:
         """The HTTP layer is about to wait before repeating a request: say so."""
@@ -188,6 +192,14 @@ class Agent:
         """Queue a message for when the agent would otherwise stop."""
         with self._lock:
             self._follow_ups.append(user_message(text) if isinstance(text, str) else text)
+
+    def clear_queues(self) -> List[Message]:
+        """Take every queued steering and follow-up message out, in that order (after an
+        abort the terminal puts them back in the input line instead of sending them)."""
+        with self._lock:
+            taken = self._steering + self._follow_ups
+            self._steering, self._follow_ups = [], []
+            return taken
 
     def _take(self, queue: List[Message], mode: str) -> List[Message]:
         with self._lock:

@@ -72,6 +72,9 @@ class Resolved:
     model: Model
     api_key: Optional[str] = field(default=None, repr=False)  # never shown
     warnings: List[str] = field(default_factory=list)
+    known: bool = True
+    """False for an id neither models.json nor the registry lists: its window is a guess
+    (assemble.py then asks the server what it serves)."""
 
 
 def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
@@ -149,7 +152,7 @@ def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optio
     if model_id is None and (name == "ollama" or not entry.models):
         model_id = _ask_provider(entry, url, key)  # what has it pulled, what does it serve?
     model, warnings = _pick_model(entry, model_id)
-    return Resolved(replace(model, base_url=url), key, warnings)
+    return Resolved(replace(model, base_url=url), key, warnings, known=not warnings)
 
 
 def _resolve_server(providers: Dict[str, Provider], url: str, model_id: Optional[str],
@@ -164,7 +167,7 @@ def _resolve_server(providers: Dict[str, Provider], url: str, model_id: Optional
     known = find_model(providers, model_id)
     if known is None:
         model = Model(model_id, name, "openai-completions", url, model_id)
-        return Resolved(model, api_key, [_unknown_warning(model_id, url)])
+        return Resolved(model, api_key, [_unknown_warning(model_id, url)], known=False)
     return Resolved(replace(known, provider=name, api="openai-completions", base_url=url),
                     api_key, [])
 

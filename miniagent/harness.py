@@ -1,99 +1,150 @@
 """The harness: what turns an Agent into something you can leave running.
 
-The Agent runs one prompt and stops at the first failure. Real servers fail all the
-time in small ways: a 529 "overloaded", a rate limit, a connection that drops halfway
-through a reply. The HTTP layer (retry.py) already retries a request that failed
-*before* any reply arrived, twice, within a second or so. A reply that breaks *after*
-it started streaming cannot be resumed, so it is retried here, one level up, from
-scratch; and so is a failure the HTTP layer gave up on, after a longer pause (a server
-that is down for a few seconds). As in pi, a server that always answers 503 therefore
-sees 3 x 4 = 12 requests over about 20 s before the run reports the error:
+The Agent runs one prompt and stops at the first failure; it keeps no files and knows
+nothing of context windows. Around it, the harness adds what a day of real work needs,
+each piece a short method below:
 
-    run the prompt
-    while the last message is a transient error and retries remain:
-        announce auto_retry_start, wait 2 s, 4 s, 8 s (abort cancels the wait)
-        drop the failed message from the model's context
-        continue the run from the message before it
-    announce auto_retry_end
+    run(prompt):
+        compact first if the last reply used more than the window allows
+        run the prompt on the Agent (every finished message goes to the session file)
+        while the last reply is a transient failure: wait 2, 4, 8 s, drop it, continue
+        if the server said the context overflowed: compact, continue (once)
+        stop when a run limit is reached (--max-turns, --max-cost)
 
-What counts as transient (decision 4 of the spec): overloaded, rate limits, 429 and
-5xx statuses, connection resets and refusals, timeouts, a stream that ended before the
-response was complete. Never retried: what the HTTP layer already called final
-(`retry.is_final`: a 4xx other than 408/409/429, quota and billing errors, a server
-that said not to retry or asked for a wait over 60 s) and context overflow (the
-sessions issue answers that with compaction).
+**Retries.** The HTTP layer (retry.py) already repeats a request that failed *before*
+any reply arrived. A reply that breaks *after* it started streaming cannot be resumed,
+so it is retried here from scratch; and so is a failure the HTTP layer gave up on. What
+is transient is autoretry.py's decision. The failed reply stays in the session file
+(the ledger of what was paid for) but is dropped from the model's context.
 
-Left out (later issues): persisting to a session file, compaction. They hook into the
-same place: the events of the Agent this harness wraps.
+**The session file** (session.py): every finished message is appended as it happens
+(user, assistant, tool result), so a crash loses at most the entry being written. The
+model and thinking level are recorded when a session starts and whenever they change.
+
+**Compaction** (compaction.py): when the context grows past the window minus a reserve,
+the older part becomes a summary entry; the in-memory context is rebuilt from the
+session (summary first, then the kept entries). Nothing is deleted from the file.
+
+Left out: the front ends (oneshot.py, interactive.py, rpc.py) and assembling a run from
+flags (assemble.py); the harness is the same for all of them.
 """
 
-import re
 import threading
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from .agent import Agent
+from .autoretry import MAX_RETRIES, is_retryable, retry_base_delay
+from .compaction import (CompactionError, CompactionSettings, compact, estimate_context_tokens,
+                         is_context_overflow, last_usable_usage, nothing_to_compact_message,
+                         prepare_compaction, should_compact)
+from .context import convert_to_llm
+from .limits import RunLimits
 from .messages import Message, is_failed
-from .retry import is_final, wait_or_abort
+from .retry import wait_or_abort
+from .session import Session
 
-MAX_RETRIES = 3
-BASE_DELAY = 2.0  # seconds; doubles each retry: 2, 4, 8
-
-TRANSIENT = re.compile(
-    r"overloaded|rate.?limit|too many requests|\b(429|5\d\d)\b|"
-    r"service.?unavailable|server.?error|internal.?error|connection|econnreset|"
-    r"timed? ?out|timeout|stream ended|terminated|other side closed", re.IGNORECASE)
-OVERFLOW = re.compile(
-    r"prompt is too long|context.?(length|window|size)|maximum context|too many tokens|"
-    r"token limit exceeded|reduce the length", re.IGNORECASE)
-
-
-def is_retryable(message: Message) -> bool:
-    """Should a failed assistant message be retried?
-
-    Examples:
-        "529 Overloaded"                                  -> True
-        "stream ended before the response was complete"   -> True
-        "429 You exceeded your current quota ..."         -> False (quota)
-        "400 prompt is too long: 213462 tokens > 200000"  -> False (overflow)
-        "401 Invalid API key"                             -> False
-        "400 ... but got 500 instead"                     -> False (a 4xx is final)
-    """
-    if message.get("role") != "assistant" or message.get("stopReason") != "error":
-        return False
-    text = message.get("errorMessage") or ""
-    if is_final(text):  # the HTTP layer already decided: a 4xx, quota, "do not retry"
-        return False
-    return bool(TRANSIENT.search(text)) and not OVERFLOW.search(text)
+OVERFLOW_FAILED = ("the conversation is still too long for the model's context window after "
+                   "compacting it; start a new session or use a model with a larger window")
 
 
 class Harness:
-    """Runs prompts on an Agent with automatic retry; the front ends talk to this."""
+    """Runs prompts on an Agent with retries, a session file and compaction; the front
+    ends talk to this. Without a session, one in memory is used (nothing is written)."""
 
-    def __init__(self, agent: Agent, max_retries: int = MAX_RETRIES,
-                 base_delay: float = BASE_DELAY):
+    def __init__(self, agent: Agent, session: Optional[Session] = None,
+                 compaction: Optional[CompactionSettings] = None,
+                 limits: Optional[RunLimits] = None, base_url: Optional[str] = None,
+                 compact_after_run: bool = True, max_retries: int = MAX_RETRIES,
+                 base_delay: Optional[float] = None):
         self.agent = agent
+        self.session = session or Session.create(agent.cwd, persist=False)
+        self.compaction = compaction or CompactionSettings()
+        self.limits = limits or RunLimits()
+        self.base_url = base_url  # recorded with the model, for a --base-url server
+        # Print mode answers and exits: compacting after its final answer would cost a
+        # request nobody waits for. The next prompt, in any process, compacts first.
+        self.compact_after_run = compact_after_run
         self.max_retries = max_retries
-        self.base_delay = base_delay
+        self.base_delay = retry_base_delay() if base_delay is None else base_delay
+        self.stop_message: Optional[str] = None  # why the harness ended a run, if it did
         self._abort = threading.Event()
         self._done = threading.Event()  # waited on instead of join(): see Agent.wait
         self._done.set()
+        agent.convert_to_llm = convert_to_llm  # summaries etc. become wire messages
+        agent.should_stop = self.limits.should_stop
+        agent.subscribe(self._record)
+        self.attach_session(self.session)
 
-    def prompt(self, text: str) -> None:
-        """Start the prompt (and any retries) on a worker thread; see wait()."""
+    # --- The session file ------------------------------------------------------------------
+
+    def attach_session(self, session: Session) -> None:
+        """Use `session` from now on: its context becomes the Agent's messages."""
+        self.session = session
+        self.agent.session_id = session.id  # the prompt cache key (OpenAI)
+        self.agent.messages = list(session.build_context().messages)
+        self.record_settings()
+
+    def _record(self, event: Dict[str, Any]) -> None:
+        """Append each finished message to the session as it happens."""
+        if event["type"] == "message_end":
+            self.limits.count(event["message"])
+            self.session.append_message(event["message"])
+
+    def record_settings(self) -> None:
+        """Record the model and thinking level where they differ from what the session
+        last used (a new session records both)."""
+        new = not self.session.entries
+        recorded = self.session.build_context()
+        model = self.agent.model
+        last = recorded.model or {}
+        if new or (last.get("provider"), last.get("modelId")) != (model.provider, model.id):
+            self.session.append_model_change(model.provider, model.id, self.base_url)
+        if new or recorded.thinking_level != self.agent.thinking_level:
+            self.session.append_thinking_level_change(self.agent.thinking_level)
+
+    # --- Running a prompt ------------------------------------------------------------------
+
+    def prompt(self, text: Any) -> None:
+        """Start the prompt on a worker thread and return at once; see wait()."""
         self._abort = threading.Event()
         self._done.clear()
         threading.Thread(target=self._run_then_signal, args=(text,), daemon=True,
                          name="miniagent-harness").start()
 
-    def _run_then_signal(self, text: str) -> None:
+    def _run_then_signal(self, text: Any) -> None:
         try:
-            self.run(text)
+            self._run(text)
         finally:
             self._done.set()
 
-    def run(self, text: str) -> Message:
-        """Run the prompt to its end in this thread; returns the last message."""
+    def run(self, text: Any) -> Message:
+        """Run the prompt (a text or a user message) to its end in this thread."""
+        self._abort = threading.Event()
+        return self._run(text)
+
+    def _run(self, text: Any) -> Message:
+        self.stop_message = None
+        self.limits.reset()
+        self.check_compaction()
+        if self._abort.is_set():
+            return self.agent.messages[-1] if self.agent.messages else {}
         self.agent.prompt(text, inline=True)
+        self._settle()
+        return self.agent.messages[-1]
+
+    def _settle(self) -> None:
+        """After a run: retry transient failures, recover once from an overflow, compact
+        when over the threshold, and say why the run stopped if the harness stopped it."""
+        self._retry_transient_failures()
+        last = self.agent.messages[-1]
+        if is_context_overflow(last):
+            self._recover_from_overflow()
+        elif self.compact_after_run and last.get("stopReason") != "aborted":
+            self.check_compaction()
+        if self.limits.reason and not is_failed(self.agent.messages[-1]):
+            self.stop_message = self.limits.reason
+
+    def _retry_transient_failures(self) -> None:
         attempt, cancelled = 0, False
         while attempt < self.max_retries and is_retryable(self.agent.messages[-1]):
             attempt += 1
@@ -106,7 +157,6 @@ class Harness:
             self.agent.emit({"type": "auto_retry_end", "attempt": attempt, "success": success,
                              "finalError": "Retry cancelled" if cancelled
                              else last.get("errorMessage")})
-        return self.agent.messages[-1]
 
     def _retry(self, attempt: int) -> bool:
         """Wait, drop the failed message and continue; False if abort cancelled the wait."""
@@ -123,8 +173,67 @@ class Harness:
         self.agent.continue_(inline=True)
         return True
 
+    def _recover_from_overflow(self) -> None:
+        """The request did not fit the window: compact, then continue the turn, once.
+        A second overflow after that ends the run with a line saying so."""
+        if not self._auto_compact("overflow", will_retry=True):
+            return  # the overflow error stays the run's outcome
+        if is_failed(self.agent.messages[-1]):
+            # The rebuilt context ends with the failed reply (it is in the file); the
+            # turn continues from the message before it.
+            self.agent.messages.pop()
+        self.agent.continue_(inline=True)
+        self._retry_transient_failures()
+        if is_context_overflow(self.agent.messages[-1]):
+            self.stop_message = OVERFLOW_FAILED
+
+    # --- Compaction ------------------------------------------------------------------------
+
+    def check_compaction(self) -> None:
+        """Compact when the last usable reply says the context passed the threshold."""
+        if not self.compaction.enabled or last_usable_usage(self.agent.messages) is None:
+            return
+        tokens = estimate_context_tokens(self.agent.messages)
+        if should_compact(tokens, self.agent.model.context_window, self.compaction):
+            self._auto_compact("threshold", will_retry=False)
+
+    def _auto_compact(self, reason: str, will_retry: bool) -> bool:
+        """Compact, announcing it; True when a compaction entry was written."""
+        self.agent.emit({"type": "auto_compaction_start", "reason": reason})
+        try:
+            result = self.compact(abort=self._abort)
+        except CompactionError as exc:
+            self.agent.emit({"type": "auto_compaction_end", "result": None,
+                             "aborted": exc.aborted, "willRetry": False,
+                             "errorMessage": f"Auto-compaction failed: {exc}"})
+            return False
+        self.agent.emit({"type": "auto_compaction_end", "aborted": False,
+                         "willRetry": will_retry,
+                         "result": {"summary": result.summary, "tokensBefore": result.tokens_before,
+                                    "firstKeptEntryId": result.first_kept_entry_id,
+                                    "details": result.details}})
+        return True
+
+    def compact(self, instructions: Optional[str] = None,
+                abort: Optional[threading.Event] = None):
+        """Summarise the older part of the session now (the terminal's /compact, rpc's
+        compact); raises CompactionError with the reason when there is nothing to do."""
+        branch = self.session.get_branch()
+        model = self.agent.model
+        preparation = prepare_compaction(branch, self.compaction, model.context_window)
+        if preparation is None:
+            raise CompactionError(nothing_to_compact_message(branch))
+        result = compact(preparation, model, self.agent.stream_fn, self.agent.api_key,
+                         abort, instructions)
+        self.session.append_compaction(result.summary, result.first_kept_entry_id,
+                                       result.tokens_before, result.details)
+        self.agent.messages = list(self.session.build_context().messages)
+        return result
+
+    # --- Stopping --------------------------------------------------------------------------
+
     def abort(self) -> None:
-        """Stop the run, or the wait before a retry, at once."""
+        """Stop the run, a compaction, or the wait before a retry, at once."""
         self._abort.set()
         self.agent.abort()
 

@@ -32,11 +32,13 @@ everything else in this file is a short, named function around that core:
     after the batch if every result of the batch voted so.
 
 The loop knows no provider and no tool implementation: it receives a `stream_fn`
-(see providers/__init__.py) and a list of `Tool`s. It keeps no files and never prints:
-everything it does is an event (see events.py).
+(see providers/__init__.py), a `convert_to_llm` function that turns the conversation
+into what the provider receives (context.py: summaries become user messages) and a
+list of `Tool`s. It keeps no files and never prints: everything it does is an event
+(see events.py).
 
-Left out: a cap on the number of turns (abort is the brake), retries (harness.py),
-and anything about the context window's size (compaction arrives with sessions).
+Left out: run limits (limits.py answers `should_stop`), retries (harness.py),
+and anything about the context window's size (compaction.py, run by the harness).
 """
 
 import json
@@ -44,9 +46,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
-from .messages import (INVALID_ARGUMENTS, Message, assistant_message, is_failed, text_block,
-                       tool_calls,
-                       tool_result_message)
+from .messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Message, assistant_message,
+                       is_failed, text_block, tool_calls, tool_result_message)
 from .providers import StreamOptions
 from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 
@@ -56,6 +57,11 @@ LENGTH_TEXT = ("Not executed: the response hit the output token limit, so the ar
                "arguments (for a large file, write it in smaller parts).")
 
 Emit = Callable[[Dict[str, Any]], None]
+
+
+def keep_wire_messages(messages: List[Message]) -> List[Message]:
+    """The default conversion: the three roles every provider speaks, nothing else."""
+    return [m for m in messages if m.get("role") in ("user", "assistant", "toolResult")]
 
 
 @dataclass
@@ -79,6 +85,12 @@ class LoopConfig:
     """Gets {toolCall, args}; may return {"block": True, "reason"} or {"arguments": new}."""
     after_tool_call: Optional[Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]] = None
     """Gets {toolCall, args, result, isError}; may return {"content", "details", "isError"}."""
+    should_stop: Callable[[], bool] = lambda: False
+    """Asked before each model call after the first tools ran; True ends the run there
+    (the harness's run limits)."""
+    convert_to_llm: Callable[[List[Message]], List[Message]] = keep_wire_messages
+    """Turns the conversation into what the provider receives, just before each call
+    (the harness passes context.convert_to_llm, which also translates summaries)."""
 
 
 def run_loop(prompts: List[Message], messages: List[Message], config: LoopConfig,
@@ -119,6 +131,8 @@ class _Run:
                 self.emit({"type": "message_end", "message": message})
                 self.append(message)
 
+            if self.config.should_stop():  # a run limit: the harness says why
+                return False
             assistant = call_model(self.messages, self.config, self.emit)
             self.append(assistant)
             if is_failed(assistant):  # an error or an abort: its tool calls never run
@@ -132,7 +146,10 @@ class _Run:
 
             if terminate:
                 return False
-            pending = steering or self.config.get_steering_messages()
+            # After an abort, queued steering stays queued: the front end offers it
+            # back to the user instead of sending it into a run that is ending.
+            aborted = self.config.options.abort.is_set()
+            pending = steering or ([] if aborted else self.config.get_steering_messages())
             if not calls and not pending:
                 return True  # the model answered and nobody steered: this round is done
 
@@ -148,12 +165,12 @@ def call_model(messages: List[Message], config: LoopConfig, emit: Emit) -> Messa
     if config.options.abort.is_set():  # no point opening a connection to throw it away
         model = config.model
         message = assistant_message(model.api, model.provider, model.id,
-                                    stop_reason="aborted", error_message="Request was aborted")
+                                    stop_reason="aborted", error_message=ABORTED_TEXT)
         emit({"type": "message_start", "message": message})
         emit({"type": "message_end", "message": message})
         return message
     context = {"systemPrompt": config.system_prompt,
-               "messages": [m for m in messages if m.get("role") in ("user", "assistant", "toolResult")],
+               "messages": config.convert_to_llm(messages),
                "tools": [tool.spec() for tool in config.tools]}
     started = False
     for event in config.stream_fn(config.model, context, config.options):

@@ -321,6 +321,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         fake = self.server.fake
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.endswith("/api/show"):  # Ollama's model facts: the window probe asks,
+            # like a GET it is not recorded, so srv.requests counts what the agent sent
+            return self._send_json(404, {"error": f"no route for POST {self.path}"})
         try:
             request = json.loads(raw)
         except ValueError:

@@ -11,7 +11,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def run_cli(*args, stdin="", cwd=None, env=None):
     """Run `python -m miniagent ARGS`; stdin is a pipe (never a terminal)."""
-    full_env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(cwd or ROOT) + "/.home")
+    full_env = dict(os.environ, PYTHONPATH=ROOT)
     for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
                 "DEEPSEEK_API_KEY", "GROQ_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
         full_env.pop(key, None)
@@ -66,7 +66,9 @@ def test_json_mode_prints_every_event_as_one_line_and_nothing_else(tmp_path):
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stdout.splitlines()]
     types = [e["type"] for e in events]
-    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    # As pi: the session header first, then the run's events.
+    assert types[:2] == ["session", "agent_start"] and types[-1] == "agent_end"
+    assert events[0]["version"] == 3 and events[0]["cwd"] == str(tmp_path)
     assert "message_update" in types and "turn_end" in types
     user = next(e["message"] for e in events if e["type"] == "message_start")
     assert user["content"][0]["text"] == "piped text\n\nwords"
@@ -101,7 +103,7 @@ def test_no_stdin_at_all_still_works():
 
 
 def start_cli(args, cwd):
-    env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(cwd) + "/.home")
+    env = dict(os.environ, PYTHONPATH=ROOT)
     return subprocess.Popen([sys.executable, "-m", "miniagent", *args], cwd=cwd, env=env,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

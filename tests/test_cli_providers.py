@@ -8,8 +8,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
-from fake_server import FakeServer
+from fake_server import FakeServer, status
 from test_cli import ROOT, run_cli
 
 TURNS = [
@@ -78,27 +79,44 @@ def test_anthropic_end_to_end(tmp_path):
     assert last_user["content"][-1]["cache_control"] == {"type": "ephemeral"}
 
 
-def test_unreachable_server_is_retried_and_ctrl_c_stops_the_wait(tmp_path):
+def test_a_server_that_is_down_is_named_at_once_not_after_20_s(tmp_path):
+    """Decision 4: a refused connection is retried by the HTTP layer only (about 1.5 s),
+    then the run ends with one line naming the URL."""
     with FakeServer([]) as srv:
         url = srv.base_url  # closed again: nothing listens there now
-    env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(tmp_path / "home"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "miniagent", "--base-url", url + "/v1", "--model", "m",
-         "--mode", "json", "hi"], cwd=str(tmp_path), env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        for line in proc.stdout:
-            event = json.loads(line)
-            if event["type"] == "auto_retry_start":
-                break
-        assert event["type"] == "auto_retry_start" and event["delayMs"] == 2000
-        assert "could not reach" in event["errorMessage"]
-        proc.send_signal(signal.SIGINT)  # Ctrl-C during the 2 s wait
-        _, err = proc.communicate(timeout=10)
-    finally:
-        proc.kill()
+    started = time.monotonic()
+    result = run_cli("--base-url", url + "/v1", "--model", "m", "--mode", "json", "hi",
+                     cwd=str(tmp_path))
+    elapsed = time.monotonic() - started
+    assert result.returncode == 1
+    types = [json.loads(line)["type"] for line in result.stdout.splitlines()]
+    assert "auto_retry_start" not in types and types.count("http_retry") == 2
+    error = result.stderr.splitlines()[-1]  # after the unknown-model warning
+    assert error.startswith("miniagent: ") and url in error and "connection refused" in error
+    assert elapsed < 10  # the agent-level retries would take 14 s more
+
+
+def test_ctrl_c_during_the_wait_before_a_retry_stops_at_once(tmp_path):
+    busy = [status(503, body="busy")] * 3  # the HTTP layer's three tries
+    with FakeServer(busy) as srv:
+        env = dict(os.environ, PYTHONPATH=ROOT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "miniagent", "--base-url", srv.base_url + "/v1",
+             "--model", "m", "--mode", "json", "hi"], cwd=str(tmp_path), env=env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        try:
+            for line in proc.stdout:
+                event = json.loads(line)
+                if event["type"] == "auto_retry_start":
+                    break
+            assert event["type"] == "auto_retry_start" and event["delayMs"] == 2000
+            proc.send_signal(signal.SIGINT)  # Ctrl-C during the 2 s wait
+            _, err = proc.communicate(timeout=10)
+        finally:
+            proc.kill()
     assert proc.returncode == 130
-    assert err.rstrip().endswith("stopped; the run was aborted.")  # not the old error
+    assert err.rstrip().endswith("stopped; the run was aborted.")
 
 
 def test_nothing_configured_names_the_three_ways_to_start(tmp_path):

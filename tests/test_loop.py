@@ -279,3 +279,30 @@ def test_a_call_whose_arguments_could_not_be_parsed_is_refused_with_them_quoted(
     result = tool_texts(agent)[0]
     assert "not a valid JSON object" in result and '{\\"v\\": \\"cut' in result
     assert agent.messages[-1]["content"] == [text("resent")]
+
+
+def test_convert_to_llm_decides_what_the_provider_receives_before_each_call():
+    from miniagent import providers
+    sent = []
+
+    def recording_stream(model, context, options):
+        sent.append([m["role"] for m in context["messages"]])
+        return providers.stream(model, context, options)
+
+    def notes_as_user_text(messages):
+        return [{"role": "user", "content": [text(m["note"])], "timestamp": 0}
+                if m["role"] == "note" else m for m in messages]
+
+    turns = [{"content": [call("echo", v="x")]}, {"content": [text("ok")]}]
+    default = make_agent(turns, [echo_tool()], stream_fn=recording_stream)
+    default.messages.append({"role": "note", "note": "remember x"})
+    default.prompt("go", inline=True)
+    assert sent == [["user"], ["user", "assistant", "toolResult"]]  # unknown role left out
+
+    sent.clear()
+    converting = make_agent(turns, [echo_tool()], stream_fn=recording_stream,
+                            convert_to_llm=notes_as_user_text)
+    converting.messages.append({"role": "note", "note": "remember x"})
+    converting.prompt("go", inline=True)
+    assert sent == [["user", "user"], ["user", "user", "assistant", "toolResult"]]
+    assert converting.messages[0] == {"role": "note", "note": "remember x"}  # kept as it was

@@ -1,0 +1,187 @@
+"""Assembling a run from the command line: which session, which model, which tools.
+
+cli.py parses the flags; this file turns them into a ready Harness (an Agent with its
+model, tools and system prompt, wrapped with retries, the session file and compaction).
+It answers, in this order:
+
+  1. Where do the tools work?      --cwd, or a fresh copy of the demo project
+  2. Which session?                a new one (the default), --session FILE|ID,
+                                   -c (the newest here), -r (pick one), --fork FILE[:ID],
+                                   or none at all (--no-session: memory only)
+  3. Which model?                  flags first; else what a resumed session last used,
+                                   when its provider is still usable; else choose.py
+  4. Which tools and prompt?       --tools, then prompt.py's system prompt
+
+Example: `miniagent -c -p "and now the tests"` opens the newest session of this
+directory, restores its model and thinking level, and appends the new turn to its file.
+
+Left out: the flags' definitions (cli.py) and running the prompt (oneshot.py,
+interactive.py).
+"""
+
+import argparse
+import os
+from dataclasses import replace
+import shutil
+import sys
+import tempfile
+from typing import List, Optional, TextIO, Tuple
+
+from .agent import Agent
+from .choose import Resolved, resolve
+from .commands import describe_age
+from .harness import Harness
+from .limits import RunLimits, cost_is_known
+from .models import ConfigError, Model
+from .output import say
+from .prompt import build_system_prompt
+from .providers.scripted import demo_script, load_script, scripted_model
+from .session import (Session, SessionError, find_most_recent, find_sessions_by_prefix,
+                      fork_session, list_sessions, parse_fork_argument, session_dir_for)
+from .tools import create_tools
+from .window import probe_context_window
+
+
+def read_prompt(words: List[str], piped_input: Optional[TextIO]) -> str:
+    """The prompt words, with piped stdin (a diff, a log) placed before them."""
+    piped = piped_input.read().strip() if piped_input is not None else ""
+    return "\n\n".join(part for part in (piped, " ".join(words).strip()) if part)
+
+
+def prepare_cwd(args: argparse.Namespace) -> str:
+    """The tools' working directory: a fresh copy of the demo project, --cwd, or here."""
+    if args.demo:
+        target = tempfile.mkdtemp(prefix="miniagent-demo-")
+        source = os.path.join(os.path.dirname(__file__), "demo", "project")
+        shutil.copytree(source, target, dirs_exist_ok=True)
+        return target
+    cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
+    if not os.path.isdir(cwd):
+        problem = "not a directory" if os.path.exists(cwd) else "no such directory"
+        raise ValueError(f"--cwd {args.cwd}: {problem}")
+    return cwd
+
+
+def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
+                  interactive: bool = False) -> Harness:
+    """Open the session, pick the model, build the tools and the prompt."""
+    session = open_session(args, cwd, on_terminal)
+    for warning in session.warnings:
+        say(f"miniagent: warning: {warning}")
+    restored = session.build_context()
+    model, api_key = choose_model(args, restored.model)
+    thinking = args.thinking or restored.thinking_level or "off"
+    if thinking != "off" and not model.reasoning and args.thinking:
+        say(f"miniagent: {model.id} does not reason; --thinking {thinking} is ignored")
+    names = [n.strip() for n in args.tools.split(",") if n.strip()] if args.tools else None
+    tools = create_tools(names)
+    agent = Agent(model=model, tools=tools, system_prompt=build_system_prompt(tools, cwd),
+                  thinking_level=thinking, api_key=api_key, cwd=cwd)
+    # A server given by URL can be restored from the session only with its URL.
+    base_url = args.base_url
+    if not (args.provider or args.model or args.base_url) and restored.model:
+        base_url = restored.model.get("baseUrl")
+    if args.max_cost and not cost_is_known(model):
+        say(f"miniagent: warning: no prices are known for {model.id}, so --max-cost "
+            f"cannot apply (--max-turns can)")
+    # Print mode answers and exits; the terminal compacts after a run, ready for the next.
+    return Harness(agent, session, limits=RunLimits(args.max_turns, args.max_cost),
+                   base_url=base_url, compact_after_run=interactive)
+
+
+# --- Which session -------------------------------------------------------------------------
+
+def open_session(args: argparse.Namespace, cwd: str, on_terminal: bool) -> Session:
+    """The session this run appends to (see the module docstring for the choices)."""
+    folder = args.session_dir or session_dir_for(cwd)
+    if args.no_session or args.demo:
+        return Session.create(cwd, persist=False)
+    if args.fork:
+        path, entry_id = parse_fork_argument(args.fork)
+        return fork_session(path, entry_id, cwd=cwd, session_dir=folder)
+    if args.session:
+        return Session.open(session_path(args.session, cwd, args.session_dir), cwd=cwd)
+    if args.resume:
+        if not on_terminal:
+            raise ValueError("-r/--resume needs a terminal to pick a session; use "
+                             "--session FILE|ID or -c instead")
+        return Session.open(pick_session(cwd, folder), cwd=cwd)
+    if args.continue_:
+        newest = find_most_recent(folder)
+        if newest:
+            return Session.open(newest, cwd=cwd)
+        say("miniagent: no earlier session in this directory; starting a new one")
+    return Session.create(cwd, session_dir=folder)
+
+
+def session_path(value: str, cwd: str, session_dir: Optional[str]) -> str:
+    """--session's value: a file (it has a `/` or ends in .jsonl) or an id prefix."""
+    if "/" in value or value.endswith(".jsonl"):
+        return os.path.abspath(os.path.expanduser(value))
+    matches = find_sessions_by_prefix(value, cwd, session_dir=session_dir)
+    if not matches:
+        raise SessionError(f"no session found matching '{value}'")
+    if len(matches) > 1:
+        raise SessionError(f"'{value}' matches {len(matches)} sessions: "
+                           + ", ".join(matches) + "; give more of the id")
+    return matches[0]
+
+
+def pick_session(cwd: str, folder: str) -> str:
+    """-r: a numbered list of this directory's recent sessions, then a number."""
+    found = list_sessions(cwd, session_dir=folder)[:20]
+    if not found:
+        raise SessionError("no sessions in this directory yet")
+    for number, info in enumerate(found, 1):
+        label = info.name or info.first_message
+        print(f"{number:>3}. {describe_age(info.modified)}  {label[:70]}", file=sys.stderr)
+    while True:
+        try:
+            answer = input("Resume which session? (number, empty to cancel) ").strip()
+        except EOFError:
+            answer = ""
+        if not answer:
+            raise SessionError("no session chosen")
+        if answer.isdigit() and 1 <= int(answer) <= len(found):
+            return found[int(answer) - 1].path
+
+
+# --- Which model ---------------------------------------------------------------------------
+
+def choose_model(args: argparse.Namespace,
+                 recorded: Optional[dict]) -> Tuple[Model, Optional[str]]:
+    """The model and key: the flags win; else the session's last model, if usable."""
+    if args.demo:
+        return scripted_model(demo_script()), None
+    if args.provider == "scripted" or args.script:
+        if not args.script:
+            raise ValueError("--provider scripted needs --script FILE")
+        return scripted_model(load_script(args.script)), None
+    flags_given = args.provider or args.model or args.base_url
+    if recorded and not flags_given and recorded.get("provider") != "scripted":
+        try:
+            chosen = resolve(provider=recorded.get("provider"), model_id=recorded.get("modelId"),
+                             base_url=recorded.get("baseUrl"), api_key=args.api_key)
+        except ConfigError as exc:
+            say(f"miniagent: cannot restore the session's model {recorded.get('provider')}/"
+                f"{recorded.get('modelId')} ({exc}); choosing as usual")
+        else:
+            return report_warnings(chosen)
+    chosen = resolve(provider=args.provider, model_id=args.model, base_url=args.base_url,
+                     api_key=args.api_key)
+    return report_warnings(chosen)
+
+
+def report_warnings(chosen: Resolved) -> Tuple[Model, Optional[str]]:
+    """The chosen model, with the window its server serves when the registry does not
+    know the model (then the guess's warning is not needed)."""
+    model = chosen.model
+    window = None
+    if not chosen.known and model.api == "openai-completions":
+        window = probe_context_window(model.base_url, model.id, chosen.api_key)
+    if window:
+        model = replace(model, context_window=window, max_tokens=min(model.max_tokens, window))
+    else:
+        for warning in chosen.warnings:
+            say(f"miniagent: {warning}")
+    return model, chosen.api_key

@@ -1,0 +1,87 @@
+"""Subcommands: looking at sessions without running a model.
+
+    miniagent sessions [--all] [--json]      this directory's sessions, newest first
+    miniagent stats FILE... [--json]         prompts, turns, tool calls, tokens, cost
+
+They are recognised only as the first word of the command line (cli.py), read session
+files (ours and pi's, every format version) and never modify them. None of them makes a
+request, so none imports the HTTP library: `miniagent sessions` starts as fast as
+`--version`.
+
+Left out: the session format itself (session.py) and the figures (stats.py).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any, List
+
+from .output import say
+from .session import list_sessions, session_dir_for
+from .stats import compute_stats, format_stats_text, stats_json
+
+
+def run_subcommand(name: str, argv: List[str]) -> int:
+    """Run `miniagent NAME ARGV...` and return its exit status."""
+    if name == "sessions":
+        return sessions_command(argv)
+    return stats_command(argv)
+
+
+def sessions_command(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(prog="miniagent sessions",
+                                     description="List sessions, newest first.")
+    parser.add_argument("--all", action="store_true", help="every project, not just this one")
+    parser.add_argument("--json", action="store_true", help="one JSON list")
+    parser.add_argument("--cwd", metavar="DIR", help="the project (default: here)")
+    parser.add_argument("--session-dir", metavar="DIR", help="where session files are")
+    args = parser.parse_args(argv)
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    found = list_sessions(cwd, session_dir=args.session_dir, all_projects=args.all)
+    if args.json:
+        print_json([{"id": s.id, "file": s.path, "cwd": s.cwd, "modified": s.modified,
+                     "entries": s.entries, "name": s.name, "firstMessage": s.first_message}
+                    for s in found])
+        return 0
+    if not found:
+        where = "anywhere" if args.all else f"for {cwd}"
+        say(f"miniagent: no sessions {where} (folder: "
+            f"{args.session_dir or session_dir_for(cwd)})")
+        return 0
+    for info in found:
+        label = (info.name or info.first_message).replace("\n", " ")
+        print(f"{info.id[:8]}  {describe_age(info.modified):>10}  {info.entries:>5} entries  "
+              f"{label[:60]}\n          {info.path}")
+    return 0
+
+
+def stats_command(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(prog="miniagent stats",
+                                     description="Figures of one or more session files.")
+    parser.add_argument("files", nargs="+", metavar="FILE")
+    parser.add_argument("--json", action="store_true", help="one JSON document")
+    args = parser.parse_args(argv)
+    per_file, totals, errors = compute_stats(args.files)
+    for error in errors:
+        say(f"miniagent: {error}")
+    if args.json:
+        print(stats_json(per_file, totals, errors))
+    else:
+        print(format_stats_text(per_file, totals))
+    return 1 if errors else 0
+
+
+def describe_age(modified: float) -> str:
+    """Seconds since the epoch as a short age: "5 min ago", "3 h ago", "2 d ago"."""
+    seconds = max(0, time.time() - modified)
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return "just now"
+
+
+def print_json(value: Any) -> None:
+    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")

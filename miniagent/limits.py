@@ -1,0 +1,94 @@
+"""Run limits: a brake for a user who pays per token.
+
+A model that calls a tool on every turn never stops by itself: tried with such a model,
+an agent without limits sent 746 requests in 15 seconds. pi has no limit; miniagent has
+two, counted per process (per prompt in the terminal):
+
+    --max-turns N     model requests of the conversation (retries of a failed reply and
+                      summarisation calls do not count)
+    --max-cost USD    what the replies cost so far, checked after each reply
+
+The turn that reaches a limit still runs its tools (their results are worth keeping);
+then the loop asks `should_stop()` before the next model call and the run ends there,
+with one line saying which limit and what was spent:
+
+    limits = RunLimits(max_turns=2)
+    limits.count(reply_1)   # an assistant message that called tools
+    limits.should_stop()    # -> False: one request so far
+    limits.count(reply_2)
+    limits.should_stop()    # -> True
+    limits.reason           # -> "stopped at --max-turns 2: 2 model requests, $0.0042 spent"
+
+Left out: limits on time or tokens (Ctrl-C is the brake for those).
+"""
+
+import argparse
+from typing import Any, Dict, Optional
+
+
+class RunLimits:
+    """Counts the replies of one prompt and says when a limit is reached."""
+
+    def __init__(self, max_turns: Optional[int] = None, max_cost: Optional[float] = None):
+        self.max_turns = max_turns
+        self.max_cost = max_cost
+        self.turns = 0
+        self.cost = 0.0
+        self.reason: Optional[str] = None  # set once a limit is reached
+
+    def reset(self) -> None:
+        """A new prompt starts counting from zero."""
+        self.turns, self.cost, self.reason = 0, 0.0, None
+
+    def count(self, message: Dict[str, Any]) -> None:
+        """Count one finished assistant message (called on every message_end)."""
+        if message.get("role") != "assistant":
+            return
+        # Every reply costs what its usage says, failed or not; only replies that
+        # the harness will not retry count as turns, so a retried 529 costs no turn.
+        self.cost += (message.get("usage") or {}).get("cost", {}).get("total", 0.0) or 0.0
+        if message.get("stopReason") != "error":
+            self.turns += 1
+
+    def should_stop(self) -> bool:
+        """Asked by the loop before each model call: has a limit been reached?"""
+        if self.reason is None:
+            self.reason = self._reached()
+        return self.reason is not None
+
+    def _reached(self) -> Optional[str]:
+        spent = f"{self.turns} model request{'s' if self.turns != 1 else ''}, " \
+                f"${self.cost:.4f} spent"
+        if self.max_turns is not None and self.turns >= self.max_turns:
+            return f"stopped at --max-turns {self.max_turns}: {spent}"
+        if self.max_cost is not None and self.cost >= self.max_cost:
+            return f"stopped at --max-cost {self.max_cost:g}: {spent}"
+        return None
+
+
+def cost_is_known(model: Any) -> bool:
+    """A model with all prices at zero may be free (a local model) or simply unknown to
+    the registry; either way --max-cost has nothing to count."""
+    return any(value for value in (getattr(model, "cost", None) or {}).values())
+
+
+def parse_positive_int(value: str) -> int:
+    """argparse type for --max-turns: a whole number of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1 (got {value!r})")
+    return number
+
+
+def parse_cost(value: str) -> float:
+    """argparse type for --max-cost: US dollars, more than zero."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not number > 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of dollars > 0 (got {value!r})")
+    return number

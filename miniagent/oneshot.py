@@ -1,0 +1,111 @@
+"""Print and JSON modes: run one prompt to its end, then turn the outcome into an exit code.
+
+    miniagent -p "What does this repo do?"        the answer on stdout
+    miniagent --mode json -p "List the files"     every event as a JSON line on stdout
+    echo "fix it" | miniagent                     steps on stderr, answer on stdout
+
+The front end is a subscriber to the agent's events (render.py): `JsonLines` for
+programs, `StepPrinter` for people. The run itself belongs to the harness (retries,
+the session file, compaction). What this file adds is what a process in a pipeline
+needs:
+
+    0   the model answered
+    1   the run ended in an error or hit a run limit (one line on stderr)
+    130 stopped with Ctrl-C (143 by SIGTERM, 129 by SIGHUP: 128 + the signal)
+    141 stdout was closed by its reader (`miniagent ... | head -1`)
+
+A stop signal aborts the run, not the program: the provider stops reading, bash kills
+its process group, and the run ends with an "aborted" message that the session keeps.
+A second signal quits at once, after killing the commands still running.
+
+Left out: the interactive terminal (interactive.py), which runs many prompts.
+"""
+
+import argparse
+import signal
+import sys
+from typing import Any, Dict, List, Optional
+
+from .harness import Harness
+from .messages import is_failed, one_line, text_of
+from .output import reader_gone, say, silence_stdout, stdout_failure
+from .render import JsonLines, StepPrinter, final_answer, for_terminal
+from .tools.process import quit_now
+
+# Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. Each
+# aborts the run, so that bash kills its process group instead of leaving commands
+# running after we are gone (they run in their own session: the terminal's hangup
+# would not reach them).
+STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+def run(harness: Harness, prompt: str, args: argparse.Namespace) -> int:
+    """Run the prompt with the chosen front end and return the exit status."""
+    agent = harness.agent
+    received: List[int] = []  # the stop signals that arrived
+    stdout_failed: List[OSError] = []  # set when writing the JSON lines failed
+
+    def stop(signum: int, frame: Any) -> None:
+        if received:
+            quit_now(128 + signum)  # a second signal: kill the commands, exit at once
+        received.append(signum)
+        say("\nStopping... (Ctrl-C again quits at once)" if signum == signal.SIGINT
+            else "\nStopping...")
+        harness.abort()
+
+    def stdout_broke(error: OSError) -> None:  # `... | head -1`, a full disk
+        if not stdout_failed:
+            stdout_failed.append(error)
+            silence_stdout()
+            harness.abort()  # no point running tools for nobody
+
+    if args.mode == "json":
+        jsonl = JsonLines(sys.stdout, on_closed=stdout_broke)
+        if harness.session.persist:  # as pi: the session header is the first line
+            jsonl(harness.session.header)
+        agent.subscribe(jsonl)
+    else:  # -p shows only retry notices, so a rate-limited minute is not silent
+        progress = sys.stderr or open("/dev/null", "w")  # stderr may be closed (2>&-)
+        agent.subscribe(StepPrinter(progress, show_steps=not args.print or args.demo))
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop)
+    harness.prompt(prompt)
+    while not harness.wait(0.5):  # a timeout, so that signal handlers get to run
+        # A reader that left while a tool runs quietly would be noticed only at the next
+        # event, perhaps minutes later; the pipe itself can tell us now.
+        if args.mode == "json" and not stdout_failed and reader_gone(sys.stdout):
+            stdout_broke(BrokenPipeError())
+    if stdout_failed:
+        return stdout_failure(stdout_failed[0])
+    return report(harness, args, 128 + received[0] if received else None)
+
+
+def report(harness: Harness, args: argparse.Namespace, stopped_by: Optional[int]) -> int:
+    """Print the outcome (answer on stdout, error on stderr) and choose the exit code."""
+    last = final_answer(harness.agent.messages)
+    if stopped_by is not None:
+        say("miniagent: stopped; the run was aborted.")
+        return stopped_by
+    if harness.stop_message:  # a run limit or a failed compaction ended the run
+        say("miniagent: " + harness.stop_message)
+        return 1
+    if last is None or is_failed(last):
+        error = (last or {}).get("errorMessage") or "the run ended without an answer"
+        say("miniagent: " + one_line(error))
+        return 1
+    if last.get("stopReason") == "length":
+        say("miniagent: warning: the answer was cut off by the model's output token limit")
+    if args.mode == "json":
+        return 0
+    try:
+        print(answer_text(last, for_a_terminal=sys.stdout.isatty()), flush=True)
+    except OSError as error:
+        return stdout_failure(error)
+    return 0
+
+
+def answer_text(message: Dict[str, Any], for_a_terminal: bool) -> str:
+    """The answer's text blocks, one per line. On a terminal, control characters are
+    made visible: a model quoting a hostile file must not drive the user's terminal."""
+    text = text_of(message)
+    return for_terminal(text) if for_a_terminal else text

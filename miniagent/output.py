@@ -1,0 +1,70 @@
+"""Writing to stdout and stderr when they may be gone: the command line's hardening.
+
+A program in a pipeline meets situations a script in a terminal never does: stderr
+closed (`2>&-`), stdout's reader gone (`miniagent --mode json ... | head -1`), a full
+disk behind `> answer.txt`. Each must end in one line and the right exit status, never
+a traceback. The front ends (oneshot.py, commands.py, cli.py) write through these
+helpers:
+
+    say("miniagent: no prompt")     a line on stderr, silently dropped if stderr is gone
+    reader_gone(sys.stdout)         True once the pipe's reader has closed its end
+    stdout_failure(error)           141 for a reader that left, 1 (with a line) otherwise
+    silence_stdout()                point stdout at /dev/null after a failure
+
+Left out: colour and terminal control codes (render.py and terminal.py).
+"""
+
+import os
+import select
+import sys
+from typing import TextIO
+
+PIPE_CLOSED = 141  # the exit status of a program killed by SIGPIPE, as shells report it
+
+
+def say(text: str) -> None:
+    """A line on stderr, which may be gone already (a closed terminal, 2>&-)."""
+    if sys.stderr is None:
+        return
+    try:
+        print(text, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+def usage_error(text: str) -> int:
+    """Say what is wrong with the command line; 2 is the status for usage problems."""
+    say(f"miniagent: {text}")
+    return 2
+
+
+def reader_gone(stream: TextIO) -> bool:
+    """True when `stream` is a pipe whose reading end was closed: poll() reports an
+    error on the writing end. A terminal or a file never does."""
+    try:
+        poller = select.poll()
+        poller.register(stream.fileno(), select.POLLOUT)
+    except (OSError, ValueError):  # no file descriptor (a test's StringIO)
+        return False
+    return any(events & select.POLLERR for _, events in poller.poll(0))
+
+
+def stdout_failure(error: OSError) -> int:
+    """The exit status when stdout could not be written: a reader that went away is
+    normal in a pipeline (141, silently); anything else (a full disk) is an error."""
+    silence_stdout()
+    if isinstance(error, BrokenPipeError):
+        return PIPE_CLOSED
+    say(f"miniagent: cannot write to stdout: {error.strerror or error}")
+    return 1
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null: once writing has failed, Python's own flush at exit
+    would otherwise fail again with a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    os.close(devnull)

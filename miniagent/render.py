@@ -6,8 +6,8 @@ person or a program gets to see. Three views, one event stream:
   * `JsonLines`: every event as one compact JSON line on stdout, for programs
     (`--mode json`). Nothing else is ever written to stdout in that mode.
   * `StepPrinter`: a short account of the work on stderr while it happens: what the
-    model says between steps, each tool call on one line, the first lines of its result.
-    Example:
+    model says between steps, each tool call on one line, its result folded to a few
+    lines. Example:
 
         Let me see what is in this project.
           $ ls
@@ -15,27 +15,34 @@ person or a program gets to see. Three views, one event stream:
             hello.py
         Now let me run it and see the error.
           $ python3 hello.py
-            ... (6 lines before)
-            !                        ^^^
+            … 6 lines before
+            !     print("Hello, " + nme)
+            !                       ^^^
             ! NameError: name 'nme' is not defined. Did you mean: 'name'?
             ! Command exited with code 1
 
-  * `final_answer`: the text of the last assistant message, which print mode puts on
-    stdout so that `miniagent -p "..." > answer.txt` captures just the answer.
+  * `final_answer`: the last assistant message, which print mode puts on stdout so
+    that `miniagent -p "..." > answer.txt` captures just the answer.
 
-Left out: the interactive terminal (streaming text as it arrives, colours, input while
-the agent works) comes with the terminal issue, as another subscriber.
+The pieces every view shares live here too: `describe_call` (one line per tool call),
+`fold_result` (a result cut to five lines and a count), `describe_retry` and
+`footer_text` (tokens, cost and context after a prompt). The interactive terminal's
+view (liveview.py) is built from them.
+
+Left out: the terminal's escape codes and the live display (terminal.py, liveview.py).
 """
 
 import json
 import sys
 from typing import Any, Callable, Dict, List, Optional, TextIO
 
-from .httperrors import one_line
-from .messages import Message, text_of, tool_calls
+from .messages import Message, one_line, text_of, tool_calls
+from .models import ConfigError, find_model, load_providers
+from .terminal import for_terminal
 
-RESULT_LINES = 3  # result lines shown per tool call
+FOLD_LINES = 5  # result lines shown per tool call
 LINE_WIDTH = 100
+RETRY_EVENTS = ("auto_retry_start", "http_retry")
 
 
 class JsonLines:
@@ -75,20 +82,18 @@ class StepPrinter:
 
     def __call__(self, event: Dict[str, Any]) -> None:
         kind = event["type"]
-        if not self.show_steps and kind not in ("auto_retry_start", "http_retry"):
+        if not self.show_steps and kind not in RETRY_EVENTS:
             return
         if kind == "message_end" and event["message"].get("role") == "assistant":
             self._show_commentary(event["message"])
         elif kind == "tool_execution_start":
             self._write("  " + describe_call(event["toolName"], event["args"]))
         elif kind == "tool_execution_end":
-            self._show_result(event["result"], event["isError"])
-        elif kind == "auto_retry_start":
-            self._write(f"  (retry {event['attempt']}/{event['maxAttempts']} in "
-                        f"{event['delayMs'] / 1000:g} s: {one_line(event['errorMessage'])})")
-        elif kind == "http_retry":
-            self._write(f"  (trying the request again in {event['delayMs'] / 1000:.1f} s: "
-                        f"{one_line(event['errorMessage'])})")
+            error = event["isError"]
+            for line in fold_result(text_of(event["result"]), error):
+                self._write(("    ! " if error and not line.startswith("…") else "    ") + line)
+        elif kind in RETRY_EVENTS:
+            self._write("  " + describe_retry(event))
 
     def _show_commentary(self, message: Message) -> None:
         # Only text that comes with tool calls is commentary; the final answer is the
@@ -97,40 +102,12 @@ class StepPrinter:
         if text and tool_calls(message):
             self._write(text)
 
-    def _show_result(self, result: Dict[str, Any], is_error: bool) -> None:
-        text = text_of(result)
-        lines = [line for line in text.split("\n") if line.strip()] or ["(no output)"]
-        hidden = len(lines) - RESULT_LINES
-        if is_error:  # an error's cause is at its end ("NameError: ...", "exited with code 1")
-            shown, marker = lines[-RESULT_LINES:], "! "
-            if hidden > 0:
-                self._write(f"    ... ({hidden} lines before)")
-        else:
-            shown, marker = lines[:RESULT_LINES], ""
-        for line in shown:
-            self._write("    " + marker + shorten(line))
-        if hidden > 0 and not is_error:
-            self._write(f"    ... ({hidden} more lines)")
-
     def _write(self, text: str) -> None:
         try:
             self.out.write(for_terminal(text) + "\n")
             self.out.flush()
         except OSError:
             pass  # a closed terminal: the run goes on without its display
-
-
-# Control characters shown as what they are instead of sent to the terminal: file
-# contents and model output may carry escape sequences that retitle the window, clear
-# the screen or write the clipboard (OSC 52). Tabs and newlines stay as they are.
-_VISIBLE = {code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\t\n"}
-_VISIBLE[0x7F] = "\u2421"
-_VISIBLE.update({code: "\ufffd" for code in range(0x80, 0xA0)})
-
-
-def for_terminal(text: str) -> str:
-    """Example: "red \\x1b[31m" -> "red \u241b[31m" (ESC shown as the symbol for ESC)."""
-    return text.translate(_VISIBLE)
 
 
 def describe_call(name: str, args: Any) -> str:
@@ -148,6 +125,56 @@ def describe_call(name: str, args: Any) -> str:
 
 def shorten(line: str, width: int = LINE_WIDTH) -> str:
     return line if len(line) <= width else line[:width - 3] + "..."
+
+
+def fold_result(text: str, is_error: bool, keep: int = FOLD_LINES) -> List[str]:
+    """A tool result cut to `keep` lines plus a count of the hidden ones. A failure's
+    cause is at its end (a traceback's last line, "exited with code 1"), so an error
+    keeps its last lines; a success keeps its first. Blank lines are dropped.
+
+    Examples: 60 lines "1".."60"       -> ["1", "2", "3", "4", "5", "… 55 more lines"]
+              the same, as an error     -> ["… 55 lines before", "56", ..., "60"]
+    """
+    lines = [shorten(line) for line in text.split("\n") if line.strip()] or ["(no output)"]
+    hidden = len(lines) - keep
+    if hidden <= 0:
+        return lines
+    if is_error:
+        return [f"… {hidden} lines before"] + lines[-keep:]
+    return lines[:keep] + [f"… {hidden} more lines"]
+
+
+def describe_retry(event: Dict[str, Any]) -> str:
+    """The notice for a retry event. Example: "(retry 1/3 in 2 s: 503 overloaded)"."""
+    reason = one_line(event["errorMessage"] or "")
+    if event["type"] == "auto_retry_start":
+        return (f"(retry {event['attempt']}/{event['maxAttempts']} in "
+                f"{event['delayMs'] / 1000:g} s: {reason})")
+    return f"(trying the request again in {event['delayMs'] / 1000:.1f} s: {reason})"
+
+
+def footer_text(usage: Dict[str, float], context_tokens: int, model: Any) -> str:
+    """The line after a prompt's run: the tokens it used, what they cost, and how full
+    the context window is (the last reply's tokens: what the next request re-sends).
+
+    Example: "1,200 in · 80 out · 1,024 cached · $0.0042 · context 2% of 200k"
+    """
+    window = model.context_window
+    return (f"{usage['input']:,} in · {usage['output']:,} out · {usage['cacheRead']:,} cached"
+            f" · {cost_text(usage['cost'], model)}"
+            f" · context {100 * context_tokens / window:.0f}% of {window // 1000:,}k")
+
+
+def cost_text(dollars: float, model: Any) -> str:
+    """"$0.0042"; "$0.00" for a free model (a registry entry without prices: Ollama, or
+    the scripted model); "cost unknown" for an id the registry does not know."""
+    if dollars or any(model.cost.values()) or model.api == "scripted":
+        return f"${dollars:.2f}" if dollars >= 0.01 or not dollars else f"${dollars:.4f}"
+    try:
+        known = find_model(load_providers(), model.id, model.provider) is not None
+    except ConfigError:  # the user's models.json broke since the start: we cannot tell
+        known = False
+    return "$0.00" if known else "cost unknown"
 
 
 def final_answer(messages: List[Message]) -> Optional[Message]:

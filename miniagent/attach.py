@@ -1,0 +1,88 @@
+"""Attachments: `@path` in a prompt sends that file along with it.
+
+Typing "explain @src/app.py" is shorter than asking the model to read the file, and
+saves a round trip: the file travels in the prompt itself. Each `@path` word that
+names a file adds it to the message, as pi does:
+
+    text file   a tagged block before the prompt, within the read tool's limits
+                (2000 lines or 50 KB; the read tool's own notice says how to go on):
+                    <file name="/abs/src/app.py">
+                    ...the file...
+                    </file>
+    image       an image block (PNG, JPEG, GIF, WebP), announced by an empty tag
+    anything else (missing, a directory, binary, too big): the word stays as typed and
+    a one-line warning says why, so "mail @bob" still reaches the model.
+
+The `@path` words themselves stay in the prompt: "explain @src/app.py" still reads
+naturally next to the attached block.
+
+The file is read by the read tool itself (tools/read.py), so an attachment is cut,
+decoded and refused exactly as a `read` call would be.
+
+Left out: directories (no listing is attached), globs, paths with spaces, `@` inside
+a word (an e-mail address is never an attachment), resizing images.
+"""
+
+import re
+from typing import Any, Dict, List, Tuple, Union
+
+from .messages import Message, text_of, user_message
+from .tools import ToolContext, ToolError
+from .tools.binary import SNIFF_BYTES, is_binary
+from .tools.paths import resolve_read_path
+from .tools.read import execute as read_file
+
+# `@` at the start of a word, then the path up to the next space. Punctuation that ends
+# a sentence ("look at @app.py.") is not part of the path.
+ATTACHMENT = re.compile(r"(?:(?<=\s)|^)@(\S+)")
+TRAILING = ".,;:!?)'\""
+
+
+def expand_attachments(text: str, cwd: str) -> Tuple[Union[str, Message], List[str]]:
+    """The prompt with its `@path` files attached, and a warning per file that is not:
+    the text itself when nothing was attached, else a user message.
+
+    Examples:
+        expand_attachments("explain @hello.py", "/demo") ->
+            ({"role": "user", "content": [{"type": "text", "text": '<file name=
+              "/demo/hello.py">\\nprint("hi")\\n</file>\\n\\nexplain @hello.py'}], ...}, [])
+        expand_attachments("mail @bob", "/demo") ->
+            ("mail @bob", ["@bob is not attached: File not found: /demo/bob."])
+    """
+    blocks: List[str] = []
+    images: List[Dict[str, Any]] = []
+    warnings: List[str] = []
+    for word in ATTACHMENT.findall(text):
+        path = word.rstrip(TRAILING) or word
+        try:
+            attached = attach_file(path, cwd)
+        except ToolError as problem:
+            warnings.append(f"@{path} is not attached: {first_sentence(str(problem))}")
+            continue
+        tag, image = attached
+        blocks.append(tag)
+        images += image
+    if not blocks:
+        return text, warnings
+    body = "".join(block + "\n" for block in blocks) + "\n" + text
+    return user_message(body, images), warnings
+
+
+def attach_file(path: str, cwd: str) -> Tuple[str, List[Dict[str, Any]]]:
+    """(the tagged text block, the image blocks) for one file, read as `read` does."""
+    result = read_file("attachment", {"path": path}, ToolContext(cwd=cwd))  # or ToolError
+    full = str(resolve_read_path(path, cwd))
+    images = [block for block in result.content if block.get("type") == "image"]
+    if images:
+        return f'<file name="{full}"></file>', images
+    with open(full, "rb") as f:  # read describes a binary file; we refuse to attach it
+        if is_binary(f.read(SNIFF_BYTES)):
+            raise ToolError("a binary file; ask the model to inspect it with bash")
+    content = text_of({"content": result.content}).removesuffix("\n")
+    return f'<file name="{full}">\n{content}\n</file>', []
+
+
+def first_sentence(text: str) -> str:
+    """The tool's reason without its advice to the model. Example: "File not found: a.py.
+    Check the path; ..." -> "File not found: a.py." """
+    return text.strip().split("\n")[0].split(". ")[0].rstrip(".") + "."

@@ -1,0 +1,344 @@
+"""The interactive terminal: a read-eval-print loop around the harness.
+
+    $ miniagent                      (a terminal, no -p, no --mode)
+    miniagent 0.4 · anthropic/claude-sonnet-4-5 · /help for commands, Ctrl-D quits
+    > why does test_app fail?
+    ⠹ waiting for the model · 1s                          <- the live view (liveview.py)
+
+The REPL is one loop with two halves, and the main thread owns the terminal in both:
+
+  * at the prompt: `input()` with readline (line editing, history in
+    ~/.miniagent/history, a pasted block arrives whole, a trailing backslash
+    continues); the line is a command (slash.py) or a prompt, with `@path`
+    attachments (attach.py);
+  * while the agent works (the harness runs it on a worker thread): the main thread
+    waits on the keyboard in short steps. The terminal is in its ordinary line mode
+    then, so the kernel echoes and edits what is typed; each finished line is queued
+    as a steering message (the model sees it after the running tool).
+
+Signals, each handled where it lands (the main thread):
+
+    Ctrl-C while the agent works   abort the turn at once; more Ctrl-Cs change nothing;
+                                   queued messages are put back in the input line
+    Ctrl-C at the prompt           clears the line; on an empty line it says how to
+                                   quit, and a second one (nothing typed between) quits
+    Ctrl-D at an empty prompt      quit (exit status 0, as /quit)
+    SIGTERM, SIGHUP                abort, wait for the running commands to be killed,
+                                   exit 143 / 129; further signals are ignored meanwhile
+
+Left out: a full-screen interface, an input line that stays at the bottom while the
+output scrolls, key bindings beyond readline's own, Windows (no readline there).
+"""
+
+import os
+import readline
+import select
+import signal
+import sys
+from typing import Any, List, Optional, Tuple, Union
+
+from . import __version__
+from .attach import expand_attachments
+from .liveview import LiveView
+from .messages import Message, text_of, user_message
+from .models import miniagent_home
+from .slash import COMMANDS, WHILE_RUNNING, as_prompt, parse_command
+from .terminal import Screen, for_terminal
+
+HISTORY_LENGTH = 1000
+SHUTDOWN_SECONDS = 5  # how long SIGTERM waits for the run to end before leaving anyway
+KEYBOARD_POLL = 0.1  # seconds between looks at the run while waiting for typed lines
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C at the prompt; carries what was typed on the line at that moment."""
+
+    def __init__(self, typed: str):
+        super().__init__(typed)
+        self.typed = typed
+
+
+class Stopped(BaseException):
+    """SIGTERM or SIGHUP: the REPL ends (BaseException: no `except Exception` eats it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def run_interactive(harness: Any, args: Any, first_prompt: str) -> int:
+    """Run the REPL on `harness` (its agent and session are ready: cli.py and
+    assemble.py built them from `args`) until the user quits; returns the exit status.
+    `first_prompt` ("" for none) is sent first, as `miniagent "fix the tests"` asks."""
+    screen = Screen(sys.stdout)
+    repl = Repl(harness, LiveView(screen), colour=screen.colour)
+    unsubscribe = harness.agent.subscribe(repl.view)
+    history = set_up_readline(bracketed_paste=screen.controls)
+    try:
+        return repl.run(first_prompt)
+    finally:
+        unsubscribe()
+        repl.view.close()
+        save_history(history)
+
+
+class Repl:
+    def __init__(self, harness: Any, view: LiveView, colour: bool = False):
+        self.harness = harness
+        self.agent = harness.agent
+        self.view = view
+        # \001 and \002 tell readline that the codes between them take no room on screen.
+        self.prompt = "\001\x1b[1;36m\002> \001\x1b[0m\002" if colour else "> "
+        self.exit_code: Optional[int] = None  # set by /quit
+        self.running = False
+        self.interrupted = False  # Ctrl-C during this run
+        self.armed = False  # an empty-line Ctrl-C was pressed: the next one quits
+        self.queued: List[Tuple[Message, str]] = []  # steering sent, with the typed text
+        self.for_input = ""  # text put back in the input line at the next prompt
+        self.stopping = False  # SIGTERM or SIGHUP arrived
+
+    def note(self, text: str, style: Optional[str] = None) -> None:
+        self.view.note(for_terminal(text), style)
+
+    # --- The loop --------------------------------------------------------------------------
+
+    def run(self, first_prompt: str) -> int:
+        # Ctrl-C raises only inside input() (see read_input); anywhere else it is
+        # "stop the run", which is harmless when nothing runs.
+        signal.signal(signal.SIGINT, self._interrupt_run)
+        signal.signal(signal.SIGTERM, self._stop)
+        signal.signal(signal.SIGHUP, self._stop)
+        try:
+            self.greet()
+            if first_prompt:
+                self.handle(first_prompt)
+            while self.exit_code is None:
+                self.step()
+            return self.exit_code
+        except Stopped as stop:
+            self.shut_down()
+            return 128 + stop.signum
+
+    def step(self) -> None:
+        """Read one input and act on it; Ctrl-C and Ctrl-D at the prompt are decided here."""
+        try:
+            line = self.read_input()
+        except Interrupted as interrupt:
+            self.view.note("")  # leave the line that was being edited
+            if interrupt.typed.strip() or not self.armed:
+                self.armed = not interrupt.typed.strip()
+                if self.armed:
+                    self.note("(Ctrl-C again to quit, or Ctrl-D, or /quit)", "dim")
+                return
+            self.exit_code = 0
+            return
+        if line is None:  # Ctrl-D at an empty prompt
+            if not self.view.screen.controls:
+                self.view.note("")  # with bracketed paste on, readline ends the line itself
+            self.exit_code = 0
+            return
+        self.armed = False
+        self.handle(line)
+
+    def greet(self) -> None:
+        model = self.agent.model
+        self.note(f"miniagent {__version__} · {model.provider}/{model.id} · /help for "
+                  f"commands, Ctrl-D quits", "dim")
+        self.show_last_exchange()
+
+    def show_last_exchange(self) -> None:
+        """On a resumed session: the last prompt and the last answer, as a reminder."""
+        for role, label in (("user", "> "), ("assistant", "")):
+            last = next((m for m in reversed(self.agent.messages) if m.get("role") == role
+                         and text_of(m).strip()), None)
+            if last is not None:
+                self.note(label + text_of(last).strip(), "dim")
+
+    # --- Input at the prompt ---------------------------------------------------------------
+
+    def read_input(self) -> Optional[str]:
+        """One input, possibly of several lines: a trailing backslash asks for the next
+        line, and a pasted block arrives whole. None on Ctrl-D at an empty prompt."""
+        lines: List[str] = []
+        prompt = self.prompt
+        while True:
+            if self.for_input:
+                put_back, self.for_input = self.for_input, ""
+                readline.set_pre_input_hook(lambda: insert_text(put_back))
+            signal.signal(signal.SIGINT, self._interrupt_at_prompt)
+            try:
+                line = input(prompt)
+            except EOFError:
+                return "\n".join(lines) if lines else None
+            finally:
+                signal.signal(signal.SIGINT, self._interrupt_run)
+                readline.set_pre_input_hook(None)
+            if line.endswith("\\"):
+                lines.append(line[:-1])
+                prompt = "· "
+                continue
+            lines.append(line)
+            # Without bracketed paste a pasted block arrives line by line: the lines
+            # already waiting are the rest of it.
+            if self.view.screen.controls or not input_waiting():
+                return "\n".join(lines)
+            prompt = ""
+
+    def _interrupt_at_prompt(self, signum: int, frame: Any) -> None:
+        raise Interrupted(readline.get_line_buffer())
+
+    # --- Acting on a line ------------------------------------------------------------------
+
+    def handle(self, line: str) -> None:
+        if not line.strip():
+            return
+        command = parse_command(line)
+        if command is None:
+            self.send(as_prompt(line))
+            return
+        name, argument = command
+        if name not in COMMANDS:
+            self.note(f"unknown command /{name}: /help lists the commands (start the line "
+                      f"with // to send it to the model as it is)")
+            return
+        COMMANDS[name][0](self, argument)
+
+    def expand(self, text: str, as_message: bool = False) -> Union[str, Message]:
+        """The prompt with its @path files attached; each file that could not be is a
+        one-line warning. A message object when asked (steering is matched by identity)."""
+        prompt, warnings = expand_attachments(text, self.agent.cwd)
+        for warning in warnings:
+            self.note(warning, "yellow")
+        return user_message(prompt) if as_message and isinstance(prompt, str) else prompt
+
+    def send(self, text: str) -> None:
+        """Run a prompt and stay with it until it is over."""
+        self.run_prompt(self.expand(text))
+
+    def run_prompt(self, prompt: Union[str, Message, List[Message]]) -> None:
+        self.running, self.interrupted = True, False
+        try:
+            self.harness.prompt(prompt)
+            self.watch_run()
+        finally:
+            self.running = False
+        self.after_run()
+
+    def _interrupt_run(self, signum: int, frame: Any) -> None:
+        # Only flags here: the main thread may be inside the view's lock right now.
+        self.interrupted = True
+        self.harness.abort()
+
+    def watch_run(self) -> None:
+        """Wait for the run to end, queueing each line typed meanwhile as steering."""
+        fd = sys.stdin.fileno()
+        typed = b""
+        keyboard = True  # False after Ctrl-D: nothing more to read during this run
+        told = False
+        while not self.harness.wait(0 if keyboard else KEYBOARD_POLL):
+            if self.interrupted and not told:
+                told = True
+                self.note("stopping…", "dim")
+            if not keyboard or not select.select([fd], [], [], KEYBOARD_POLL)[0]:
+                continue
+            data = os.read(fd, 4096)
+            keyboard = bool(data)
+            *lines, typed = (typed + data).split(b"\n")
+            for line in lines:
+                self.handle_while_running(line.decode("utf-8", errors="replace"))
+        self.for_input = typed.decode("utf-8", errors="replace")
+
+    def handle_while_running(self, line: str) -> None:
+        if not line.strip():
+            return
+        command = parse_command(line)
+        if command is not None and command[0] in WHILE_RUNNING:
+            COMMANDS[command[0]][0](self, command[1])
+        elif command is not None:
+            self.note(f"/{command[0]} works at the prompt: wait for the agent, or press "
+                      f"Ctrl-C to stop it", "dim")
+        else:
+            self.queue(as_prompt(line))
+
+    def queue(self, text: str, follow_up: bool = False) -> None:
+        """Queue a steering message (the model sees it after the running step) or a
+        follow-up (sent when the agent is done), remembering what was typed."""
+        message = self.expand(text, as_message=True)
+        if follow_up:
+            self.agent.follow_up(message)
+        else:
+            self.agent.steer(message)
+        self.queued.append((message, text))
+        when = "when the agent is done" if follow_up else "after the running step"
+        self.note(f"queued: {text} (the model sees it {when})", "dim")
+
+    def after_run(self) -> None:
+        """The footer; then what is still queued: put back in the input line after an
+        abort (the user decides again), sent as the next prompt otherwise."""
+        self.view.show_footer(self.agent.model)
+        if self.harness.stop_message:  # a run limit or a failed compaction ended the run
+            self.note(self.harness.stop_message, "red")
+        left = self.agent.clear_queues()
+        texts = [text for message, text in self.queued if any(message is m for m in left)]
+        self.queued = []
+        if left and self.interrupted:
+            self.for_input = "\n".join(texts + [self.for_input]).strip("\n")
+            self.note(f"{len(left)} queued message(s) put back in the input line", "dim")
+        elif left and self.exit_code is None:
+            self.run_prompt(left)
+
+    # --- Stopping ----------------------------------------------------------------------------
+
+    def _stop(self, signum: int, frame: Any) -> None:
+        if not self.stopping:  # a second signal right after the first changes nothing
+            self.stopping = True
+            raise Stopped(signum)
+
+    def shut_down(self) -> None:
+        """Abort the run and wait (bounded) until its commands are killed; a second
+        signal meanwhile is ignored, so that nothing is left running."""
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
+        self.harness.abort()
+        self.harness.wait(SHUTDOWN_SECONDS)
+
+
+# --- readline and the terminal ----------------------------------------------------------------
+
+def insert_text(text: str) -> None:
+    readline.insert_text(text)
+    readline.redisplay()
+
+
+def input_waiting() -> bool:
+    """Is more input already there (the rest of a pasted block)?"""
+    try:
+        return bool(select.select([sys.stdin], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
+
+
+def set_up_readline(bracketed_paste: bool) -> Optional[str]:
+    """Load the history file (MINIAGENT_HOME/history); returns its path, or None if it
+    cannot be read. Bracketed paste makes a pasted block one input (the terminal marks
+    its start and end); it is a control code, so not on a dumb terminal."""
+    readline.parse_and_bind(f"set enable-bracketed-paste {'on' if bracketed_paste else 'off'}")
+    path = str(miniagent_home() / "history")
+    readline.set_history_length(HISTORY_LENGTH)
+    try:
+        readline.read_history_file(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    return path
+
+
+def save_history(path: Optional[str]) -> None:
+    if path is None:
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        readline.write_history_file(path)
+    except OSError:
+        pass  # a read-only home: the session still worked, only the history is lost

@@ -1,0 +1,145 @@
+"""Slash commands: the lines of the REPL that talk to miniagent instead of the model.
+
+A line is a command only when its first word is `/` followed by letters, digits and
+dashes. Everything else is a prompt, so paths and jokes reach the model untouched:
+
+    /model gpt-4.1          command "model", argument "gpt-4.1"
+    /etc/hosts is wrong     a prompt (the first word has a second "/")
+    //help                  the prompt "/help" (a doubled slash escapes the command)
+    /frobnicate             "Unknown command": a hint, and nothing is sent
+
+The table is a plain dict, name -> (function, description). A command is a short
+function taking the REPL and the rest of the line (interactive.py's `Repl`: it has
+`harness`, `agent`, `running`, `note(text, style=None)`, `send(text)` (run a prompt to
+its end), `queue(text, follow_up=False)`, `for_input` (text put in the next input line)
+and `exit_code` (set it to leave)). Adding one is two steps:
+
+    def show_cwd(repl, argument):
+        repl.note(repl.agent.cwd)
+
+    COMMANDS["cwd"] = (show_cwd, "show the working directory")
+
+While the agent works, only the commands in WHILE_RUNNING are run; any other line is
+a steering message.
+
+Left out: completion of command names, aliases, the session commands (/compact,
+/session, /new, /resume, /fork, /tree, /name, /export), which the harness adds.
+"""
+
+import re
+from typing import Any, Callable, Dict, Optional, Tuple
+
+from .choose import resolve
+from .models import ConfigError, list_models
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
+COMMAND_WORD = re.compile(r"/[A-Za-z0-9-]+")
+
+
+def parse_command(line: str) -> Optional[Tuple[str, str]]:
+    """(name, argument) if the line is a command, else None.
+
+    Examples: "/model  gpt-4.1" -> ("model", "gpt-4.1"); "/quit" -> ("quit", "");
+              "/etc/hosts is wrong" -> None; "//text" -> None
+    """
+    words = line.strip().split(None, 1)
+    if not words or not COMMAND_WORD.fullmatch(words[0]):
+        return None
+    return words[0][1:], words[1].strip() if len(words) > 1 else ""
+
+
+def as_prompt(line: str) -> str:
+    """The text a non-command line sends: a leading "//" stands for "/"."""
+    return line[1:] if line.startswith("//") else line
+
+
+# --- The commands ----------------------------------------------------------------------------
+
+def show_help(repl: Any, argument: str) -> None:
+    width = max(len(name) for name in COMMANDS) + 2
+    lines = [f"  /{name:<{width}}{description}" for name, (_, description) in COMMANDS.items()]
+    lines += ["", "  @path         attach a file to the prompt (text or an image)",
+              "  //text        send a line that starts with /",
+              "  line\\         a trailing backslash continues on the next line",
+              "  Ctrl-C        stop the agent; at an empty prompt twice: quit",
+              "  typing while the agent works queues a steering message"]
+    repl.note("\n".join(lines))
+
+
+def change_model(repl: Any, argument: str) -> None:
+    """/model ID: another model of the same provider, server and key."""
+    current = repl.agent.model
+    if not argument:
+        repl.note(f"model: {current.provider}/{current.id} (context "
+                  f"{current.context_window:,} tokens); /model ID switches")
+        show_provider_models(repl, current.provider)
+        return
+    if current.provider == "scripted":
+        repl.note("the scripted model replays a file; it cannot be switched")
+        return
+    try:
+        chosen = resolve(provider=current.provider, model_id=argument,
+                         base_url=current.base_url or None, api_key=repl.agent.api_key)
+    except ConfigError as exc:
+        repl.note(f"model not changed: {exc}")
+        return
+    for warning in chosen.warnings:
+        repl.note(warning)
+    repl.agent.model = chosen.model
+    repl.harness.record_settings()  # the session records a model_change entry
+    repl.note(f"model: {chosen.model.provider}/{chosen.model.id}")
+
+
+def show_provider_models(repl: Any, provider: str) -> None:
+    try:
+        repl.note(list_models(provider=provider))
+    except ConfigError:
+        pass  # a server given by URL: the registry lists nothing for it
+
+
+def set_thinking(repl: Any, argument: str) -> None:
+    agent = repl.agent
+    if not argument:
+        repl.note(f"thinking: {agent.thinking_level} (levels: {', '.join(THINKING_LEVELS)})")
+        return
+    if argument not in THINKING_LEVELS:
+        repl.note(f"unknown level '{argument}': use one of {', '.join(THINKING_LEVELS)}")
+        return
+    agent.thinking_level = argument
+    repl.harness.record_settings()
+    if argument != "off" and not agent.model.reasoning:
+        repl.note(f"thinking: {argument} (but {agent.model.id} does not reason: it has no "
+                  f"effect until you switch to a model that does)")
+    else:
+        repl.note(f"thinking: {argument}")
+
+
+def list_tools(repl: Any, argument: str) -> None:
+    lines = [f"  {tool.name:<6} {tool.description.split('. ')[0].strip()}"
+             for tool in repl.agent.tools]
+    repl.note("\n".join(lines) or "no tools: the model can only talk")
+
+
+def queue_follow_up(repl: Any, argument: str) -> None:
+    if not argument:
+        repl.note("usage: /followup TEXT (sent when the agent has finished)")
+    elif repl.running:
+        repl.queue(argument, follow_up=True)
+    else:
+        repl.send(argument)  # nothing to wait for: it is simply the next prompt
+
+
+def quit_repl(repl: Any, argument: str) -> None:
+    repl.exit_code = 0
+    repl.harness.abort()  # when the agent works: stop it before leaving
+
+
+COMMANDS: Dict[str, Tuple[Callable[[Any, str], None], str]] = {
+    "help": (show_help, "list the commands"),
+    "model": (change_model, "[ID] show the model, or switch (same provider and key)"),
+    "thinking": (set_thinking, "[LEVEL] show or set the reasoning effort"),
+    "tools": (list_tools, "list the tools the model may call"),
+    "followup": (queue_follow_up, "TEXT queue a message for when the agent is done"),
+    "quit": (quit_repl, "leave (also Ctrl-D)"),
+}
+WHILE_RUNNING = ("followup", "quit")

@@ -1,0 +1,223 @@
+"""The REPL, driven as a person drives it: `python -m miniagent` in a pseudo-terminal,
+against the scripted model or the local test server (tests/fake_server.py)."""
+
+import json
+import re
+import signal
+from contextlib import contextmanager
+
+from fake_server import FakeServer
+from pty_driver import Terminal
+from test_cli import wait_gone
+
+CTRL_C, CTRL_D = "\x03", "\x04"
+
+
+@contextmanager
+def repl(tmp_path, *args, env=None):
+    """The REPL in a terminal, in tmp_path, with its own MINIAGENT_HOME."""
+    full_env = {"MINIAGENT_HOME": str(tmp_path / "home"), **(env or {})}
+    with Terminal(list(args), env=full_env, cwd=str(tmp_path)) as term:
+        yield term
+
+
+def scripted(tmp_path, turns):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(turns))
+    return ["--provider", "scripted", "--script", str(path)]
+
+
+def served(server):
+    return ["--base-url", server.base_url + "/v1", "--model", "fake-model"]
+
+
+def bash(command):
+    return {"type": "toolCall", "name": "bash", "arguments": {"command": command}}
+
+
+def text(value):
+    return {"type": "text", "text": value}
+
+
+def request_texts(request):
+    """Every text the request sent as user content, in order."""
+    texts = []
+    for message in request["body"]["messages"]:
+        content = message.get("content")
+        if message["role"] == "user":
+            texts += [content] if isinstance(content, str) else [
+                part.get("text", "") for part in content]
+    return texts
+
+
+SLOW_COMMAND = "sleep 30 & printf 'p%s %s q\\n' $$ $!; echo started; wait"
+
+
+def shown_pids(term):
+    """The shell's and the child's pids, as SLOW_COMMAND shows them in the live window."""
+    return [int(pid) for pid in re.findall(r"p(\d+) (\d+) q\n", term.expect(" q\n"))[-1]]
+
+
+def test_the_first_token_is_on_screen_before_the_last_is_sent_and_a_footer_follows(tmp_path):
+    turn = {"content": [text("Hello from the first piece, and then the rest.")],
+            "fault": {"hold_after_pieces": 2}}  # the role chunk and "Hello fr"
+    with FakeServer([turn]) as server, repl(tmp_path, *served(server), "say hi") as term:
+        term.expect("Hello fr")  # the prompt from the command line runs first
+        assert "the rest" not in term.plain()
+        server.go_on.set()
+        term.expect("the rest.")
+        footer = term.expect("> ")
+        assert "5 out" in footer and "cost unknown" in footer
+        assert re.search(r"context \d+% of 128k", footer)
+        assert sum("Hello from the first piece" in line for line in term.screen()) == 1
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_ctrl_c_mid_stream_aborts_at_once_keeps_the_session_and_gives_back_queued_lines(
+        tmp_path):
+    turn = {"content": [text("Hello from a stream that never ends")],
+            "fault": {"hold_after_pieces": 2}}
+    with FakeServer([turn]) as server, repl(tmp_path, *served(server)) as term:
+        term.expect("> ")
+        term.send("hi\r")
+        term.expect("Hello fr")
+        term.send("and then tidy up\r")
+        term.expect("queued: and then tidy up")
+        term.send(CTRL_C)
+        term.expect("(stopped)", timeout=2)
+        term.expect("1 queued message(s) put back in the input line")
+        term.expect("> and then tidy up")  # back in the input line, to send or to edit
+        assert server.hung_up.wait(5)  # the stream was closed, not left open
+        session = next((tmp_path / "home").rglob("*.jsonl")).read_text()
+        assert re.search(r'"stopReason": ?"aborted"', session)
+        assert len(server.requests) == 1  # nothing is sent until the user types again
+        term.send(CTRL_C)  # clears the typed line; this one does not arm quitting
+        term.expect("> ")
+        term.send(CTRL_C)  # at an empty prompt: how to quit ...
+        term.expect("Ctrl-C again to quit")
+        term.expect("> ")
+        term.send(CTRL_C)  # ... and quitting
+        assert term.wait() == 0
+
+
+def test_ctrl_c_during_bash_kills_its_whole_process_group(tmp_path):
+    turns = [{"content": [bash(SLOW_COMMAND)]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect("> ")
+        term.send("start\r")
+        pids = shown_pids(term)
+        term.send(CTRL_C)
+        term.send(CTRL_C)  # more Ctrl-Cs before the prompt is back do not quit
+        term.expect("Command aborted")
+        term.expect("> ")
+        assert all(wait_gone(pid) for pid in pids)
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_a_line_typed_during_a_slow_tool_is_in_the_next_request(tmp_path):
+    turns = [{"content": [bash("while [ ! -e go ]; do sleep 0.02; done; echo ready")]},
+             {"content": [text("Using tabs from now on.")]}, {"content": [text("Later.")]}]
+    with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
+        term.expect("> ")
+        term.send("fix it\r")
+        term.expect("running $ while")
+        term.send("use tabs\r")
+        term.expect("queued: use tabs")
+        (tmp_path / "go").write_text("")
+        term.expect("Using tabs from now on.")
+        term.expect("> ")
+        assert request_texts(server.requests[1])[-1] == "use tabs"
+        term.send("/followup later\r")  # at the prompt there is nothing to wait for
+        term.expect("Later.")
+        term.expect("> ")
+        term.send("/quit\r")
+        assert term.wait() == 0
+
+
+def test_commands_prompts_attachments_and_history(tmp_path):
+    (tmp_path / "hello.py").write_text("print('hi')\n")
+    turns = [{"content": [text(f"answer {n}")]} for n in range(1, 6)]
+    with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
+        term.expect("> ")
+        term.send("/frobnicate\r")
+        term.expect("unknown command /frobnicate: /help lists the commands")
+        term.send("/etc/hosts is wrong\r")
+        term.expect("answer 1")
+        term.expect("> ")
+        term.send("//help\r")
+        term.expect("answer 2")
+        term.expect("> ")
+        term.send("/model other-model\r")
+        term.expect("not in the registry")
+        term.send("explain @hello.py and @missing.txt\r")
+        term.expect("@missing.txt is not attached: File not found")
+        term.expect("answer 3")
+        term.expect("> ")
+        term.send("first\\\r")  # a trailing backslash continues the input
+        term.send("second\r")
+        term.expect("answer 4")
+        term.expect("> ")
+        term.send("\x1b[200~pasted one\npasted two\x1b[201~\r")  # a bracketed paste
+        term.expect("answer 5")
+        term.expect("> ")
+        term.send("/thinking high\r")
+        term.expect("does not reason")
+        term.send("/tools\r")
+        term.expect("bash")
+        term.send("/quit\r")
+        assert term.wait() == 0
+    sent = [request_texts(request)[-1] for request in server.requests]
+    assert sent[:2] == ["/etc/hosts is wrong", "/help"]
+    assert sent[2].startswith(f'<file name="{tmp_path / "hello.py"}">\nprint(\'hi\')\n</file>')
+    assert sent[2].endswith("explain @hello.py and @missing.txt")
+    assert sent[3:] == ["first\nsecond", "pasted one\npasted two"]
+    assert [request["body"]["model"] for request in server.requests] == [
+        "fake-model", "fake-model", "other-model", "other-model", "other-model"]
+    assert "/etc/hosts is wrong" in (tmp_path / "home" / "history").read_text()
+
+
+def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
+    turns = [{"content": [{"type": "thinking", "thinking": "Two things at once."},
+                          bash("sleep 0.3; echo from-the-first"), bash("seq 1 60")]},
+             {"content": [text("Both done.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect("> ")
+        term.send("go\r")
+        term.expect("Both done.")
+        term.expect("> ")
+        screen = term.screen()
+        start = screen.index("  $ sleep 0.3; echo from-the-first")
+        assert screen[start + 1] == "    from-the-first"
+        assert screen[start + 2:start + 9] == [
+            "  $ seq 1 60", "    1", "    2", "    3", "    4", "    5", "    … 55 more lines"]
+        assert len(screen) < 20  # 60 lines of output leave a short screen
+        assert re.search(r"\x1b\[2m[^\x1b]*Two", term.text)  # thinking is dimmed
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_no_colour_with_no_color_and_no_codes_at_all_on_a_dumb_terminal(tmp_path):
+    turns = [{"content": [text("Looking."), bash("echo out")]}, {"content": [text("Done.")]}]
+    for env in ({"NO_COLOR": "1"}, {"TERM": "dumb"}):
+        with repl(tmp_path, *scripted(tmp_path, turns), env=env) as term:
+            term.expect("> ")
+            term.send("go\r")
+            term.expect("Done.")
+            term.expect("> ")
+            term.send(CTRL_D)
+            assert term.wait() == 0
+            assert not re.search(r"\x1b\[[0-9;]*m", term.text)
+            if env.get("TERM") == "dumb":
+                assert "\x1b" not in term.text
+
+
+def test_sigterm_ends_the_repl_with_143_and_nothing_left_running(tmp_path):
+    turns = [{"content": [bash(SLOW_COMMAND)]}]
+    with repl(tmp_path, *scripted(tmp_path, turns), "start") as term:
+        pids = shown_pids(term)
+        term.process.send_signal(signal.SIGTERM)
+        term.process.send_signal(signal.SIGTERM)  # a second one must not skip the cleanup
+        assert term.wait() == 143
+        assert all(wait_gone(pid) for pid in pids)

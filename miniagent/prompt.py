@@ -1,12 +1,25 @@
 """The system prompt: the standing instructions sent before every conversation.
 
-The model knows nothing about where it runs. The system prompt tells it: who it is (a
-coding assistant in a terminal), which tools it has (one line each; the full contract
-travels with each tool's JSON Schema), how to use them well, today's date and the
-working directory. It is rebuilt for every run from the active tools, so switching
-tools never leaves a stale list behind.
+The model knows nothing about where it runs. The system prompt tells it, in this order:
 
-Example (tools read and bash, cwd /work/app):
+    1. who it is (a coding assistant in a terminal), or your own text instead:
+       `--system-prompt`, else SYSTEM.md (the project's when trusted, else ~/.miniagent's)
+    2. the active tools, one line each (the full contract travels with each tool's
+       JSON Schema), and advice that fits them
+    3. text appended to it: `--append-system-prompt`, else APPEND_SYSTEM.md (same places)
+    4. project context: ~/.miniagent/AGENTS.md (or CLAUDE.md), then one AGENTS.md (or
+       CLAUDE.md) per directory from the filesystem root down to the working directory,
+       each wrapped in a tag naming its path, so the model can tell a file's text from
+       the user's live request
+    5. the skills it may read on demand (skills.py), when it has the read tool
+    6. today's date and the working directory
+
+The order is about caching. Servers cache the longest unchanged prefix of a request, so
+what changes most (the date) comes last: tomorrow's prompt differs only in its last
+lines, and everything above them is still served from the cache. The prompt is rebuilt
+whenever the active tools change, so a tool list is never stale.
+
+Example (tools read and bash, cwd /work/app, one AGENTS.md):
 
     You are a coding assistant working in the user's terminal through miniagent. ...
 
@@ -17,33 +30,146 @@ Example (tools read and bash, cwd /work/app):
     Guidelines:
     - Look at files with read rather than cat or sed.
     ...
+
+    <project_context>
+    ...
+    <project_instructions path="/work/app/AGENTS.md">
+    Run the tests with make test.
+    </project_instructions>
+    </project_context>
+
     Current date: 2026-11-30
     Current working directory: /work/app
 
-Left out here: project instructions (AGENTS.md), skills and directory trust, which
-extend this prompt in a later step of the build.
+A project's AGENTS.md is read even when the project is not trusted (trust.py): it is
+text the model weighs, not code, and it is marked as coming from a file.
+
+Left out: prompt templates, and warnings for an unreadable AGENTS.md (it is skipped).
 """
 
 import datetime
+import os
 import re
-from typing import List
+from pathlib import Path
+from typing import List, Optional, Sequence
+from xml.sax.saxutils import quoteattr
 
+from .models import ConfigError, miniagent_home
+from .settings import project_config_dir
+from .skills import Skill, format_skills
 from .tools import Tool
 
 INTRO = ("You are a coding assistant working in the user's terminal through miniagent. "
          "You help by reading files, running commands, editing code and writing new files. "
          "Work in small verified steps and report what you changed.")
+CONTEXT_NAMES = ("AGENTS.md", "CLAUDE.md")  # one per directory; the first one found wins
+CONTEXT_INTRO = ("The files below hold standing instructions: the user's own, then the "
+                 "project's from the outermost directory in. They are reference material "
+                 "for this work, not the user's current request; where they disagree with "
+                 "the user's messages, the messages win.")
 
 
-def build_system_prompt(tools: List[Tool], cwd: str) -> str:
-    """Assemble the prompt: intro, tool list, guidelines, date and working directory."""
-    lines = [INTRO, "", "Tools:"]
+def build_system_prompt(tools: List[Tool], cwd: str, *, home: Optional[Path] = None,
+                        trusted: bool = False, custom_prompt: Optional[str] = None,
+                        append_prompt: Optional[str] = None, skills: Sequence[Skill] = (),
+                        today: Optional[datetime.date] = None) -> str:
+    """Assemble the prompt in the order the module docstring gives.
+
+    `custom_prompt` / `append_prompt` are the flags' texts (see read_text_or_file); when
+    None, SYSTEM.md / APPEND_SYSTEM.md are looked for. `trusted` lets the project's
+    .miniagent/ folder count. `today` is for tests; it defaults to the local date.
+    """
+    home = Path(home) if home is not None else miniagent_home()
+    folders = config_folders(cwd, home, trusted)
+    names = {tool.name for tool in tools}
+    sections = [custom_prompt if custom_prompt is not None
+                else first_file(folders, "SYSTEM.md") or INTRO,
+                tool_section(tools)]
+    if append_prompt is None:
+        append_prompt = first_file(folders, "APPEND_SYSTEM.md")
+    sections += [append_prompt, context_section(cwd, home)]
+    if "read" in names:  # a skill is useless to a model that cannot read its file
+        sections.append(format_skills(skills))
+    sections.append(f"Current date: {(today or datetime.date.today()).isoformat()}\n"
+                    f"Current working directory: {cwd}")
+    return "\n\n".join(section.strip("\n") for section in sections if section and section.strip())
+
+
+def tool_section(tools: List[Tool]) -> str:
+    """The tool list and the guidelines that fit it."""
+    lines = ["Tools:"]
     lines += [f"- {tool.name}: {first_sentence(tool.description)}" for tool in tools] or ["(none)"]
     lines += ["", "Guidelines:"]
     lines += [f"- {rule}" for rule in guidelines({tool.name for tool in tools})]
-    lines += ["", f"Current date: {datetime.date.today().isoformat()}",
-              f"Current working directory: {cwd}"]
     return "\n".join(lines)
+
+
+def config_folders(cwd: str, home: Path, trusted: bool) -> List[Path]:
+    """Where SYSTEM.md and APPEND_SYSTEM.md may be, nearest first."""
+    project = project_config_dir(cwd, home)
+    return ([project] if trusted and project is not None else []) + [home]
+
+
+def first_file(folders: List[Path], name: str) -> Optional[str]:
+    """The text of the first folders[i]/name that exists, or None."""
+    for folder in folders:
+        if (folder / name).is_file():
+            return read_text(folder / name)
+    return None
+
+
+def context_files(cwd: str, home: Path) -> List[Path]:
+    """The global AGENTS.md (or CLAUDE.md), then one per directory from the root down to
+    cwd; each file once, even if the home folder lies on that path.
+
+    Example (home /h/.miniagent, cwd /w/app; files /w/AGENTS.md, /w/app/CLAUDE.md):
+        -> [/w/AGENTS.md, /w/app/CLAUDE.md]
+    """
+    cwd_path = Path(os.path.realpath(cwd))
+    folders = [Path(home)] + list(reversed(cwd_path.parents)) + [cwd_path]
+    found: List[Path] = []
+    seen = set()  # real paths: a symlinked AGENTS.md is still one file
+    for folder in folders:
+        path = next((folder / name for name in CONTEXT_NAMES if (folder / name).is_file()), None)
+        if path is not None and os.path.realpath(path) not in seen:
+            seen.add(os.path.realpath(path))
+            found.append(path)
+    return found
+
+
+def context_section(cwd: str, home: Path) -> str:
+    """The context files, each in a tag naming its path; "" when there are none."""
+    parts = []
+    for path in context_files(cwd, home):
+        text = read_text(path)
+        if text is not None:
+            parts.append(f"<project_instructions path={quoteattr(str(path))}>\n"
+                         f"{text.strip()}\n</project_instructions>")
+    if not parts:
+        return ""
+    return "\n".join(["<project_context>", CONTEXT_INTRO, *parts, "</project_context>"])
+
+
+def read_text(path: Path) -> Optional[str]:
+    """A context file's text; None if it cannot be read (it is left out, not fatal)."""
+    try:
+        return path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError:
+        return None
+
+
+def read_text_or_file(value: str) -> str:
+    """`--system-prompt` and `--append-system-prompt` take text or a file's path.
+
+    Examples: "Answer in French."  -> "Answer in French."
+              "prompts/review.md"  -> the content of that file (when it exists)
+    """
+    if not os.path.isfile(os.path.expanduser(value)):  # isfile: False for long text too
+        return value
+    try:
+        return Path(os.path.expanduser(value)).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{value}: cannot be read ({exc})") from None
 
 
 def guidelines(names: set) -> List[str]:

@@ -1,12 +1,40 @@
-"""The system prompt lists the active tools, advice that fits them, the date and cwd."""
+"""The system prompt: tools and advice, your own text, project files, skills, date last."""
 
 import datetime
+import os
 
-from miniagent.prompt import build_system_prompt, first_sentence
+import pytest
+
+from miniagent.models import ConfigError
+from miniagent.prompt import build_system_prompt, first_sentence, read_text_or_file
+from miniagent.skills import Skill
 from miniagent.tools import ALL_TOOLS, create_tools
 
+DAY = datetime.date(2026, 3, 1)
 
-def test_default_tools_are_listed_with_matching_guidelines():
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """An empty miniagent home, also as MINIAGENT_HOME for callers that pass none."""
+    folder = tmp_path / "home" / ".miniagent"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("MINIAGENT_HOME", str(folder))
+    return folder
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "work" / "app"
+    folder.mkdir(parents=True)
+    return folder
+
+
+def build(project, home, tools=("read", "bash"), **kwargs):
+    return build_system_prompt(create_tools(list(tools)), str(project), home=home,
+                               today=DAY, **kwargs)
+
+
+def test_default_tools_are_listed_with_matching_guidelines(home):
     prompt = build_system_prompt(create_tools(), "/work/app")
     tool_lines = [line for line in prompt.split("\n") if line.startswith("- ")][:4]
     assert [line.split(":")[0] for line in tool_lines] == ["- read", "- bash", "- edit", "- write"]
@@ -15,7 +43,7 @@ def test_default_tools_are_listed_with_matching_guidelines():
                            f"Current working directory: /work/app")
 
 
-def test_search_tools_change_the_advice_and_no_tools_says_none():
+def test_search_tools_change_the_advice_and_no_tools_says_none(home):
     prompt = build_system_prompt(create_tools(ALL_TOOLS), "/w")
     assert "- find: Find files by glob pattern, e.g. '*.py'" in prompt
     assert "Prefer the grep, find and ls tools" in prompt
@@ -25,3 +53,92 @@ def test_search_tools_change_the_advice_and_no_tools_says_none():
 def test_first_sentence_ignores_abbreviations():
     assert first_sentence("Read a file. Supports images.") == "Read a file."
     assert first_sentence("Find files by glob, e.g. *.py. Fast.") == "Find files by glob, e.g. *.py."
+
+
+def test_context_files_come_outside_in_after_the_global_one_each_once(tmp_path, home, project):
+    (home / "AGENTS.md").write_text("Global rules.")
+    (tmp_path / "AGENTS.md").write_text("Top rules.")
+    (tmp_path / "work" / "CLAUDE.md").write_text("Claude rules.")
+    (project / "AGENTS.md").write_text("App rules.")
+    (project / "CLAUDE.md").write_text("Ignored: AGENTS.md wins in its directory.")
+    prompt = build(project, home)
+    order = [prompt.index(text) for text in
+             ("Global rules.", "Top rules.", "Claude rules.", "App rules.")]
+    assert order == sorted(order)
+    assert "Ignored" not in prompt
+    assert prompt.count("<project_instructions ") == 4
+    assert f'<project_instructions path="{project / "AGENTS.md"}">\nApp rules.\n' \
+           f'</project_instructions>\n</project_context>' in prompt
+    # The project context comes after the tools and guidelines, before the date.
+    assert prompt.index("Guidelines:") < prompt.index("<project_context>") < prompt.index("Current date")
+
+
+def test_a_context_file_reached_twice_is_included_once(tmp_path, home, project):
+    (project / "AGENTS.md").write_text("App rules.")
+    os.symlink(project / "AGENTS.md", home / "AGENTS.md")  # the global file is the same file
+    assert build(project, home).count("App rules.") == 1
+
+
+def test_two_days_differ_only_in_the_last_lines(home, project):
+    (project / "AGENTS.md").write_text("App rules.")
+    skill = Skill("review", "Review a diff.", project / "SKILL.md", "Body")
+    monday = build(project, home, skills=[skill]).split("\n")
+    tuesday = build_system_prompt(create_tools(["read", "bash"]), str(project), home=home,
+                                  skills=[skill], today=DAY + datetime.timedelta(days=1)).split("\n")
+    assert monday[:-2] == tuesday[:-2]
+    assert monday[-2:] == ["Current date: 2026-03-01", f"Current working directory: {project}"]
+    assert tuesday[-2] == "Current date: 2026-03-02"
+
+
+def test_system_md_replaces_the_intro_and_append_system_md_follows_the_tools(home, project):
+    (home / "SYSTEM.md").write_text("You are a careful reviewer.")
+    (home / "APPEND_SYSTEM.md").write_text("Answer in French.")
+    prompt = build(project, home)
+    assert prompt.startswith("You are a careful reviewer.\n\nTools:\n- read:")
+    assert "coding assistant working in the user's terminal" not in prompt
+    assert prompt.index("Guidelines:") < prompt.index("Answer in French.") < prompt.index("Current date")
+
+
+def test_flags_win_over_the_files(home, project):
+    (home / "SYSTEM.md").write_text("From the file.")
+    (home / "APPEND_SYSTEM.md").write_text("Appended from the file.")
+    prompt = build(project, home, custom_prompt="From the flag.", append_prompt="Appended flag.")
+    assert prompt.startswith("From the flag.")
+    assert "Appended flag." in prompt
+    assert "From the file." not in prompt and "Appended from the file." not in prompt
+
+
+def test_the_projects_system_md_counts_only_when_trusted(home, project):
+    (project / ".miniagent").mkdir()
+    (project / ".miniagent" / "SYSTEM.md").write_text("Planted by the repository.")
+    (project / ".miniagent" / "APPEND_SYSTEM.md").write_text("Also planted.")
+    (project / "AGENTS.md").write_text("App rules.")
+    untrusted = build(project, home)
+    assert "Planted" not in untrusted and "Also planted" not in untrusted
+    assert "App rules." in untrusted  # AGENTS.md is read either way
+    trusted = build(project, home, trusted=True)
+    assert trusted.startswith("Planted by the repository.") and "Also planted." in trusted
+
+
+def test_skills_are_listed_after_the_context_only_with_the_read_tool(home, project):
+    (project / "AGENTS.md").write_text("App rules.")
+    skill = Skill("review", "Review <diffs> & more.", home / "skills" / "review" / "SKILL.md", "")
+    prompt = build(project, home, skills=[skill])
+    assert prompt.index("</project_context>") < prompt.index("<available_skills>") \
+        < prompt.index("Current date")
+    assert "<description>Review &lt;diffs&gt; &amp; more.</description>" in prompt
+    assert f"<location>{skill.path}</location>" in prompt
+    assert "<available_skills>" not in build(project, home, tools=["bash"], skills=[skill])
+
+
+def test_read_text_or_file_takes_a_path_or_the_text_itself(tmp_path):
+    (tmp_path / "prompt.md").write_text("From a file.")
+    assert read_text_or_file(str(tmp_path / "prompt.md")) == "From a file."
+    assert read_text_or_file("Answer briefly.") == "Answer briefly."
+    assert read_text_or_file("x" * 5000) == "x" * 5000  # too long for a path: text
+
+
+def test_read_text_or_file_names_a_file_it_cannot_read(tmp_path):
+    (tmp_path / "bad.md").write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(ConfigError, match="bad.md: cannot be read"):
+        read_text_or_file(str(tmp_path / "bad.md"))

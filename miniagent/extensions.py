@@ -1,0 +1,271 @@
+"""Extensions: your own Python, loaded at start-up, hooked into the agent.
+
+The core stays small; what one user needs and another does not (a gate on dangerous
+commands, a project-specific tool, a notification when a run ends) goes in an
+extension. An extension is a Python file defining `setup(api)`:
+
+    def setup(api):
+        def no_force_push(event):                     # event: {"toolCall", "args"}
+            if "push --force" in event["args"].get("command", ""):
+                return {"block": True, "reason": "Force-pushing is not allowed here."}
+        api.before_tool_call(no_force_push)
+
+Where they come from, in this order (the order hooks run in):
+
+    ~/.miniagent/extensions/*.py            by file name
+    <project>/.miniagent/extensions/*.py    by file name, only when the project is trusted
+                                            (otherwise not even imported: importing runs code)
+    -e FILE                                 in the order given
+
+What `api` offers (each extension gets its own, with `api.cwd` the working directory):
+
+    api.on(event_type, handler)          handler(event) for each Agent event of that type
+    api.register_tool(tool)              a Tool, as tools/__init__.py defines it
+    api.before_tool_call(fn)             fn(event) -> None | {"block": True, "reason"}
+                                         | {"arguments": {...}} (replaces the arguments)
+    api.after_tool_call(fn)              fn(event) -> None | {"content", "isError"}
+    api.register_command(name, fn, description)   a /name command for the REPL: fn(args)
+    api.add_message(text, custom_type)   a `custom` message for the conversation
+
+The Agent takes one before-hook and one after-hook, so `Extensions` composes them:
+before-hooks run in load order, each seeing the arguments the previous one left; the
+first block wins. A before-hook that raises blocks its call: a broken gate fails closed,
+never open. An after-hook that raises is reported and ignored (the tool already ran).
+
+A broken extension (an import error, a raising `setup`) is reported in one line naming
+its file and skipped with all it registered; the run goes on without it.
+
+Left out: unloading and reloading, extension-defined flags, and any sandbox. An
+extension is ordinary Python running with your rights, which is why trust matters.
+"""
+
+import importlib.util
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from .context import custom_message
+from .messages import one_line
+from .settings import project_config_dir
+from .tools import Tool, ToolResult
+
+Hook = Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]
+Labelled = Tuple[str, Hook]  # ("extension /path/gate.py", hook): a failure names its source
+
+
+def print_error(line: str) -> None:
+    """The default place a failure while running is told: stderr, one line."""
+    print(f"miniagent: {line}", file=sys.stderr)
+
+
+@dataclass
+class Command:
+    name: str
+    run: Callable[[str], Any]
+    """Called with the text after `/name `."""
+    description: str
+    source: str
+    """The extension file that registered it."""
+
+
+class ExtensionAPI:
+    """What one extension's setup(api) may call. It only records; Extensions takes the
+    records over once setup has returned, so a failed setup leaves nothing behind."""
+
+    def __init__(self, source: str, cwd: str, extensions: "Extensions"):
+        self.source = source
+        self.cwd = cwd
+        self._extensions = extensions  # add_message may also be called later, from a hook
+        self.handlers: List[Tuple[str, Callable]] = []
+        self.tools: List[Tool] = []
+        self.before: List[Hook] = []
+        self.after: List[Hook] = []
+        self.commands: List[Command] = []
+
+    def on(self, event_type: str, handler: Callable[[Dict[str, Any]], None]) -> None:
+        self.handlers.append((event_type, handler))
+
+    def register_tool(self, tool: Tool) -> None:
+        if not isinstance(tool, Tool):  # fail now, in setup, not at the model's first call
+            raise TypeError(f"register_tool needs a miniagent.tools.Tool, "
+                            f"got {type(tool).__name__}")
+        self.tools.append(tool)
+
+    def before_tool_call(self, fn: Hook) -> None:
+        self.before.append(fn)
+
+    def after_tool_call(self, fn: Hook) -> None:
+        self.after.append(fn)
+
+    def register_command(self, name: str, fn: Callable[[str], Any], description: str = "") -> None:
+        self.commands.append(Command(name.lstrip("/"), fn, description, self.source))
+
+    def add_message(self, text: str, custom_type: str) -> None:
+        self._extensions.add_message(text, custom_type)
+
+
+@dataclass
+class Extensions:
+    """Everything the loaded extensions registered, ready for the harness to install."""
+    tools: List[Tool] = field(default_factory=list)
+    commands: Dict[str, Command] = field(default_factory=dict)
+    warnings: List[str] = field(default_factory=list)
+    """One line per extension that failed to load, or tool or command name clash."""
+    pending_messages: List[Dict[str, Any]] = field(default_factory=list)
+    """`custom` messages from add_message, for the harness to put into the context."""
+    report: Callable[[str], None] = print_error
+    """Where failures while running (a raising hook or handler) are told; one line each."""
+    loaded: List[str] = field(default_factory=list)
+    """The files whose setup succeeded, in load order."""
+    handlers: List[Tuple[str, str, Callable]] = field(default_factory=list)
+    """(label, event type, handler) for each api.on()."""
+    before_hooks: List[Labelled] = field(default_factory=list)
+    after_hooks: List[Labelled] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add_message(self, text: str, custom_type: str) -> None:
+        """Queue a custom message (pi's shape); safe to call from any thread."""
+        message = custom_message(custom_type, text)
+        with self._lock:
+            self.pending_messages.append(message)
+
+    def take_pending_messages(self) -> List[Dict[str, Any]]:
+        """The queued custom messages, removed from the queue."""
+        with self._lock:
+            taken, self.pending_messages[:] = list(self.pending_messages), []
+        return taken
+
+    def adopt(self, api: ExtensionAPI) -> None:
+        """Take over what a successful setup registered."""
+        self.loaded.append(api.source)
+        label = f"extension {api.source}"
+        self.handlers += [(label, kind, handler) for kind, handler in api.handlers]
+        taken = {tool.name for tool in self.tools}
+        for tool in api.tools:  # a second tool of the same name would shadow the first
+            if tool.name in taken:
+                self.warnings.append(f"{label}: tool {tool.name} ignored, another extension "
+                                     f"registered one by that name first")
+            else:
+                self.tools.append(tool)
+        self.before_hooks += [(label, hook) for hook in api.before]
+        self.after_hooks += [(label, hook) for hook in api.after]
+        for command in api.commands:
+            if command.name in self.commands:
+                self.warnings.append(f"{label}: command /{command.name} ignored, "
+                                     f"{self.commands[command.name].source} registered it first")
+            else:
+                self.commands[command.name] = command
+
+    def subscribe_all(self, agent: Any) -> None:
+        """Deliver the Agent's events to the api.on handlers (one subscriber for all)."""
+        def dispatch(event: Dict[str, Any]) -> None:
+            for label, kind, handler in self.handlers:
+                if kind == event.get("type"):
+                    try:
+                        handler(event)
+                    except Exception as exc:  # noqa: BLE001 - it must not stop the run
+                        self.report(f"{label}: {kind} handler failed: {describe(exc)}")
+        agent.subscribe(dispatch)
+
+    def before_tool_call(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """The Agent's before-hook: every extension's, in load order (see chain_before)."""
+        return chain_before(self.before_hooks, event, self.report)
+
+    def after_tool_call(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """The Agent's after-hook: each sees the result the previous one left."""
+        result: ToolResult = event["result"]
+        content, is_error, details = result.content, event["isError"], result.details
+        for label, hook in self.after_hooks:
+            current = ToolResult(content=content, details=details, is_error=is_error)
+            try:
+                change = hook({**event, "result": current, "isError": is_error}) or {}
+                content = change.get("content", content)
+                is_error = change.get("isError", is_error)
+                details = change.get("details", details)
+            except Exception as exc:  # noqa: BLE001 - the tool already ran; keep its result
+                self.report(f"{label}: after_tool_call failed and was ignored: {describe(exc)}")
+        if (content, is_error, details) == (result.content, event["isError"], result.details):
+            return None
+        return {"content": content, "isError": is_error, "details": details}
+
+
+def chain_before(hooks: Sequence[Labelled], event: Dict[str, Any],
+                 report: Callable[[str], None]) -> Optional[Dict[str, Any]]:
+    """Run before-hooks in order: a block stops the chain, new arguments are passed on.
+
+    Returns None (run the call as it is), {"block": True, "reason"}, or {"arguments"}.
+    A hook that raises, or returns something that is not a dict, blocks the call.
+    """
+    args, changed = event["args"], False
+    for label, hook in hooks:
+        try:
+            verdict = hook({**event, "args": args})
+            if verdict is not None and not isinstance(verdict, dict):
+                raise TypeError(f"returned {type(verdict).__name__}, not None or a dict")
+            verdict = verdict or {}
+        except Exception as exc:  # noqa: BLE001 - a broken gate fails closed
+            line = f"{label}: before_tool_call failed, so the call was blocked: {describe(exc)}"
+            report(line)
+            return {"block": True, "reason": line}
+        if verdict.get("block"):
+            return {"block": True, "reason": verdict.get("reason") or f"Blocked by {label}."}
+        if "arguments" in verdict:
+            args, changed = verdict["arguments"], True
+    return {"arguments": args} if changed else None
+
+
+def load_extensions(home: Path, cwd: str, trusted: bool, extra_files: Sequence[str] = (),
+                    enabled: bool = True) -> Extensions:
+    """Import and set up every extension, in load order. `enabled=False` (--no-extensions)
+    skips the two folders; files named with -e (extra_files) still load."""
+    extensions = Extensions()
+    files = extension_files(home, cwd, trusted, enabled) + [Path(f) for f in extra_files]
+    for index, path in enumerate(files):
+        api = ExtensionAPI(str(path), cwd, extensions)
+        try:
+            setup_one(path, f"miniagent_extension_{index}_{path.stem}", api)
+        # SystemExit too: an extension calling sys.exit() must not end miniagent.
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - skipped, the run goes on
+            extensions.warnings.append(f"extension {path} failed to load and was skipped: "
+                                       f"{describe(exc)}")
+            continue
+        extensions.adopt(api)
+    return extensions
+
+
+def extension_files(home: Path, cwd: str, trusted: bool, enabled: bool) -> List[Path]:
+    """The .py files of the global folder, then (when trusted) the project's, by name."""
+    if not enabled:
+        return []
+    folders = [Path(home) / "extensions"]
+    project = project_config_dir(cwd, home)
+    if trusted and project is not None:
+        folders.append(project / "extensions")
+    return [path for folder in folders if folder.is_dir()
+            for path in sorted(folder.glob("*.py")) if path.is_file()]
+
+
+def setup_one(path: Path, module_name: str, api: ExtensionAPI) -> None:
+    """Import the file as a module named module_name and call its setup(api)."""
+    if not path.is_file():
+        raise FileNotFoundError("no such file")
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None:
+        raise ImportError("not a Python file (the name must end in .py)")
+    module = importlib.util.module_from_spec(spec)
+    # Registered like any import, so code that looks its module up (dataclasses,
+    # pickle) works; the unique name keeps two files called gate.py apart.
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    setup = getattr(module, "setup", None)
+    if not callable(setup):
+        raise AttributeError("it defines no setup(api) function")
+    setup(api)
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line: 'ZeroDivisionError: division by zero'."""
+    text = one_line(str(exc), 200)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,170 @@
+"""Settings: the user's standing choices, from a global file and a project file.
+
+A flag is typed for one run; a setting is written down once. miniagent reads two
+`settings.json` files, with pi's field names:
+
+    ~/.miniagent/settings.json           the user's defaults, always read
+    <project>/.miniagent/settings.json   the project's, read only when it is trusted
+
+    {"defaultProvider": "ollama", "defaultModel": "qwen3:8b",
+     "defaultThinkingLevel": "low", "tools": ["read", "bash", "grep"],
+     "compaction": {"enabled": true, "reserveTokens": 16384, "keepRecentTokens": 20000},
+     "shellPath": "/bin/zsh"}
+
+The project file wins, one level deep: a top-level value replaces the global one, and
+inside `compaction` each key does, so a project can change `reserveTokens` alone and
+keep the user's `enabled`. Where a value finally comes from, strongest first:
+command-line flag > what a resumed session recorded > project > global > the
+`models.json` default. Only the last three meet here; the front end applies the rest.
+
+Like models.json, a file is checked when it is read, and the first mistake is one line
+naming the file and the field (the CLI exits 2 on it):
+
+    /home/me/.miniagent/settings.json: compaction.reserveTokens must be an integer >= 0 (got "big")
+
+This module also knows where a project's own configuration lives (`project_config_dir`),
+because skills, extensions, the prompt and trust all ask the same question.
+
+Left out: writing settings (edit the file), and pi's many other keys (themes, packages,
+images): unknown keys are ignored, so a file shared with other tools still loads.
+"""
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from .models import ConfigError
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
+
+
+@dataclass
+class CompactionSettings:
+    enabled: bool = True
+    """Summarise old messages automatically when the context is nearly full."""
+    reserveTokens: int = 16384
+    """Room kept free in the context window for the reply (and the summary call)."""
+    keepRecentTokens: int = 20000
+    """How much of the newest conversation stays word for word after a compaction."""
+
+
+@dataclass
+class Settings:
+    """The merged settings. Field names are the file's keys, so one name means one thing
+    in the file, the code and the docs. None means "not set": the next source decides."""
+    defaultProvider: Optional[str] = None
+    defaultModel: Optional[str] = None
+    defaultThinkingLevel: Optional[str] = None
+    tools: Optional[List[str]] = None
+    """The default tool list, as `--tools` would give it."""
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    shellPath: Optional[str] = None
+    """The shell bash runs commands with, instead of the one found on PATH."""
+
+
+# What each field must be: a test, and the words for the error (as models.py does it).
+def is_name(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() != ""
+
+
+_NAME = (is_name, "be a non-empty string")
+_TOKENS = (lambda v: type(v) is int and v >= 0, "be an integer >= 0")  # type(): True is an int
+FIELDS = {
+    "defaultProvider": _NAME,
+    "defaultModel": _NAME,
+    "defaultThinkingLevel": (lambda v: v in THINKING_LEVELS,
+                             "be one of " + ", ".join(THINKING_LEVELS)),
+    "tools": (lambda v: isinstance(v, list) and all(is_name(name) for name in v),
+              "be a list of tool names"),
+    "compaction": (lambda v: isinstance(v, dict), "be an object"),
+    "shellPath": _NAME,
+}
+COMPACTION_FIELDS = {
+    "enabled": (lambda v: isinstance(v, bool), "be true or false"),
+    "reserveTokens": _TOKENS,
+    "keepRecentTokens": _TOKENS,
+}
+
+
+def project_config_dir(cwd: str, home: Path) -> Optional[Path]:
+    """The project's `.miniagent/` folder, or None when it is the miniagent home itself.
+
+    Started in your home directory, `~/.miniagent` is both "the project's folder" and the
+    global one; it counts as global (always loaded, loaded once, nothing to trust).
+
+    Examples (home /home/me/.miniagent):
+        cwd /home/me/app -> /home/me/app/.miniagent
+        cwd /home/me     -> None
+    """
+    candidate = Path(os.path.realpath(cwd)) / ".miniagent"
+    if os.path.realpath(candidate) == os.path.realpath(home):
+        return None
+    return candidate
+
+
+def load_settings(home: Path, cwd: str, trusted: bool) -> Settings:
+    """Read the global file and, when trusted, the project's; merge; check. Raises
+    ConfigError naming the file and field of the first mistake."""
+    merged: Dict[str, Any] = {}
+    project = project_config_dir(cwd, home)
+    files = [Path(home) / "settings.json"]
+    if trusted and project is not None:
+        files.append(project / "settings.json")
+    for path in files:
+        if path.exists():
+            merge_one_level(merged, read_settings_file(path))
+    compaction = CompactionSettings(**merged.pop("compaction", {}))
+    return Settings(compaction=compaction, **merged)
+
+
+def read_settings_file(path: Path) -> Dict[str, Any]:
+    """One settings.json, checked; only the keys we know are returned."""
+    data = read_json_file(path)
+    source = str(path)
+    check(data, (lambda v: isinstance(v, dict), "be an object"), source, "the file")
+    known = {key: value for key, value in data.items() if key in FIELDS}
+    for key, value in known.items():
+        check(value, FIELDS[key], source, key)
+    compaction = known.get("compaction", {})
+    known["compaction"] = {key: value for key, value in compaction.items()
+                           if key in COMPACTION_FIELDS}
+    for key, value in known["compaction"].items():
+        check(value, COMPACTION_FIELDS[key], source, f"compaction.{key}")
+    return known
+
+
+def merge_one_level(base: Dict[str, Any], override: Dict[str, Any]) -> None:
+    """Project over global: objects merge key by key, anything else is replaced.
+
+    Example: {"tools": ["read"], "compaction": {"enabled": False}}
+           + {"tools": ["bash"], "compaction": {"reserveTokens": 4000}}
+          -> {"tools": ["bash"], "compaction": {"enabled": False, "reserveTokens": 4000}}
+    """
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            base[key] = {**base[key], **value}
+        else:
+            base[key] = value
+
+
+def check(value: Any, rule: Any, source: str, where: str) -> None:
+    ok, what = rule
+    if not ok(value):
+        got = json.dumps(value, ensure_ascii=False)
+        got = got if len(got) < 60 else got[:56] + "..."
+        raise ConfigError(f"{source}: {where} must {what} (got {got})")
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a JSON configuration file; every failure is a ConfigError naming the file."""
+    try:  # utf-8-sig: Windows editors may start the file with a byte order mark
+        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
+                          f"{exc.msg}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:  # a directory, no permission
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None

@@ -1,0 +1,79 @@
+"""settings.json: global and (trusted) project files, merged one level deep, checked."""
+
+import json
+
+import pytest
+
+from miniagent.models import ConfigError
+from miniagent.settings import CompactionSettings, Settings, load_settings, project_config_dir
+
+
+@pytest.fixture
+def dirs(tmp_path):
+    home = tmp_path / "me" / ".miniagent"
+    project = tmp_path / "app"
+    (project / ".miniagent").mkdir(parents=True)
+    home.mkdir(parents=True)
+    return home, project
+
+
+def write(path, data):
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+
+
+def test_no_files_give_the_defaults(dirs):
+    home, project = dirs
+    assert load_settings(home, str(project), trusted=True) == Settings()
+    assert Settings().compaction == CompactionSettings(True, 16384, 20000)
+
+
+def test_the_project_wins_one_level_deep_when_trusted(dirs):
+    home, project = dirs
+    write(home / "settings.json", {
+        "defaultProvider": "ollama", "defaultModel": "qwen3:8b", "tools": ["read", "bash"],
+        "compaction": {"enabled": False, "keepRecentTokens": 5000}, "theme": "dark"})
+    write(project / ".miniagent" / "settings.json", {
+        "defaultModel": "llama3", "tools": ["read"], "compaction": {"reserveTokens": 4000},
+        "shellPath": "/bin/zsh"})
+    settings = load_settings(home, str(project), trusted=True)
+    assert settings.defaultProvider == "ollama"  # only the global file sets it
+    assert settings.defaultModel == "llama3" and settings.tools == ["read"]
+    assert settings.shellPath == "/bin/zsh"
+    assert settings.compaction == CompactionSettings(enabled=False, reserveTokens=4000,
+                                                     keepRecentTokens=5000)
+
+
+def test_an_untrusted_projects_file_is_not_read(dirs):
+    home, project = dirs
+    write(home / "settings.json", {"shellPath": "/bin/bash"})
+    write(project / ".miniagent" / "settings.json", {"shellPath": "/tmp/evil"})
+    assert load_settings(home, str(project), trusted=False).shellPath == "/bin/bash"
+
+
+def test_in_the_home_directory_its_folder_is_read_once_as_global(tmp_path):
+    home = tmp_path / ".miniagent"
+    home.mkdir()
+    write(home / "settings.json", {"defaultModel": "m"})
+    assert project_config_dir(str(tmp_path), home) is None
+    assert load_settings(home, str(tmp_path), trusted=False).defaultModel == "m"
+
+
+@pytest.mark.parametrize("content, message", [
+    ({"defaultThinkingLevel": "max"},
+     "defaultThinkingLevel must be one of off, minimal, low, medium, high (got \"max\")"),
+    ({"compaction": {"reserveTokens": "big"}},
+     "compaction.reserveTokens must be an integer >= 0 (got \"big\")"),
+    ({"compaction": {"enabled": 1}}, "compaction.enabled must be true or false (got 1)"),
+    ({"tools": "read,bash"}, "tools must be a list of tool names (got \"read,bash\")"),
+    ({"defaultModel": ""}, "defaultModel must be a non-empty string (got \"\")"),
+    ([1, 2], "the file must be an object (got [1, 2])"),
+    ('{"defaultModel": "m",}', "invalid JSON at line 1, column 22"),
+])
+def test_a_mistake_is_one_line_naming_the_file_and_field(dirs, content, message):
+    home, project = dirs
+    write(project / ".miniagent" / "settings.json", content)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(home, str(project), trusted=True)
+    text = str(caught.value)
+    assert text.startswith(f"{project / '.miniagent' / 'settings.json'}: ")
+    assert message in text and "\n" not in text

@@ -100,16 +100,17 @@ def open_session(args: argparse.Namespace, cwd: str, on_terminal: bool) -> Sessi
         path, entry_id = parse_fork_argument(args.fork)
         return fork_session(path, entry_id, cwd=cwd, session_dir=folder)
     if args.session:
-        return Session.open(session_path(args.session, cwd, args.session_dir), cwd=cwd)
+        return Session.open(session_path(args.session, cwd, args.session_dir), cwd=cwd,
+                            session_dir=folder)
     if args.resume:
         if not on_terminal:
             raise ValueError("-r/--resume needs a terminal to pick a session; use "
                              "--session FILE|ID or -c instead")
-        return Session.open(pick_session(cwd, folder), cwd=cwd)
+        return Session.open(pick_session(cwd, folder), cwd=cwd, session_dir=folder)
     if args.continue_:
         newest = find_most_recent(folder)
         if newest:
-            return Session.open(newest, cwd=cwd)
+            return Session.open(newest, cwd=cwd, session_dir=folder)
         say("miniagent: no earlier session in this directory; starting a new one")
     return Session.create(cwd, session_dir=folder)
 

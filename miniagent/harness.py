@@ -29,17 +29,20 @@ Left out: the front ends (oneshot.py, interactive.py, rpc.py) and assembling a r
 flags (assemble.py); the harness is the same for all of them.
 """
 
+import os
 import threading
 from typing import Any, Dict, Optional
 
 from .agent import Agent
 from .autoretry import MAX_RETRIES, is_retryable, retry_base_delay
+from .branch_summary import (collect_entries_to_summarise, prepare_branch_summary,
+                             summarize_branch)
 from .compaction import (CompactionError, CompactionSettings, compact, estimate_context_tokens,
                          is_context_overflow, last_usable_usage, nothing_to_compact_message,
                          prepare_compaction, should_compact)
 from .context import convert_to_llm
 from .limits import RunLimits
-from .messages import Message, is_failed
+from .messages import Message, is_failed, text_of
 from .retry import wait_or_abort
 from .session import Session
 
@@ -229,6 +232,80 @@ class Harness:
                                        result.tokens_before, result.details)
         self.agent.messages = list(self.session.build_context().messages)
         return result
+
+    # --- Moving around: new, switch, fork, the tree (the terminal's and rpc's commands) ----
+
+    def new_session(self) -> None:
+        """Start a new, empty session in the same folder (or in memory)."""
+        self.attach_session(Session.create(self.agent.cwd, self._folder(),
+                                           persist=self.session.persist))
+
+    def switch_session(self, path: str) -> None:
+        """Continue another session file (raises SessionError for one that is not)."""
+        self.attach_session(Session.open(path, cwd=self.agent.cwd, session_dir=self._folder()))
+
+    def fork(self, entry_id: str) -> str:
+        """A new session that ends just before the user prompt `entry_id`, as pi's /fork;
+        returns that prompt's text, for the user to edit and send again."""
+        entry = self.session.get_entry(entry_id)
+        message = (entry or {}).get("message") or {}
+        if message.get("role") != "user":
+            raise ValueError(f"Entry {entry_id} is not a user prompt: choose one to fork from")
+        if entry.get("parentId") is None:  # the first prompt: nothing comes before it
+            forked = Session.create(self.agent.cwd, self._folder(), self.session.persist,
+                                    parent_session=self.session.path)
+        else:
+            forked = self.session.create_branched_session(entry["parentId"])
+        self.attach_session(forked)
+        return text_of(message)
+
+    def navigate(self, target_id: str, summarize: bool = False,
+                 instructions: Optional[str] = None) -> Optional[str]:
+        """Move to another point of this session's tree (/tree ID). Going to a user
+        prompt lands just before it and returns its text for the input line. With
+        `summarize`, the branch being left is summarised into a branch_summary entry."""
+        target = self.session.get_entry(target_id)
+        if target is None:
+            raise ValueError(f"Entry {target_id} not found")
+        if target_id == self.session.leaf_id:
+            return None
+        message = target.get("message") or {}
+        to_prompt = target["type"] == "message" and message.get("role") == "user"
+        new_leaf = target.get("parentId") if to_prompt else target_id
+        if summarize:
+            summary, details = self._summarise_branch_left(target_id, instructions)
+            self.session.branch_with_summary(new_leaf, summary, details)
+        elif new_leaf is None:
+            self.session.reset_leaf()
+        else:
+            self.session.branch(new_leaf)
+        self.agent.messages = list(self.session.build_context().messages)
+        return text_of(message) if to_prompt else None
+
+    def _summarise_branch_left(self, target_id: str, instructions: Optional[str]):
+        by_id = {entry["id"]: entry for entry in self.session.entries}
+        left = collect_entries_to_summarise(by_id, self.session.leaf_id, target_id)
+        model = self.agent.model
+        preparation = prepare_branch_summary(left, model.context_window, self.compaction)
+        summary = summarize_branch(preparation, model, self.agent.stream_fn,
+                                   self.agent.api_key, self._abort, instructions)
+        return summary, preparation.details
+
+    def set_model(self, model: Any, api_key: Optional[str] = None,
+                  base_url: Optional[str] = None) -> None:
+        """Use another model from the next request on; the session records the change."""
+        self.agent.model = model
+        self.agent.api_key = api_key if api_key is not None else self.agent.api_key
+        self.base_url = base_url
+        self.record_settings()
+
+    def set_thinking(self, level: str) -> None:
+        self.agent.thinking_level = level
+        self.record_settings()
+
+    def _folder(self) -> Optional[str]:
+        """The folder of this session's file, where new and forked sessions go too."""
+        return os.path.dirname(self.session.file_path) if self.session.file_path else None
 
     # --- Stopping --------------------------------------------------------------------------
 

@@ -1,0 +1,67 @@
+"""The harness's session moves: new, fork, the tree with a branch summary, model changes."""
+
+from helpers import make_agent, text
+from miniagent.harness import Harness
+from miniagent.session import Session
+
+
+def answer(value):
+    return {"content": [text(value)]}
+
+
+def user_texts(agent):
+    return [m["content"][0]["text"] for m in agent.messages if m["role"] == "user"]
+
+
+def make_harness(tmp_path, turns):
+    agent = make_agent(turns, cwd=str(tmp_path))
+    return Harness(agent, Session.create(str(tmp_path), session_dir=str(tmp_path / "s")))
+
+
+def test_fork_ends_before_the_chosen_prompt_and_gives_its_text_back(tmp_path):
+    harness = make_harness(tmp_path, [answer("one"), answer("two")])
+    harness.run("first")
+    harness.run("second")
+    old = harness.session
+    second = next(e for e in old.entries if e["type"] == "message"
+                  and e["message"]["content"][0]["text"] == "second")
+    assert harness.fork(second["id"]) == "second"
+    assert harness.session is not old and harness.session.header["parentSession"] == old.path
+    assert user_texts(harness.agent) == ["first"]
+
+
+def test_navigate_with_a_summary_records_the_branch_left(tmp_path):
+    harness = make_harness(tmp_path, [answer("one"), answer("two"),
+                                      answer("## Goal\nTried B"), answer("three")])
+    harness.run("first")
+    harness.run("try B")
+    first_answer = next(e for e in harness.session.entries if e["type"] == "message"
+                        and e["message"]["content"][0]["text"] == "one")
+    assert harness.navigate(first_answer["id"], summarize=True) is None
+    leaf = harness.session.get_entry(harness.session.leaf_id)
+    assert leaf["type"] == "branch_summary" and "Tried B" in leaf["summary"]
+    harness.run("try C")
+    assert user_texts(harness.agent)[0] == "first" and "try B" not in user_texts(harness.agent)
+    assert harness.agent.messages[-1]["content"][0]["text"] == "three"
+
+
+def test_navigate_to_a_prompt_lands_before_it(tmp_path):
+    harness = make_harness(tmp_path, [answer("one"), answer("two")])
+    harness.run("first")
+    harness.run("second")
+    second = next(e for e in harness.session.entries if e["type"] == "message"
+                  and e["message"]["content"][0]["text"] == "second")
+    assert harness.navigate(second["id"]) == "second"
+    assert user_texts(harness.agent) == ["first"]
+
+
+def test_new_session_and_model_changes_are_recorded(tmp_path):
+    harness = make_harness(tmp_path, [answer("one")])
+    harness.run("first")
+    path = harness.session.path
+    harness.new_session()
+    assert harness.agent.messages == [] and harness.session.id != Session.open(path).id
+    harness.set_thinking("high")
+    kinds = [e["type"] for e in harness.session.entries]
+    assert kinds == ["model_change", "thinking_level_change", "thinking_level_change"]
+    assert harness.session.build_context().thinking_level == "high"

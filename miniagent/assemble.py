@@ -10,7 +10,8 @@ It answers, in this order:
                                    or none at all (--no-session: memory only)
   3. Which model?                  flags first; else what a resumed session last used,
                                    when its provider is still usable; else choose.py
-  4. Which tools and prompt?       --tools, then prompt.py's system prompt
+  4. Which project context?       trust, settings, extensions, skills (project.py)
+  5. Which tools and prompt?       --tools / --exclude-tools, then the system prompt
 
 Example: `miniagent -c -p "and now the tests"` opens the newest session of this
 directory, restores its model and thinking level, and appends the new turn to its file.
@@ -34,11 +35,12 @@ from .harness import Harness
 from .limits import RunLimits, cost_is_known
 from .models import ConfigError, Model
 from .output import say
-from .prompt import build_system_prompt
+from .confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
 from .session import (Session, SessionError, find_most_recent, find_sessions_by_prefix,
                       fork_session, list_sessions, parse_fork_argument, session_dir_for)
-from .tools import create_tools
+from .project import Project, choose_tools, load_project, system_prompt_builder
+from .settings import Settings
 from .window import probe_context_window
 
 
@@ -63,30 +65,55 @@ def prepare_cwd(args: argparse.Namespace) -> str:
 
 
 def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
-                  interactive: bool = False) -> Harness:
-    """Open the session, pick the model, build the tools and the prompt."""
+                  interactive: bool = False, ask_trust=None) -> Harness:
+    """Decide trust and load the project, open the session, pick the model, build the
+    tools and the prompt, and wire the hooks (extensions, then --confirm)."""
+    project = load_project(args, cwd, ask_trust if interactive else None)
+    for warning in project.warnings:
+        say(f"miniagent: warning: {warning}")
+    tools = choose_tools(args, project)
+    if args.confirm and args.mode != "rpc" and no_terminal_available():
+        raise ValueError("--confirm needs a terminal to ask on (none on stdin or /dev/tty)")
     session = open_session(args, cwd, on_terminal)
     for warning in session.warnings:
         say(f"miniagent: warning: {warning}")
-    restored = session.build_context()
-    model, api_key = choose_model(args, restored.model)
-    thinking = args.thinking or restored.thinking_level or "off"
+    restored = session.build_context() if session.entries else None
+    model, api_key = choose_model(args, restored and restored.model, project.settings)
+    thinking = (args.thinking or (restored and restored.thinking_level)
+                or project.settings.defaultThinkingLevel or "off")
     if thinking != "off" and not model.reasoning and args.thinking:
         say(f"miniagent: {model.id} does not reason; --thinking {thinking} is ignored")
-    names = [n.strip() for n in args.tools.split(",") if n.strip()] if args.tools else None
-    tools = create_tools(names)
-    agent = Agent(model=model, tools=tools, system_prompt=build_system_prompt(tools, cwd),
+    prompt_for = system_prompt_builder(args, project)
+    agent = Agent(model=model, tools=tools, system_prompt=prompt_for(tools),
                   thinking_level=thinking, api_key=api_key, cwd=cwd)
+    gate = install_hooks(agent, project, args)
     # A server given by URL can be restored from the session only with its URL.
     base_url = args.base_url
-    if not (args.provider or args.model or args.base_url) and restored.model:
+    if not (args.provider or args.model or args.base_url) and restored and restored.model:
         base_url = restored.model.get("baseUrl")
     if args.max_cost and not cost_is_known(model):
         say(f"miniagent: warning: no prices are known for {model.id}, so --max-cost "
             f"cannot apply (--max-turns can)")
     # Print mode answers and exits; the terminal compacts after a run, ready for the next.
-    return Harness(agent, session, limits=RunLimits(args.max_turns, args.max_cost),
-                   base_url=base_url, compact_after_run=interactive)
+    harness = Harness(agent, session, compaction=project.settings.compaction,
+                      limits=RunLimits(args.max_turns, args.max_cost), base_url=base_url,
+                      compact_after_run=interactive)
+    # What the front ends need later: the terminal asks its own way (confirm_gate.ask),
+    # lists skills and extension commands, and rebuilds the prompt when tools change.
+    harness.project, harness.prompt_for, harness.confirm_gate = project, prompt_for, gate
+    return harness
+
+
+def install_hooks(agent: Agent, project: Project,
+                  args: argparse.Namespace) -> Optional[ConfirmGate]:
+    """Extensions' before-hooks first, then the --confirm question, which shows the final
+    arguments; the extensions' after-hooks; their event handlers. Returns the gate."""
+    extensions = project.extensions
+    gate = ConfirmGate(terminal_asker()) if args.confirm else None
+    agent.before_tool_call = compose_before_hooks(extensions.before_tool_call, gate)
+    agent.after_tool_call = extensions.after_tool_call
+    extensions.subscribe_all(agent)
+    return gate
 
 
 # --- Which session -------------------------------------------------------------------------
@@ -149,9 +176,10 @@ def pick_session(cwd: str, folder: str) -> str:
 
 # --- Which model ---------------------------------------------------------------------------
 
-def choose_model(args: argparse.Namespace,
-                 recorded: Optional[dict]) -> Tuple[Model, Optional[str]]:
-    """The model and key: the flags win; else the session's last model, if usable."""
+def choose_model(args: argparse.Namespace, recorded: Optional[dict],
+                 settings: Settings) -> Tuple[Model, Optional[str]]:
+    """The model and key. Strongest first: the flags, what a resumed session last used
+    (when its provider is still usable), settings.json, the registry's default."""
     if args.demo:
         return scripted_model(demo_script()), None
     if args.provider == "scripted" or args.script:
@@ -168,7 +196,10 @@ def choose_model(args: argparse.Namespace,
                 f"{recorded.get('modelId')} ({exc}); choosing as usual")
         else:
             return report_warnings(chosen)
-    chosen = resolve(provider=args.provider, model_id=args.model, base_url=args.base_url,
+    provider, model_id = args.provider, args.model
+    if not flags_given:
+        provider, model_id = settings.defaultProvider, settings.defaultModel
+    chosen = resolve(provider=provider, model_id=model_id, base_url=args.base_url,
                      api_key=args.api_key)
     return report_warnings(chosen)
 

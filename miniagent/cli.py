@@ -66,9 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true",
                         help="run the offline demo in a fresh temporary project")
     parser.add_argument("--cwd", metavar="DIR", help="working directory for the tools")
-    parser.add_argument("--tools", metavar="LIST",
-                        help=f"comma-separated tools (default: read,bash,edit,write; "
-                             f"available: {','.join(ALL_TOOLS)})")
+    add_project_flags(parser)
     parser.add_argument("--version", action="version", version=f"miniagent {__version__}")
     return parser
 
@@ -83,6 +81,28 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--thinking", choices=["off", "minimal", "low", "medium", "high"],
                         help="reasoning effort for models that think (default: off, or what "
                              "a resumed session used)")
+
+
+def add_project_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tools", metavar="LIST",
+                        help=f"comma-separated tools (default: read,bash,edit,write; "
+                             f"available: {','.join(ALL_TOOLS)})")
+    parser.add_argument("--exclude-tools", metavar="LIST", help="tools to leave out")
+    parser.add_argument("--no-tools", action="store_true", help="no tools at all")
+    parser.add_argument("--confirm", action="store_true",
+                        help="ask before bash, edit and write run (y / n / a: always)")
+    parser.add_argument("--approve", action="store_true",
+                        help="trust this project's .miniagent/ for this run (not recorded)")
+    parser.add_argument("--no-approve", action="store_true",
+                        help="do not load this project's .miniagent/ for this run")
+    parser.add_argument("-e", "--extension", action="append", metavar="FILE",
+                        help="load an extension (a Python file with setup(api)); repeatable")
+    parser.add_argument("--no-extensions", action="store_true",
+                        help="load no extensions from ~/.miniagent or the project")
+    parser.add_argument("--system-prompt", metavar="TEXT|FILE",
+                        help="replace the opening of the system prompt")
+    parser.add_argument("--append-system-prompt", metavar="TEXT|FILE",
+                        help="add text to the system prompt")
 
 
 def add_session_flags(parser: argparse.ArgumentParser) -> None:

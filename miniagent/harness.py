@@ -31,7 +31,7 @@ flags (assemble.py); the harness is the same for all of them.
 
 import os
 import threading
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from .agent import Agent
 from .autoretry import MAX_RETRIES, is_retryable, retry_base_delay
@@ -70,6 +70,11 @@ class Harness:
         self.max_retries = max_retries
         self.base_delay = retry_base_delay() if base_delay is None else base_delay
         self.stop_message: Optional[str] = None  # why the harness ended a run, if it did
+        # Set by assemble.py for the front ends: the project's context, the prompt
+        # builder (the prompt follows the active tools), the --confirm gate.
+        self.project: Any = None
+        self.prompt_for: Optional[Callable[[List[Any]], str]] = None
+        self.confirm_gate: Any = None
         self._abort = threading.Event()
         self._done = threading.Event()  # waited on instead of join(): see Agent.wait
         self._done.set()
@@ -298,6 +303,12 @@ class Harness:
         self.agent.api_key = api_key if api_key is not None else self.agent.api_key
         self.base_url = base_url
         self.record_settings()
+
+    def set_tools(self, tools: List[Any]) -> None:
+        """Change the active tools; the system prompt is rebuilt to match them."""
+        self.agent.tools = list(tools)
+        if self.prompt_for is not None:
+            self.agent.system_prompt = self.prompt_for(self.agent.tools)
 
     def set_thinking(self, level: str) -> None:
         self.agent.thinking_level = level

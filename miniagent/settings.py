@@ -35,19 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from .compaction import CompactionSettings
 from .models import ConfigError
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
-
-
-@dataclass
-class CompactionSettings:
-    enabled: bool = True
-    """Summarise old messages automatically when the context is nearly full."""
-    reserveTokens: int = 16384
-    """Room kept free in the context window for the reply (and the summary call)."""
-    keepRecentTokens: int = 20000
-    """How much of the newest conversation stays word for word after a compaction."""
 
 
 @dataclass
@@ -60,6 +51,8 @@ class Settings:
     tools: Optional[List[str]] = None
     """The default tool list, as `--tools` would give it."""
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    """enabled, reserveTokens, keepRecentTokens; a token count not set scales with the
+    window (compaction.py: min(16,384, window / 4) and min(20,000, window / 2))."""
     shellPath: Optional[str] = None
     """The shell bash runs commands with, instead of the one found on PATH."""
 
@@ -115,7 +108,10 @@ def load_settings(home: Path, cwd: str, trusted: bool) -> Settings:
     for path in files:
         if path.exists():
             merge_one_level(merged, read_settings_file(path))
-    compaction = CompactionSettings(**merged.pop("compaction", {}))
+    given = merged.pop("compaction", {})
+    compaction = CompactionSettings(enabled=given.get("enabled", True),
+                                    reserve_tokens=given.get("reserveTokens"),
+                                    keep_recent_tokens=given.get("keepRecentTokens"))
     return Settings(compaction=compaction, **merged)
 
 

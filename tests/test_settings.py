@@ -5,7 +5,8 @@ import json
 import pytest
 
 from miniagent.models import ConfigError
-from miniagent.settings import CompactionSettings, Settings, load_settings, project_config_dir
+from miniagent.compaction import CompactionSettings
+from miniagent.settings import Settings, load_settings, project_config_dir
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def write(path, data):
 def test_no_files_give_the_defaults(dirs):
     home, project = dirs
     assert load_settings(home, str(project), trusted=True) == Settings()
-    assert Settings().compaction == CompactionSettings(True, 16384, 20000)
+    assert Settings().compaction == CompactionSettings(True, None, None)  # scales with the window
 
 
 def test_the_project_wins_one_level_deep_when_trusted(dirs):
@@ -39,8 +40,8 @@ def test_the_project_wins_one_level_deep_when_trusted(dirs):
     assert settings.defaultProvider == "ollama"  # only the global file sets it
     assert settings.defaultModel == "llama3" and settings.tools == ["read"]
     assert settings.shellPath == "/bin/zsh"
-    assert settings.compaction == CompactionSettings(enabled=False, reserveTokens=4000,
-                                                     keepRecentTokens=5000)
+    assert settings.compaction == CompactionSettings(enabled=False, reserve_tokens=4000,
+                                                     keep_recent_tokens=5000)
 
 
 def test_an_untrusted_projects_file_is_not_read(dirs):

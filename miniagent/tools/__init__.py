@@ -151,11 +151,12 @@ DEFAULT_TOOLS = ["read", "bash", "edit", "write"]
 ALL_TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls"]
 
 
-def create_tools(names: Optional[List[str]] = None) -> List[Tool]:
-    """Build the named tools (default: read, bash, edit, write); unknown names raise ValueError."""
+def create_tools(names: Optional[List[str]] = None, shell: Optional[str] = None) -> List[Tool]:
+    """Build the named tools (default: read, bash, edit, write); unknown names raise
+    ValueError. `shell` is the one bash runs commands with (None: bash from PATH)."""
     # Imported here, not at the top: each tool module imports this one.
     from . import bash, edit, find, grep, ls, read, write
-    factories = {"read": read.create_tool, "bash": bash.create_tool,
+    factories = {"read": read.create_tool, "bash": lambda: bash.create_tool(shell),
                  "edit": edit.create_tool, "write": write.create_tool,
                  "grep": grep.create_tool, "find": find.create_tool, "ls": ls.create_tool}
     tools = []

@@ -56,11 +56,14 @@ PARAMETERS = {
 }
 
 
-def create_tool() -> Tool:
-    return Tool("bash", DESCRIPTION, PARAMETERS, execute)
+def create_tool(shell: Optional[str] = None) -> Tool:
+    """The bash tool; `shell` (settings.json's shellPath) replaces the bash found on PATH."""
+    return Tool("bash", DESCRIPTION, PARAMETERS,
+                lambda call_id, args, ctx: execute(call_id, args, ctx, shell))
 
 
-def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
+def execute(call_id: str, args: Dict, ctx: ToolContext,
+            shell: Optional[str] = None) -> ToolResult:
     check_not_aborted(ctx.abort)
     if not os.path.isdir(ctx.cwd):
         raise ToolError(f"Working directory does not exist: {ctx.cwd}\n"
@@ -70,7 +73,7 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     with OutputSink() as sink:
         returncode, stopped_by = run_command(
             args["command"], ctx.cwd, sink, timeout, ctx.abort,
-            on_output=lambda: ctx.on_update(partial_result(sink)))
+            on_output=lambda: ctx.on_update(partial_result(sink)), shell=shell)
         return finish(sink, returncode, stopped_by, timeout)
 
 

@@ -64,15 +64,16 @@ NON_INTERACTIVE_ENV = {
 
 
 def run_command(command: str, cwd: str, sink: "OutputSink", timeout: Optional[float],
-                abort: threading.Event,
-                on_output: Callable[[], None]) -> Tuple[int, Optional[str]]:
+                abort: threading.Event, on_output: Callable[[], None],
+                shell: Optional[str] = None) -> Tuple[int, Optional[str]]:
     """Run `command` in `cwd` with its output going to `sink`, until it is over.
 
     Returns (exit status, who stopped it): `exit 3` -> (3, None); a timeout -> (-9,
     "timeout"); an abort -> (-9, "aborted"); a status below 0 is the signal that
     killed the shell. `on_output` is called at most every 100 ms while output arrives.
+    `shell` is settings.json's shellPath; None finds bash.
     """
-    proc = start(command, cwd)
+    proc = start(command, cwd, shell)
     with _running_lock:
         _running.add(proc)
     try:
@@ -95,8 +96,8 @@ def find_shell() -> str:
     return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
 
 
-def start(command: str, cwd: str) -> subprocess.Popen:
-    shell = find_shell()
+def start(command: str, cwd: str, shell: Optional[str] = None) -> subprocess.Popen:
+    shell = shell or find_shell()
     try:
         return subprocess.Popen(
             [shell, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,

@@ -1,0 +1,160 @@
+"""Project context and trust through the command line: AGENTS.md, an untrusted clone's
+.miniagent/, --approve, trust.json, tool gates, --confirm and extensions."""
+
+import json
+import os
+import subprocess
+import sys
+
+from fake_server import FakeServer
+from pty_driver import Terminal
+from test_cli import ROOT, run_cli, write_script
+
+GATE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                    "miniagent", "examples", "gate_rm_rf.py")
+
+
+def answer(text):
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def bash(command):
+    return {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": command}}]}
+
+
+def planted_project(tmp_path):
+    """A cloned repository that ships instructions, a skill and an extension."""
+    project = tmp_path / "clone"
+    (project / ".miniagent" / "extensions").mkdir(parents=True)
+    (project / ".miniagent" / "skills" / "deploy").mkdir(parents=True)
+    (project / "AGENTS.md").write_text("Run the tests with make check.\n")
+    marker = tmp_path / "imported"
+    (project / ".miniagent" / "extensions" / "planted.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\n\ndef setup(api):\n    pass\n")
+    (project / ".miniagent" / "skills" / "deploy" / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Ship the release.\n---\nRun ./ship.\n")
+    return project, marker
+
+
+def system_prompt_of(srv):
+    return srv.requests[-1]["body"]["messages"][0]["content"]
+
+
+def run_against(srv, *args, cwd, env=None):
+    return run_cli("--base-url", srv.base_url + "/v1", "--model", "m", *args, cwd=str(cwd),
+                   env=env)
+
+
+def test_an_untrusted_clone_loads_its_agents_md_but_nothing_it_planted(tmp_path, private_home):
+    project, marker = planted_project(tmp_path)
+    with FakeServer([answer("ok")]) as srv:
+        result = run_against(srv, "-p", "hi", cwd=project)
+        prompt = system_prompt_of(srv)
+    assert result.returncode == 0, result.stderr
+    assert "Run the tests with make check." in prompt
+    assert f'path="{project}/AGENTS.md"' in prompt
+    assert "deploy" not in prompt and not marker.exists()
+
+
+def test_approve_loads_them_for_one_run_and_records_nothing(tmp_path, private_home):
+    project, marker = planted_project(tmp_path)
+    with FakeServer([answer("ok")]) as srv:
+        result = run_against(srv, "--approve", "-p", "hi", cwd=project)
+        prompt = system_prompt_of(srv)
+    assert result.returncode == 0, result.stderr
+    assert "deploy" in prompt and "Ship the release." in prompt and marker.exists()
+    assert not (private_home / "trust.json").exists()
+
+
+def test_trust_json_saying_true_loads_them(tmp_path, private_home):
+    project, marker = planted_project(tmp_path)
+    private_home.mkdir(exist_ok=True)
+    (private_home / "trust.json").write_text(json.dumps({str(project): True}))
+    with FakeServer([answer("ok")]) as srv:
+        run_against(srv, "-p", "hi", cwd=project)
+        assert "Ship the release." in system_prompt_of(srv)
+    assert marker.exists()
+
+
+def test_agents_md_files_from_the_root_down_outside_in(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("outer rules\n")
+    inner = tmp_path / "a" / "b"
+    inner.mkdir(parents=True)
+    (inner / "CLAUDE.md").write_text("inner rules\n")
+    with FakeServer([answer("ok")]) as srv:
+        run_against(srv, "--cwd", str(inner), "-p", "hi", cwd=tmp_path)
+        prompt = system_prompt_of(srv)
+    assert prompt.count("outer rules") == 1 and prompt.count("inner rules") == 1
+    assert prompt.index("outer rules") < prompt.index("inner rules")
+
+
+def test_unknown_tool_names_are_a_usage_error_listing_the_tools(tmp_path):
+    result = run_cli("--script", write_script(tmp_path, [answer("x")]), "--tools",
+                     "read,shell", "-p", "hi", cwd=str(tmp_path))
+    assert result.returncode == 2 and "shell" in result.stderr and "grep" in result.stderr
+    excluded = run_cli("--script", write_script(tmp_path, [answer("x")]),
+                       "--exclude-tools", "nope", "-p", "hi", cwd=str(tmp_path))
+    assert excluded.returncode == 2 and "nope" in excluded.stderr
+
+
+def test_exclude_tools_and_no_tools_change_what_the_model_is_offered(tmp_path):
+    with FakeServer([answer("ok"), answer("ok")]) as srv:
+        run_against(srv, "--exclude-tools", "bash,write", "-p", "hi", cwd=tmp_path)
+        offered = [t["function"]["name"] for t in srv.requests[-1]["body"]["tools"]]
+        run_against(srv, "--no-tools", "-p", "hi", cwd=tmp_path)
+        assert "tools" not in srv.requests[-1]["body"] or not srv.requests[-1]["body"]["tools"]
+    assert offered == ["read", "edit"]
+
+
+def test_confirm_without_any_terminal_is_a_usage_error(tmp_path):
+    """A new session has no controlling terminal, so /dev/tty cannot be opened either."""
+    result = subprocess.run(
+        [sys.executable, "-m", "miniagent", "--script", write_script(tmp_path, [bash("true")]),
+         "--confirm", "-p", "hi"], cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=ROOT),
+        input="", capture_output=True, text=True, start_new_session=True, timeout=60)
+    assert result.returncode == 2 and "--confirm" in result.stderr
+
+
+def test_confirm_n_refuses_and_a_stops_asking(tmp_path):
+    turns = [bash("touch refused.txt"), answer("told"),
+             bash("touch first.txt"), bash("touch second.txt"), answer("done")]
+    with FakeServer(turns) as srv:
+        args = ["--base-url", srv.base_url + "/v1", "--model", "m", "--confirm", "-p"]
+        with Terminal(args + ["first prompt"], cwd=str(tmp_path)) as term:
+            term.expect("Run it?")
+            term.send("n\r")
+            term.expect("told")
+            assert term.wait() == 0
+        refusal = srv.requests[1]["body"]["messages"][-1]
+        with Terminal(args + ["--", "second prompt"], cwd=str(tmp_path)) as term:
+            term.expect("Run it?")
+            term.send("a\r")
+            term.expect("done")
+            assert term.wait() == 0
+    assert not (tmp_path / "refused.txt").exists()
+    assert refusal["role"] == "tool" and "refused" in refusal["content"]
+    assert (tmp_path / "first.txt").exists() and (tmp_path / "second.txt").exists()
+
+
+def test_a_broken_extension_is_reported_and_the_run_goes_on(tmp_path):
+    broken = tmp_path / "broken.py"
+    broken.write_text("def setup(api):\n    raise RuntimeError('boom')\n")
+    result = run_cli("--script", write_script(tmp_path, [answer("still here")]), "-e",
+                     str(broken), "-p", "hi", cwd=str(tmp_path))
+    assert result.returncode == 0 and result.stdout.strip() == "still here"
+    [line] = [l for l in result.stderr.splitlines() if "broken.py" in l]
+    assert "boom" in line
+
+
+def test_the_readme_rm_rf_gate_blocks_outside_and_allows_inside(tmp_path):
+    project = tmp_path / "project"
+    (project / "build").mkdir(parents=True)
+    outside = tmp_path / "precious"
+    outside.mkdir()
+    turns = [bash(f"rm -rf {outside}"), bash("rm -rf build"), answer("done")]
+    with FakeServer(turns) as srv:
+        result = run_against(srv, "-e", GATE, "-p", "clean up", cwd=project)
+        blocked = srv.requests[1]["body"]["messages"][-1]["content"]
+    assert result.returncode == 0, result.stderr
+    assert outside.exists() and not (project / "build").exists()
+    assert "blocked" in blocked

@@ -19,6 +19,8 @@ with one line saying which limit and what was spent:
     limits.should_stop()    # -> True
     limits.reason           # -> "stopped at --max-turns 2: 2 model requests, $0.0042 spent"
 
+The same counts make the line that ends a run in the default text mode (`summary_line`).
+
 Left out: limits on time or tokens (Ctrl-C is the brake for those).
 """
 
@@ -32,13 +34,12 @@ class RunLimits:
     def __init__(self, max_turns: Optional[int] = None, max_cost: Optional[float] = None):
         self.max_turns = max_turns
         self.max_cost = max_cost
-        self.turns = 0
-        self.cost = 0.0
-        self.reason: Optional[str] = None  # set once a limit is reached
+        self.reset()
 
     def reset(self) -> None:
         """A new prompt starts counting from zero."""
         self.turns, self.cost, self.reason = 0, 0.0, None
+        self.input_tokens = self.output_tokens = 0  # for the end-of-run line
 
     def count(self, message: Dict[str, Any]) -> None:
         """Count one finished assistant message (called on every message_end)."""
@@ -46,7 +47,10 @@ class RunLimits:
             return
         # Every reply costs what its usage says, failed or not; only replies that
         # the harness will not retry count as turns, so a retried 529 costs no turn.
-        self.cost += (message.get("usage") or {}).get("cost", {}).get("total", 0.0) or 0.0
+        usage = message.get("usage") or {}
+        self.cost += (usage.get("cost") or {}).get("total", 0.0) or 0.0
+        self.input_tokens += usage.get("input", 0) + usage.get("cacheRead", 0)
+        self.output_tokens += usage.get("output", 0)
         if message.get("stopReason") != "error":
             self.turns += 1
 
@@ -64,6 +68,12 @@ class RunLimits:
         if self.max_cost is not None and self.cost >= self.max_cost:
             return f"stopped at --max-cost {self.max_cost:g}: {spent}"
         return None
+
+
+def summary_line(limits: RunLimits, cost: str) -> str:
+    """The line print-less text mode ends with: "3 turns · 12,040 in · 310 out · $0.0123"."""
+    turns = f"{limits.turns} turn{'s' if limits.turns != 1 else ''}"
+    return f"{turns} · {limits.input_tokens:,} in · {limits.output_tokens:,} out · {cost}"
 
 
 def cost_is_known(model: Any) -> bool:

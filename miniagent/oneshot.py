@@ -29,7 +29,8 @@ from typing import Any, Dict, List, Optional
 from .harness import Harness
 from .messages import is_failed, one_line, text_of
 from .output import reader_gone, say, silence_stdout, stdout_failure
-from .render import JsonLines, StepPrinter, final_answer, for_terminal
+from .limits import summary_line
+from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
 from .tools.process import quit_now
 
 # Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. Each
@@ -77,6 +78,8 @@ def run(harness: Harness, prompt: str, args: argparse.Namespace) -> int:
             stdout_broke(BrokenPipeError())
     if stdout_failed:
         return stdout_failure(stdout_failed[0])
+    if args.mode == "text" and not args.print:  # what the run used, on stderr
+        say(summary_line(harness.limits, cost_text(harness.limits.cost, agent.model)))
     return report(harness, args, 128 + received[0] if received else None)
 
 

@@ -80,7 +80,7 @@ STOP_ERRORS = {
 
 def build_request(model, context: Dict[str, Any], options):
     """(url, headers, body) for one streamed call."""
-    max_tokens = max_output_tokens(model, options)
+    max_tokens = max_output_tokens(model, options, context)
     body: Dict[str, Any] = {"model": model.id, "messages": convert_messages(model, context),
                             "stream": True}
     if context.get("systemPrompt"):

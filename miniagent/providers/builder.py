@@ -167,9 +167,44 @@ class MessageBuilder:
 Parser = Callable[[Iterable[bytes], MessageBuilder], Iterator[Event]]
 
 
-def max_output_tokens(model, options) -> int:
-    """The caller's cap, else the model's limit up to DEFAULT_MAX_TOKENS."""
-    return options.max_tokens or min(model.max_tokens, DEFAULT_MAX_TOKENS)
+MIN_OUTPUT_TOKENS = 1024  # below this a reply is hardly worth asking for
+IMAGE_TOKENS = 1200  # a rough price of one image in the input
+
+
+def max_output_tokens(model, options, context: Optional[Dict[str, Any]] = None) -> int:
+    """The caller's cap, else the model's limit up to DEFAULT_MAX_TOKENS; and never more
+    than the window leaves after the input, since a server may refuse a request whose
+    input plus max output exceed the window (vLLM does).
+
+    Example: window 8192, input about 6,000 tokens, model limit 16384 -> 2192.
+    """
+    wanted = options.max_tokens or min(model.max_tokens, DEFAULT_MAX_TOKENS)
+    if context is None:
+        return wanted
+    room = model.context_window - estimate_input_tokens(context)
+    return max(min(wanted, room), min(wanted, MIN_OUTPUT_TOKENS))
+
+
+def estimate_input_tokens(context: Dict[str, Any]) -> int:
+    """About 4 characters a token, over the text the request will carry."""
+    chars = len(context.get("systemPrompt") or "")
+    chars += sum(len(tool["description"]) + len(json.dumps(tool["parameters"]))
+                 for tool in context.get("tools") or [])
+    images = 0
+    for message in context.get("messages") or []:
+        content = message.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+            continue
+        for block in content or []:
+            kind = block.get("type")
+            if kind == "image":
+                images += 1
+            elif kind == "toolCall":
+                chars += len(block.get("name", "")) + len(json.dumps(block.get("arguments")))
+            else:
+                chars += len(block.get("text") or block.get("thinking") or "")
+    return chars // 4 + images * IMAGE_TOKENS
 
 
 def error_text(error: Any) -> str:

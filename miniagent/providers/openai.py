@@ -67,7 +67,7 @@ def build_request(model, context: Dict[str, Any], options):
                             "stream": True}
     if compat["supportsUsageInStreaming"]:
         body["stream_options"] = {"include_usage": True}
-    body[compat["maxTokensField"]] = max_output_tokens(model, options)
+    body[compat["maxTokensField"]] = max_output_tokens(model, options, context)
     if options.temperature is not None:
         body["temperature"] = options.temperature
     tools = context.get("tools") or []

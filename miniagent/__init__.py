@@ -2,39 +2,100 @@
 
 A coding agent is a loop around a stateless model: keep the message list, call the
 model, run the tools it asks for, append the results, repeat until it answers without
-tools. Read the package in this order, bottom layer first:
+tools. Everything else (sessions, compaction, retries, trust) grows around that list.
 
-  messages.py            the data: content blocks, the three message roles, usage
-  events.py              the event bus every front end subscribes to
-  sse.py                 Server-Sent Events: how streamed replies arrive over HTTP
-  jsonpartial.py         making sense of half-received JSON (live tool arguments)
-  httperrors.py          a failed HTTP exchange as one readable line
-  retry.py               talking HTTP to a model server, and when to try again
-  models.py              the model registry (+ models.json, your ~/.miniagent/models.json)
-  choose.py              choosing the provider, model and key for a run
-  providers/__init__.py  one stream() for every API; the never-raise contract
-  providers/scripted.py  an offline model that replays a script (demo, tests)
-  providers/replay.py    cleaning the history before it is sent again
-  providers/builder.py   assembling a streamed reply; the never-raise wrapper
-  providers/compat.py    server quirks as a table of flags
-  providers/openai.py    OpenAI Chat Completions and every compatible server
-  providers/anthropic.py Anthropic Messages
-  tools/__init__.py      the Tool contract, argument validation, the registry
-  tools/truncate.py      keeping tool output within 2000 lines / 50 KB
-  tools/paths.py         resolving paths; the per-file lock
-  tools/read.py bash.py  the default tools: read, bash, edit (+ diff.py), write
-    edit.py write.py
-  tools/walk.py          walking a tree the way git sees it (.gitignore, globs)
-  tools/grep.py find.py  the opt-in search tools
-    ls.py
-  loop.py                the two-level agent loop
-  agent.py               the Agent: state, worker thread, queues, abort
-  prompt.py              the system prompt
-  harness.py             automatic retry around the Agent
-  render.py              print and JSON front ends
-  cli.py                 the command line
+The afternoon path: the spine, top-down. Read these in order; a scripted run passes
+through every one of them (`miniagent --demo`), and nothing else is needed to see the idea.
 
-Imports point down only: tools and providers never import each other or the core.
+  `messages.py` (293 lines)              the data: blocks, the three roles, usage with cost
+  `loop.py` (395 lines)                  the heart: call the model, run the tools, repeat
+  `agent.py` (223 lines)                 the loop plus state, a worker thread, queues, abort
+  `events.py` (82 lines)                 the event bus every front end subscribes to
+  `tools/__init__.py` (167 lines)        the Tool contract, argument validation, the registry
+  `tools/read.py` (196 lines)            read a file (text within limits, images as images)
+  `tools/bash.py` (128 lines)            run a shell command, keep the tail of its output
+  `tools/edit.py` (195 lines)            replace exact text, each match unique
+  `tools/write.py` (69 lines)            create or overwrite a file
+  `providers/__init__.py` (91 lines)     one stream() for every API; the never-raise contract
+  `providers/scripted.py` (205 lines)    an offline model that replays a script
+  `sse.py` (176 lines)                   Server-Sent Events: how streamed replies arrive
+  `providers/builder.py` (220 lines)     assembling a streamed reply, delta by delta
+  `providers/openai.py` (364 lines)      OpenAI Chat Completions and every compatible server
+  `cli.py` (173 lines)                   the command line: flags, then the right front end
+
+Built on the spine: the features, each a file (read the ones you need).
+
+  `harness.py` (330 lines)               retries, the session file, compaction around the Agent
+  `autoretry.py` (65 lines)              which failed replies deserve another try
+  `limits.py` (104 lines)                --max-turns and --max-cost
+  `session.py` (377 lines)               the conversation as an append-only JSONL tree
+  `sessioncontext.py` (142 lines)        the model's context rebuilt from a branch
+  `sessionstore.py` (341 lines)          the store interface and its JSONL implementation
+  `compaction.py` (385 lines)            token estimates, the cut point, when to summarise
+  `summarize.py` (294 lines)             the summariser's prompts, input and file lists
+  `branch_summary.py` (125 lines)        summarising a branch the user leaves
+  `context.py` (129 lines)               session message kinds turned into wire messages
+  `window.py` (129 lines)                asking a local server what window it serves
+  `prompt.py` (204 lines)                the system prompt, AGENTS.md, skills, date last
+  `skills.py` (210 lines)                SKILL.md files and /skill:name
+  `settings.py` (166 lines)              settings.json, global and per project
+  `trust.py` (118 lines)                 trusted directories (trust.json)
+  `extensions.py` (271 lines)            Python extensions: tools, hooks, commands
+  `confirm.py` (151 lines)               --confirm: asking before bash, edit, write
+  `project.py` (104 lines)               trust first, then what a project may bring
+  `assemble.py` (219 lines)              from flags to a ready harness
+  `oneshot.py` (114 lines)               print and JSON modes, exit statuses
+  `interactive.py` (344 lines)           the REPL
+  `slash.py` (145 lines)                 the REPL's slash commands
+  `liveview.py` (227 lines)              the terminal's live view of a run
+  `render.py` (236 lines)                the print and JSON subscribers, folding, footers
+  `attach.py` (88 lines)                 @path attachments
+  `rpc.py` (330 lines)                   JSON commands on stdin, events on stdout
+  `commands.py` (87 lines)               subcommands: sessions, stats, export, script
+  `stats.py` (171 lines)                 prompts, tool calls, tokens and cost of sessions
+  `export.py` (399 lines)                a session as one self-contained HTML page
+  `exportstyle.py` (63 lines)            the HTML page's stylesheet
+  `replay_script.py` (161 lines)         a recorded session as a script to replay offline
+  `search.py` (270 lines)                full-text search across sessions
+  `searchindex.py` (349 lines)           the SQLite FTS5 index beside the session files
+  `providers/anthropic.py` (329 lines)   Anthropic Messages
+  `tools/grep.py` (191 lines)            search file contents (pure Python)
+  `tools/find.py` (77 lines)             find files by glob
+  `tools/ls.py` (88 lines)               list a directory
+  `models.py` (306 lines)                the model registry and your models.json
+  `choose.py` (352 lines)                choosing provider, model and key for a run
+  `examples/gate_rm_rf.py` (44 lines)    an extension: block rm -rf outside the project
+  `examples/__init__.py` (5 lines)       the examples package
+  `__init__.py` (101 lines)              this index
+  `__main__.py` (6 lines)                python -m miniagent
+
+The hardening, for the second visit: what makes the spine survive the real world.
+
+  `tools/process.py` (266 lines)         a child process: output pump, process groups, kill
+  `tools/lines.py` (142 lines)           reading a window of lines from a huge file
+  `tools/fuzzy.py` (139 lines)           edit's normalised matching, mapped back to offsets
+  `tools/edit_args.py` (45 lines)        the argument shapes models send edit instead
+  `tools/coerce.py` (91 lines)           "5" -> 5: forgiving argument coercion
+  `tools/truncate.py` (233 lines)        keeping output within 2000 lines / 50 KB
+  `tools/paths.py` (186 lines)           resolving paths; refusing pipes and devices
+  `tools/filelock.py` (41 lines)         one lock per file, so parallel edits both land
+  `tools/binary.py` (28 lines)           telling a binary file from text
+  `tools/walk.py` (219 lines)            walking a tree as git sees it (.gitignore)
+  `tools/diff.py` (129 lines)            the line-numbered diff edit returns
+  `providers/guard.py` (141 lines)       the never-raise wrapper; HTML pages, plain JSON
+  `providers/replay.py` (184 lines)      cleaning the history before it is sent again
+  `providers/compat.py` (81 lines)       server quirks as a table of flags
+  `jsonpartial.py` (202 lines)           half-received JSON, for live tool arguments
+  `transport.py` (226 lines)             HTTP with reads an abort can interrupt
+  `retry.py` (208 lines)                 when the HTTP layer tries a request again
+  `httperrors.py` (165 lines)            a failed HTTP exchange as one readable line
+  `sessionfile.py` (204 lines)           whole-line appends, torn lines, a full disk
+  `sessionmigrate.py` (75 lines)         pi's older session formats, migrated in memory
+  `terminal.py` (128 lines)              control codes, NO_COLOR, TERM=dumb, widths
+  `output.py` (70 lines)                 stdout and stderr that may be gone
+
+Imports point down only (front ends -> harness -> core -> tools, providers -> plumbing
+-> data): tools and providers never import each other or the core.
 """
 
 __version__ = "0.1.0"

@@ -29,7 +29,8 @@ from .models import ConfigError, list_models
 from .output import say, usage_error
 from .tools import ALL_TOOLS
 
-SUBCOMMANDS = ("sessions", "stats")
+NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
+SUBCOMMANDS = ("sessions", "stats", "export", "script")
 
 EXAMPLES = """\
 examples:
@@ -43,6 +44,9 @@ examples:
   miniagent --provider scripted --script turns.json -p "go"    replay a scripted model
   miniagent sessions                        this directory's sessions, newest first
   miniagent stats SESSION.jsonl             prompts, tool calls, tokens and cost
+  miniagent sessions search "x509 error"    find where something was said
+  miniagent export SESSION.jsonl            the session as one HTML page
+  miniagent script SESSION.jsonl            a script that replays it offline
 """
 
 
@@ -53,8 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("prompt", nargs="*", help="the prompt (piped stdin is added to it)")
     parser.add_argument("-p", "--print", action="store_true",
                         help="print only the final answer on stdout")
-    parser.add_argument("--mode", choices=["text", "json"], default="text",
-                        help="json: every event as one JSON line on stdout")
+    parser.add_argument("--mode", choices=["text", "json", "rpc"], default="text",
+                        help="json: every event as one JSON line on stdout; rpc: JSON "
+                             "commands on stdin, events and responses on stdout")
     add_model_flags(parser)
     add_session_flags(parser)
     parser.add_argument("--max-turns", type=parse_positive_int, metavar="N",
@@ -146,13 +151,14 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool) 
     from .oneshot import run
     from .session import SessionError
     try:
-        prompt = "" if args.demo else read_prompt(args.prompt, None if on_terminal else stdin)
+        rpc = args.mode == "rpc"  # stdin carries the protocol, never the prompt
+        prompt = "" if args.demo or rpc else read_prompt(args.prompt,
+                                                         None if on_terminal else stdin)
         cwd = prepare_cwd(args)
         interactive = (on_terminal and sys.stdout.isatty() and not args.print
                        and args.mode == "text" and not args.demo)
-        if not prompt and not args.demo and not interactive:
-            return usage_error("no prompt: pass it as arguments or on stdin, or try --demo "
-                               "(see --help)")
+        if not (prompt or args.demo or interactive or rpc or args.script):
+            return usage_error(NO_PROMPT)
         harness = build_harness(args, cwd, on_terminal, interactive)
     except (ConfigError, ValueError) as exc:
         return usage_error(str(exc))
@@ -161,13 +167,21 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool) 
         return 1
     except KeyboardInterrupt:  # Ctrl-C while the piped prompt was still being read
         return 130
+    if rpc:
+        from .rpc import run_rpc
+        return run_rpc(harness)
     if interactive:
         from .interactive import run_interactive
         return run_interactive(harness, args, prompt)
+    prompts = [prompt] if prompt else []
     if args.demo:
-        prompt = harness.agent.model.script.prompt
+        prompts = [harness.agent.model.script.prompt]
         say(f"Demo project copied to {cwd}")
-    code = run(harness, prompt, args)
+    elif not prompts:  # a replayed session: its recorded prompts, in order
+        prompts = harness.agent.model.script.prompts
+        if not prompts:
+            return usage_error(NO_PROMPT + "; the script has no \"prompts\" to play")
+    code = run(harness, prompts, args)
     if args.demo:
         say(f"The demo edited {os.path.join(cwd, 'hello.py')} (it stays on disk).")
     return code

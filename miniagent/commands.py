@@ -1,14 +1,19 @@
 """Subcommands: looking at sessions without running a model.
 
     miniagent sessions [--all] [--json]      this directory's sessions, newest first
+    miniagent sessions search QUERY          full-text search (search.py)
+    miniagent sessions reindex               rebuild the search index
     miniagent stats FILE... [--json]         prompts, turns, tool calls, tokens, cost
+    miniagent export FILE [-o OUT]           the session as an HTML page (export.py)
+    miniagent script FILE [-o SCRIPT]        the session as a replayable script
 
 They are recognised only as the first word of the command line (cli.py), read session
 files (ours and pi's, every format version) and never modify them. None of them makes a
 request, so none imports the HTTP library: `miniagent sessions` starts as fast as
 `--version`.
 
-Left out: the session format itself (session.py) and the figures (stats.py).
+Left out: the session format itself (session.py), the figures (stats.py), the page
+(export.py), the script (replay_script.py) and the index (search.py).
 """
 
 import argparse
@@ -27,10 +32,22 @@ def run_subcommand(name: str, argv: List[str]) -> int:
     """Run `miniagent NAME ARGV...` and return its exit status."""
     if name == "sessions":
         return sessions_command(argv)
+    if name == "export":
+        from .export import main as export_main
+        return export_main(argv)
+    if name == "script":
+        from .replay_script import main as script_main
+        return script_main(argv)
     return stats_command(argv)
 
 
 def sessions_command(argv: List[str]) -> int:
+    if argv[:1] == ["search"]:  # imported here: search.py uses this file's helpers
+        from .search import main as search_main
+        return search_main(argv[1:])
+    if argv[:1] == ["reindex"]:
+        from .search import reindex_main
+        return reindex_main(argv[1:])
     parser = argparse.ArgumentParser(prog="miniagent sessions",
                                      description="List sessions, newest first.")
     parser.add_argument("--all", action="store_true", help="every project, not just this one")

@@ -112,16 +112,20 @@ class Harness:
 
     # --- Running a prompt ------------------------------------------------------------------
 
-    def prompt(self, text: Any) -> None:
-        """Start the prompt on a worker thread and return at once; see wait()."""
+    def prompt(self, *texts: Any) -> None:
+        """Start the prompt on a worker thread and return at once; see wait(). Several
+        prompts (a replayed session's) run one after the other until one fails."""
         self._abort = threading.Event()
         self._done.clear()
-        threading.Thread(target=self._run_then_signal, args=(text,), daemon=True,
+        threading.Thread(target=self._run_then_signal, args=(texts,), daemon=True,
                          name="miniagent-harness").start()
 
-    def _run_then_signal(self, text: Any) -> None:
+    def _run_then_signal(self, texts: Any) -> None:
         try:
-            self._run(text)
+            for text in texts:
+                last = self._run(text)
+                if is_failed(last) or self.stop_message or self._abort.is_set():
+                    break
         finally:
             self._done.set()
 

@@ -40,8 +40,9 @@ from .tools.process import quit_now
 STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
 
-def run(harness: Harness, prompt: str, args: argparse.Namespace) -> int:
-    """Run the prompt with the chosen front end and return the exit status."""
+def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
+    """Run the prompts (one, or a replayed session's) with the chosen front end and
+    return the exit status."""
     agent = harness.agent
     received: List[int] = []  # the stop signals that arrived
     stdout_failed: List[OSError] = []  # set when writing the JSON lines failed
@@ -70,7 +71,7 @@ def run(harness: Harness, prompt: str, args: argparse.Namespace) -> int:
         agent.subscribe(StepPrinter(progress, show_steps=not args.print or args.demo))
     for signum in STOP_SIGNALS:
         signal.signal(signum, stop)
-    harness.prompt(prompt)
+    harness.prompt(*prompts)
     while not harness.wait(0.5):  # a timeout, so that signal handlers get to run
         # A reader that left while a tool runs quietly would be noticed only at the next
         # event, perhaps minutes later; the pipe itself can tell us now.

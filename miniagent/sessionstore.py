@@ -47,7 +47,8 @@ from typing import Any, Dict, List, Optional
 
 from .messages import text_of
 from .models import miniagent_home
-from .sessionfile import SessionError, append_lines, parse_lines, read_header, read_text
+from .sessionfile import (SessionError, append_lines, first_line_header, parse_lines,
+                          read_header, read_text)
 from .sessionmigrate import CURRENT_VERSION, migrate, version_of
 
 
@@ -195,6 +196,8 @@ CHECKED_BYTES = 4096  # how much before the cursor must be unchanged for a readi
 def read_tail(path: str, file: Any, status: os.stat_result, mark: Optional[dict]) -> SessionTail:
     """read_since for a JSONL file: the complete lines after the cursor (or all of them)."""
     header_line = file.readline(65536)
+    header_text = header_line.decode("utf-8", errors="replace")
+    first_line_header(path, header_text)  # not a session: say so before reading the rest
     if not (mark and mark["offset"] <= status.st_size
             and prefix_check(file, header_line, mark["offset"]) == mark["check"]):
         mark = {"offset": 0, "lines": 0}  # new, shrunk or rewritten: from the top
@@ -205,7 +208,7 @@ def read_tail(path: str, file: Any, status: os.stat_result, mark: Optional[dict]
     if mark["offset"]:
         # parse_lines wants the header first. The new text's first line is then its line
         # 2, and line mark["lines"] + 1 of the file (version-1 ids are line numbers).
-        header, entries, numbers, _ = parse_lines(path, header_line.decode("utf-8", "replace") + text)
+        header, entries, numbers, _ = parse_lines(path, header_text + text)
         numbers = [number + mark["lines"] - 1 for number in numbers]
     else:
         header, entries, numbers, _ = parse_lines(path, text)

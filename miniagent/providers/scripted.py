@@ -5,8 +5,10 @@ into the *same* stream events, so everything above the provider layer (the loop,
 tools, the front ends) runs exactly as it would against a real model, with no network
 and no key. The demo (`miniagent --demo`) and most tests use it.
 
-A script is a list of turns, or {"turns": [...], "prompt"?: "..."} (the optional
-prompt is used by the built-in demo); each model call consumes one turn:
+A script is a list of turns, or {"turns": [...], "prompt"?: "...", "prompts"?: [...]}
+(the optional prompt is the built-in demo's; prompts, a list of strings, are the user
+prompts of a recorded session, which `miniagent script` writes so that a run without a
+prompt plays them all in order); each model call consumes one turn:
 
     [
       {"content": [{"type": "text", "text": "Let me look."},
@@ -48,10 +50,11 @@ class Script:
     """The turns of a script and how many have been served (shared across calls)."""
 
     def __init__(self, turns: List[Dict[str, Any]], source: str = "script",
-                 prompt: Optional[str] = None):
+                 prompt: Optional[str] = None, prompts: Optional[List[str]] = None):
         self.turns = turns
         self.source = source
         self.prompt = prompt  # the demo's own prompt; other scripts get theirs from the user
+        self.prompts = list(prompts or [])  # a recorded session's prompts, played in order
         self.served = 0
         self._lock = threading.Lock()
 
@@ -78,7 +81,10 @@ def parse_script(data: Any, source: str = "script") -> Script:
         if problem:
             raise ValueError(f"{source}: turn {number}: {problem}")
     prompt = data.get("prompt") if isinstance(data, dict) else None
-    return Script(turns, source, prompt)
+    prompts = data.get("prompts", []) if isinstance(data, dict) else []
+    if not isinstance(prompts, list) or not all(isinstance(item, str) for item in prompts):
+        raise ValueError(f'{source}: "prompts" must be a list of strings')
+    return Script(turns, source, prompt, prompts)
 
 
 def _check_turn(turn: Any) -> Optional[str]:

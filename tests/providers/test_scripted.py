@@ -46,3 +46,19 @@ def test_an_abort_ends_the_turn_with_the_shared_text():
     event = final({"content": [TEXT]}, abort)
     assert event["type"] == "error" and event["reason"] == "aborted"
     assert event["error"]["errorMessage"] == ABORTED_TEXT
+
+
+def test_a_script_carries_the_prompts_of_a_recorded_session_in_order():
+    script = parse_script({"prompts": ["Fix it", "Now test it"], "turns": [{"content": [TEXT]}]})
+    assert script.prompts == ["Fix it", "Now test it"]
+    assert len(script.turns) == 1
+
+
+def test_a_script_without_prompts_has_none():
+    assert parse_script([{"content": [TEXT]}]).prompts == []
+
+
+@pytest.mark.parametrize("prompts", ["Fix it", [1, 2], {"a": "b"}])
+def test_prompts_that_are_not_a_list_of_strings_are_refused(prompts):
+    with pytest.raises(ValueError, match='s.json: "prompts" must be a list of strings'):
+        parse_script({"prompts": prompts, "turns": []}, "s.json")

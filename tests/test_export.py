@@ -1,0 +1,217 @@
+"""`miniagent export`: a session as one self-contained web page, read in a real browser."""
+
+import base64
+import hashlib
+import html
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from helpers import FIXTURES, call, text
+from miniagent.export import ExportError, export_html, export_markdown, main, render_html
+from miniagent.messages import assistant_message, tool_result_message, user_message
+from miniagent.session import Session
+
+V1 = FIXTURES / "pi-sessions/pi-v1-before-compaction.jsonl"
+V3 = FIXTURES / "pi-run/pi-0.73.1/print.session.jsonl"
+HOSTILE = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+
+
+def reply(*blocks, cost=0.0, **fields):
+    message = assistant_message("openai-completions", "openai", "gpt-4.1-mini", **fields)
+    message["content"] = list(blocks)
+    message["usage"].update(input=1200, output=80)
+    message["usage"]["cost"]["total"] = cost
+    return message
+
+
+def page_text(page):
+    """The page's text without its tags (what a reader of the source would find)."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def copy_fixture(source, tmp_path, name="session.jsonl"):
+    target = tmp_path / name
+    shutil.copy(source, target)
+    return target
+
+
+# --- What the page holds ---------------------------------------------------------------------
+
+
+def test_the_pi_v1_fixture_becomes_a_page_beside_it_with_its_compactions(tmp_path, capsys):
+    source = copy_fixture(V1, tmp_path)
+    before = source.read_bytes()
+    assert main([str(source)]) == 0
+    written = tmp_path / "session.html"
+    assert capsys.readouterr().out == f"{written}\n"
+    page = written.read_text()
+    assert page.count('class="band compaction"') == 2
+    assert "alright, read @packages/coding-agent/src/main.ts" in page_text(page)
+    assert "anthropic/claude-opus-4-5" in page and "$0.0174" in page  # the first reply's cost
+    assert source.read_bytes() == before  # a pi file is only read
+
+
+def test_a_pi_v3_file_shows_calls_with_arguments_and_folds_the_results(tmp_path):
+    page = (tmp_path / "out.html")
+    export_html(str(V3), str(page))
+    shown = page.read_text()
+    assert '<span class="tool">edit</span>' in shown
+    assert "<dt>oldText</dt><dd>return &quot;Hello, &quot; + name</dd>" in shown
+    assert '<details class="result"><summary>read result: Project notes</summary>' in shown
+    assert "prompts 1 · replies 4 · tool calls 4 · tool errors 0" in shown
+
+
+def test_a_header_only_session_is_a_page_that_says_so(tmp_path, capsys):
+    source = tmp_path / "new.jsonl"
+    source.write_text(V3.read_text().split("\n")[0] + "\n")
+    assert main([str(source), "-o", str(tmp_path / "page.html")]) == 0
+    assert "only its header" in (tmp_path / "page.html").read_text()
+
+
+def branched_session(tmp_path):
+    session = Session.create(str(tmp_path), session_dir=str(tmp_path))
+    session.append_message(user_message("fix the bug"))
+    fork = session.append_message(reply(text("Which way?")))
+    session.append_message(user_message("try plan A"))
+    session.append_message(reply(text("A failed.")))
+    session.branch_with_summary(fork, "Plan A failed: the tests broke.")
+    session.append_label(fork, "before the plans")
+    session.append_message(user_message("try plan B"))
+    session.append_message(reply(text("B works."), cost=0.0042))
+    return session
+
+
+def test_branches_are_sections_and_the_one_the_session_ended_on_is_open(tmp_path):
+    session = branched_session(tmp_path)
+    page = render_html(session.header, session.entries)
+    branches = re.findall(r'<details class="branch"( open)?><summary>([^<]*)</summary>', page)
+    assert branches == [("", "Branch 1 of 2: try plan A"),
+                        (" open", "Branch 2 of 2 (where the session ended): try plan B")]
+    assert "Plan A failed: the tests broke." in page  # the summary, where it happened
+    assert '<span class="label">before the plans</span>' in page
+    assert "$0.0042" in page
+
+
+def test_hostile_text_is_shown_as_text_and_never_becomes_markup(tmp_path):
+    session = Session.create(HOSTILE, session_dir=str(tmp_path))
+    session.append_message(user_message(HOSTILE))
+    session.append_message(reply(text(HOSTILE), {"type": "thinking", "thinking": HOSTILE},
+                                 call("bash", command=HOSTILE, **{HOSTILE: HOSTILE})))
+    session.append_message(tool_result_message("c1", HOSTILE, [text(HOSTILE)], True))
+    session.append_label(session.leaf_id, HOSTILE)
+    session.append_session_info(HOSTILE)
+    page = render_html(session.header, session.entries)
+    assert page.count("<script>") == 1  # ours, at the end
+    assert "<img" not in page and "onerror=\"" not in page
+    assert page_text(page).count(HOSTILE) >= 8
+
+
+def test_a_torn_line_is_skipped_with_a_warning_naming_it(tmp_path, capsys):
+    source = copy_fixture(V3, tmp_path)
+    with open(source, "a") as file:
+        file.write('{"type":"mess')
+    assert main([str(source)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == f"miniagent export: {source}:13: skipped a malformed line\n"
+    assert "notes.txt" in (tmp_path / "session.html").read_text()
+
+
+def test_where_the_sessions_folder_cannot_be_written_the_page_goes_here(tmp_path, monkeypatch):
+    (tmp_path / "sessions").mkdir()
+    source = copy_fixture(V3, tmp_path / "sessions")
+    (tmp_path / "sessions" / "session.html").mkdir()  # taken: even root cannot write there
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert export_html(str(source)) == str(here / "session.html")
+    assert "notes.txt" in (here / "session.html").read_text()
+
+
+@pytest.mark.parametrize("content", ["{}\n", None])
+def test_a_file_that_is_no_session_is_one_line_and_exit_1(tmp_path, capsys, content):
+    source = tmp_path / "x.jsonl"
+    if content is not None:
+        source.write_text(content)
+    assert main([str(source)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and str(source) in captured.err
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_a_page_that_cannot_be_written_is_an_export_error(tmp_path):
+    with pytest.raises(ExportError, match=r"cannot write .*nowhere/page.html: No such file"):
+        export_html(str(V3), str(tmp_path / "nowhere" / "page.html"))
+
+
+def test_the_markdown_transcript_reads_as_a_conversation(tmp_path):
+    session = branched_session(tmp_path)
+    session.append_message(reply(call("bash", command="echo ```")))
+    session.append_message(tool_result_message("c1", "bash", [text("```\nhi")], False))
+    path = export_markdown(session.get_branch(), str(tmp_path / "t.md"))
+    transcript = open(path).read()
+    assert "## You\n\ntry plan B" in transcript and "try plan A" not in transcript
+    assert "Plan A failed" in transcript and "B works." in transcript
+    assert "**bash result:**\n\n````\n```\nhi\n````" in transcript  # a fence longer than the text's
+
+
+# --- What a person sees in a browser --------------------------------------------------------
+
+# Appended to a copy of the page: it records the page's visible text (innerText leaves
+# out folded <details>) and whether anything is wider than the window, presses "Unfold
+# all", and records the text again.
+PROBE = ("function keep(id,text){var pre=document.createElement('pre');pre.id=id;"
+         "pre.textContent=text;return pre;}var root=document.documentElement;"
+         "var folded=keep('folded',document.body.innerText);"
+         "var wide=keep('wide',String(root.scrollWidth>root.clientWidth));"
+         "document.querySelector('button[data-open]').click();"
+         "var unfolded=keep('unfolded',document.body.innerText);"
+         "document.body.append(folded,wide,unfolded);")
+
+
+def find_chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def visible_text(page_path, tmp_path):
+    """What headless Chromium shows of the page: {"folded": text, "wide": "true" when it
+    needs sideways scrolling, "unfolded": text after "Unfold all", "title": ...}."""
+    browser = find_chromium()
+    if browser is None:
+        reason = "headless Chromium not found (Debian: apt-get install chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    page = page_path.read_text()
+    digest = base64.b64encode(hashlib.sha256(PROBE.encode()).digest()).decode()
+    page = page.replace("script-src '", f"script-src 'sha256-{digest}' '", 1)
+    # An injected script the page's policy does not name: it must not run.
+    page = page.replace("</body>", f"<script>document.title='injected'</script><script>{PROBE}</script></body>")
+    probe = tmp_path / "probe.html"
+    probe.write_text(page)
+    result = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                             "--window-size=1000,1500",
+                             f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+                             probe.as_uri()], capture_output=True, text=True, timeout=60)
+    dom = result.stdout
+    shown = {name: html.unescape(re.search(f'<pre id="{name}">(.*?)</pre>', dom, re.S).group(1))
+             for name in ("folded", "wide", "unfolded")}
+    shown["title"] = re.search("<title>(.*?)</title>", dom).group(1)
+    return shown
+
+
+def test_chromium_shows_the_prompt_a_tool_call_and_the_cost_of_the_v1_fixture(tmp_path):
+    page = tmp_path / "v1.html"
+    export_html(str(V1), str(page))
+    shown = visible_text(page, tmp_path)
+    folded = shown["folded"]
+    assert "You 22:41:05\nalright, read @packages/coding-agent/src/main.ts" in folded
+    assert "read\npath\n/Users/badlogic/workspaces/pi-mono/packages/coding-agent/src/main.ts" in folded
+    assert "2,775 in · 141 out · 0 cached · $0.0174" in folded
+    result_line = 'import { ProcessTerminal, TUI } from "@mariozechner/pi-tui";'
+    assert result_line not in folded and result_line in shown["unfolded"]  # results start folded
+    assert shown["wide"] == "false"  # long lines wrap: no sideways scrolling
+    assert shown["title"].startswith("Session ffae836b")  # the injected script did not run

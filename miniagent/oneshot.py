@@ -79,9 +79,10 @@ def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
             stdout_broke(BrokenPipeError())
     if stdout_failed:
         return stdout_failure(stdout_failed[0])
+    code = report(harness, args, 128 + received[0] if received else None)
     if args.mode == "text" and not args.print:  # what the run used, on stderr
         say(summary_line(harness.limits, cost_text(harness.limits.cost, agent.model)))
-    return report(harness, args, 128 + received[0] if received else None)
+    return code
 
 
 def report(harness: Harness, args: argparse.Namespace, stopped_by: Optional[int]) -> int:

@@ -44,7 +44,7 @@ from .context import convert_to_llm
 from .limits import RunLimits
 from .messages import Message, is_failed, text_of
 from .retry import wait_or_abort
-from .session import Session
+from .session import Session, SessionError
 
 OVERFLOW_FAILED = ("the conversation is still too long for the model's context window after "
                    "compacting it; start a new session or use a model with a larger window")
@@ -93,10 +93,18 @@ class Harness:
         self.record_settings()
 
     def _record(self, event: Dict[str, Any]) -> None:
-        """Append each finished message to the session as it happens."""
-        if event["type"] == "message_end":
-            self.limits.count(event["message"])
+        """Append each finished message to the session as it happens. When the file
+        cannot be written (a full disk), the run stops: work that cannot be saved would
+        be lost, and the file keeps every entry written before."""
+        if event["type"] != "message_end":
+            return
+        self.limits.count(event["message"])
+        try:
             self.session.append_message(event["message"])
+        except SessionError as exc:
+            self.stop_message = (f"{exc}; the run was stopped, and the file keeps every "
+                                 f"entry before this one (make room, then continue with -c)")
+            self.abort()
 
     def record_settings(self) -> None:
         """Record the model and thinking level where they differ from what the session

@@ -208,17 +208,23 @@ def load_providers(env: Optional[Mapping[str, str]] = None) -> Dict[str, Provide
 def _read_user_file(path: Path, builtin: Collection[str]) -> Dict[str, Any]:
     """The "providers" of the user's file, checked: every mistake is a ConfigError now."""
     source = str(path)
-    try:  # utf-8-sig: Windows editors may start the file with a byte order mark
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{source}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
-                          f"{exc.msg}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{source}: not UTF-8 text") from None
-    except OSError as exc:  # a directory, no permission
-        raise ConfigError(f"{source}: cannot be read ({exc.strerror})") from None
+    data = read_json_file(path)
     validate(data, source, builtin)
     return data["providers"]
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a JSON configuration file (models.json, settings.json); every failure is a
+    ConfigError naming the file."""
+    try:  # utf-8-sig: Windows editors may start the file with a byte order mark
+        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
+                          f"{exc.msg}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:  # a directory, no permission
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
 def _merge_providers(builtin: Dict[str, Any], user: Dict[str, Any]) -> None:

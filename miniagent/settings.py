@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from .compaction import CompactionSettings
-from .models import ConfigError
+from .models import ConfigError, read_json_file
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 
@@ -151,16 +151,3 @@ def check(value: Any, rule: Any, source: str, where: str) -> None:
         got = json.dumps(value, ensure_ascii=False)
         got = got if len(got) < 60 else got[:56] + "..."
         raise ConfigError(f"{source}: {where} must {what} (got {got})")
-
-
-def read_json_file(path: Path) -> Any:
-    """Parse a JSON configuration file; every failure is a ConfigError naming the file."""
-    try:  # utf-8-sig: Windows editors may start the file with a byte order mark
-        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
-                          f"{exc.msg}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:  # a directory, no permission
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from .models import ConfigError, miniagent_home
-from .settings import project_config_dir, read_json_file
+from .models import read_json_file
+from .settings import project_config_dir
 
 # What counts as "something to load" in a project's .miniagent/ folder.
 PROJECT_RESOURCES = ("settings.json", "skills", "extensions", "SYSTEM.md", "APPEND_SYSTEM.md")

@@ -19,6 +19,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench_plumbing import best_of  # noqa: E402
 from miniagent import searchindex  # noqa: E402
 from miniagent.search import fts_query, scope_paths  # noqa: E402
 from miniagent.sessionfile import append_lines, to_line  # noqa: E402
@@ -67,15 +68,6 @@ def json_loads_all(paths) -> float:
                 if line:
                     json.loads(line)
     return time.perf_counter() - start
-
-
-def best_of(runs, function) -> float:
-    timings = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        timings.append(time.perf_counter() - start)
-    return min(timings)
 
 
 def rows():

@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench_plumbing import best_of  # noqa: E402
 from miniagent.session import Session  # noqa: E402
 from miniagent.sessionfile import to_line  # noqa: E402
 
@@ -44,15 +45,6 @@ def write_session(path: str, count: int) -> None:
         parent = entry_id
     with open(path, "w", encoding="utf-8") as file:
         file.writelines(lines)
-
-
-def best_of(runs, function) -> float:
-    timings = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        timings.append(time.perf_counter() - start)
-    return min(timings)
 
 
 def load_rows(path: str):

@@ -1,10 +1,11 @@
 """Helpers the tests share: where the fixtures are, a scripted agent, small tools."""
 
+import threading
 from pathlib import Path
 
 from miniagent.agent import Agent
 from miniagent.providers.scripted import parse_script, scripted_model
-from miniagent.tools import Tool, text_result
+from miniagent.tools import Tool, ToolContext, create_tools, text_result, validate_arguments
 
 # Real data copied from ../shared/fixtures (see fixtures/README.md): the suite reads
 # only these copies, so it passes from a bare clone.
@@ -30,3 +31,35 @@ def call(name, **arguments):
 
 def text(value):
     return {"type": "text", "text": value}
+
+
+def run_tool(name, cwd, args, abort=None, on_update=None):
+    """Run one built-in tool as the loop would: arguments validated, then executed."""
+    tool = create_tools([name])[0]
+    ctx = ToolContext(cwd=str(cwd), abort=abort or threading.Event(),
+                      on_update=on_update or (lambda partial: None))
+    return tool.execute("call-1", validate_arguments(tool, args), ctx)
+
+
+def run_edit(cwd, path, edits=None, **args):
+    """edit(path, edits) in cwd; `edits` may be left out for the legacy argument forms."""
+    return run_tool("edit", cwd, {"path": path, **args, **({"edits": edits} if edits is not None else {})})
+
+
+def run_bash(cwd, command, abort=None, on_update=None, **args):
+    return run_tool("bash", cwd, {"command": command, **args}, abort, on_update)
+
+
+def one_edit(old, new):
+    return [{"oldText": old, "newText": new}]
+
+
+def make_file(tmp_path, content, name="f.txt"):
+    """A file in tmp_path holding `content` (str as UTF-8, or bytes as they are)."""
+    path = tmp_path / name
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return path
+
+
+def first_text(result):
+    return result.content[0]["text"]

@@ -10,19 +10,9 @@ import time
 import pytest
 
 from miniagent.prompt import first_sentence
-from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.tools import ToolError
 from miniagent.tools import bash as bash_module
-
-
-def bash(cwd, command, abort=None, on_update=None, **args):
-    tool = create_tools(["bash"])[0]
-    ctx = ToolContext(cwd=str(cwd), abort=abort or threading.Event(),
-                      on_update=on_update or (lambda partial: None))
-    return tool.execute("call-1", validate_arguments(tool, {"command": command, **args}), ctx)
-
-
-def text_of(result):
-    return result.content[0]["text"]
+from helpers import run_bash as bash, first_text as text_of
 
 
 @pytest.fixture

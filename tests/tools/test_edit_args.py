@@ -2,21 +2,8 @@
 
 import pytest
 
-from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
-
-
-def edit(cwd, path, edits=None, **args):
-    tool = create_tools(["edit"])[0]
-    raw = {"path": path, **args}
-    if edits is not None:
-        raw["edits"] = edits
-    return tool.execute("call-1", validate_arguments(tool, raw), ToolContext(cwd=str(cwd)))
-
-
-def make(tmp_path, content, name="f.txt"):
-    path = tmp_path / name
-    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-    return path
+from miniagent.tools import ToolError
+from helpers import run_edit as edit, make_file as make
 
 
 def test_legacy_form_and_json_string_are_accepted(tmp_path):

@@ -7,24 +7,7 @@ import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
 from miniagent.tools import fuzzy as fuzzy_module
-
-
-def edit(cwd, path, edits=None, **args):
-    tool = create_tools(["edit"])[0]
-    raw = {"path": path, **args}
-    if edits is not None:
-        raw["edits"] = edits
-    return tool.execute("call-1", validate_arguments(tool, raw), ToolContext(cwd=str(cwd)))
-
-
-def one(old, new):
-    return [{"oldText": old, "newText": new}]
-
-
-def make(tmp_path, content, name="f.txt"):
-    path = tmp_path / name
-    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
-    return path
+from helpers import run_edit as edit, one_edit as one, make_file as make
 
 
 @pytest.mark.parametrize("content, old, new, expected", [

@@ -168,6 +168,7 @@ def test_default_limits(tmp_path):
     assert ls.details["entryLimitReached"] == 500 and "limit=1000" in text_of(ls)
 
 
+@pytest.mark.ex_tool
 def test_file_names_that_are_not_utf8(tmp_path):
     # Such a name reaches Python as a lone surrogate, which no JSON encoder for the
     # model or the session file accepts: listings show U+FFFD instead.
@@ -181,6 +182,7 @@ def test_file_names_that_are_not_utf8(tmp_path):
         text.encode("utf-8")  # no lone surrogate left
 
 
+@pytest.mark.ex_tool
 def test_symlink_loops_are_listed_not_followed(tmp_path):
     tree(tmp_path, {"sub/a.txt": "needle\n"})
     os.symlink("..", tmp_path / "sub" / "up")
@@ -190,6 +192,7 @@ def test_symlink_loops_are_listed_not_followed(tmp_path):
     assert text_of(run("ls", tmp_path, path="sub")) == "a.txt\nup/"
 
 
+@pytest.mark.ex_tool
 def test_ls_lists_dangling_and_looping_symlinks(tmp_path):
     # stat fails for both; find lists them, and so must ls (they are there: rm sees them).
     tree(tmp_path, {"d/a.txt": ""})
@@ -238,12 +241,14 @@ def test_find_errors(tmp_path):
 
 # --- ls -----------------------------------------------------------------------------------
 
+@pytest.mark.ex_tool
 def test_ls_sorted_with_dot_files_and_directory_marks(tmp_path):
     tree(tmp_path, {".hidden-file": "", ".hidden-dir/x": "", "B.txt": "", "a.txt": "",
                     "sub/y": ""})
     assert text_of(run("ls", tmp_path)) == ".hidden-dir/\n.hidden-file\na.txt\nB.txt\nsub/"
 
 
+@pytest.mark.ex_tool
 def test_ls_limit_empty_and_errors(tmp_path):
     tree(tmp_path, {f"d/f{i}": "" for i in range(4)})
     result = run("ls", tmp_path, path="d", limit=3)

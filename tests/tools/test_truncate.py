@@ -1,9 +1,12 @@
 """Truncation: the cases of pi-behaviour.md §7.2 and §13.1, checked on our functions."""
 
+import pytest
+
 from miniagent.tools.truncate import (cap_listing, format_size, parse_limit, printable,
                                       truncate_head, truncate_line, truncate_tail)
 
 
+@pytest.mark.ex_truncate
 def test_head_untouched_when_within_limits():
     result = truncate_head("a\nb\n")
     assert result.content == "a\nb\n"
@@ -11,6 +14,7 @@ def test_head_untouched_when_within_limits():
     assert (result.total_lines, result.output_lines, result.total_bytes) == (3, 3, 4)
 
 
+@pytest.mark.ex_truncate
 def test_head_by_lines():
     result = truncate_head("a\nb\nc", max_lines=2)
     assert result.content == "a\nb"
@@ -18,6 +22,7 @@ def test_head_by_lines():
     assert (result.total_lines, result.output_lines, result.output_bytes) == (3, 2, 3)
 
 
+@pytest.mark.ex_truncate
 def test_head_by_bytes_keeps_whole_lines():
     result = truncate_head("abc\ndef\ng", max_bytes=5)
     assert result.content == "abc"
@@ -25,6 +30,7 @@ def test_head_by_bytes_keeps_whole_lines():
     assert result.output_lines == 1
 
 
+@pytest.mark.ex_truncate
 def test_head_first_line_over_the_limit():
     result = truncate_head("x" * 60000)
     assert result.content == ""
@@ -32,18 +38,21 @@ def test_head_first_line_over_the_limit():
     assert result.truncated_by == "bytes" and result.output_lines == 0
 
 
+@pytest.mark.ex_truncate
 def test_head_counts_utf8_bytes_not_characters():
     result = truncate_head("é" * 3 + "\n" + "é", max_bytes=6)
     assert result.content == "ééé"
     assert result.output_bytes == 6
 
 
+@pytest.mark.ex_truncate
 def test_tail_by_lines():
     result = truncate_tail("a\nb\nc", max_lines=2)
     assert result.content == "b\nc"
     assert result.truncated_by == "lines"
 
 
+@pytest.mark.ex_truncate
 def test_tail_partial_last_line():
     result = truncate_tail("x" * 100, max_bytes=10)
     assert result.content == "x" * 10
@@ -51,6 +60,7 @@ def test_tail_partial_last_line():
     assert truncate_tail("x" * 100 + "\n", max_bytes=10).content == "x" * 9 + "\n"
 
 
+@pytest.mark.ex_truncate
 def test_tail_never_cuts_a_character():
     assert truncate_tail("é" * 10, max_bytes=5).content == "éé"
     assert truncate_tail("a\n" + "日本語" * 5, max_bytes=7).content == "本語"
@@ -66,6 +76,7 @@ def test_truncate_line():
     assert truncate_line("x" * 501) == "x" * 500 + "... [truncated]"
 
 
+@pytest.mark.ex_truncate
 def test_details_use_camel_case_keys():
     details = truncate_head("a\nb\nc", max_lines=2).to_details()
     assert details == {"truncated": True, "truncatedBy": "lines", "totalLines": 3,

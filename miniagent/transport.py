@@ -20,7 +20,8 @@ which a plain blocking HTTP client does not give:
   silent); the reader wakes up with an error and we report `Aborted`.
 
 Two timeouts bound a call: connecting (10 s) and every wait for data (600 s, like the
-SDKs, as a reasoning model may think for minutes without sending a byte). One
+SDKs, as a reasoning model may think for minutes without sending a byte; the
+environment's MINIAGENT_READ_TIMEOUT changes it). One
 requests.Session is shared by every call: keep-alive saves a TCP and TLS handshake per
 turn. Only the HTTP providers import this module, so a run with the scripted model (and
 `--version`, `--help`) never loads requests.
@@ -32,6 +33,7 @@ Left out: HTTP/2, proxies beyond what requests does by itself, resuming a broken
 stream, and non-streaming calls.
 """
 
+import os
 import socket
 import threading
 from typing import Callable, Iterator, Optional
@@ -43,6 +45,7 @@ from .httperrors import UNKNOWN_HOST, connection_reason, unreachable
 from .retry import Aborted, Failure, HTTPError, error_for_status, not_retried, with_retries
 
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
+READ_TIMEOUT = 600.0  # seconds a stream may stay silent
 # A thread that waits for two things (abort, and its request or body being done) can
 # block on only one Event; it looks at the other this often, in seconds.
 ABORT_POLL = 0.05
@@ -59,7 +62,8 @@ class StreamError(Failure):
 
 
 def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
-                max_retries: int = 2, connect_timeout: float = 10, read_timeout: float = 600,
+                max_retries: int = 2, connect_timeout: float = 10,
+                read_timeout: Optional[float] = None,
                 session: Optional[requests.Session] = None, base_delay: float = 0.5,
                 on_wait: Callable[[HTTPError, float], None] = lambda error, delay: None,
                 ) -> requests.Response:
@@ -71,9 +75,18 @@ def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
     line, each read of the body). `base_delay` scales the backoff (for tests);
     `on_wait(error, seconds)` is told before each wait (retry.with_retries)."""
     session = session or SHARED_SESSION
-    timeout = (connect_timeout, read_timeout)
+    timeout = (connect_timeout, read_timeout or default_read_timeout())
     return with_retries(lambda: _send_once(session, url, headers, body, abort, timeout), abort,
                         max_retries=max_retries, base_delay=base_delay, on_wait=on_wait)
+
+
+def default_read_timeout() -> float:
+    """MINIAGENT_READ_TIMEOUT seconds (a slow server's knob, and the tests'), else 600."""
+    try:
+        seconds = float(os.environ.get("MINIAGENT_READ_TIMEOUT", READ_TIMEOUT))
+    except ValueError:
+        return READ_TIMEOUT
+    return seconds if seconds > 0 else READ_TIMEOUT
 
 
 def _send_once(session, url, headers, body, abort, timeout) -> requests.Response:

@@ -192,6 +192,7 @@ def test_a_silent_overflow_is_a_normal_stop_whose_input_exceeds_the_window():
 
 # --- The cut point ---------------------------------------------------------------------------------
 
+@pytest.mark.ex_cut_point
 def test_the_cut_lands_on_a_user_message_and_keeps_about_the_budget():
     branch = Branch()
     for n in range(1, 5):
@@ -201,6 +202,7 @@ def test_the_cut_lands_on_a_user_message_and_keeps_about_the_budget():
     assert branch.entries[8]["message"]["role"] == "user"
 
 
+@pytest.mark.ex_cut_point
 def test_a_single_entry_or_a_huge_budget_keeps_everything():
     one = Branch()
     one.message(reply(text("hello")))
@@ -211,6 +213,7 @@ def test_a_single_entry_or_a_huge_budget_keeps_everything():
     assert find_cut_point(branch.entries, 0, 8, 1_000_000).first_kept_index == 0
 
 
+@pytest.mark.ex_cut_point
 def test_a_cut_inside_a_turn_is_a_split_turn_and_never_separates_a_call_from_its_result():
     branch = Branch()
     branch.message(user_message("big task"))
@@ -223,6 +226,7 @@ def test_a_cut_inside_a_turn_is_a_split_turn_and_never_separates_a_call_from_its
     assert (cut.first_kept_index, cut.is_split_turn, cut.turn_start_index) == (3, True, 0)
 
 
+@pytest.mark.ex_cut_point
 def test_a_huge_last_tool_result_keeps_its_call_with_it():
     branch = Branch()
     branch.message(user_message("earlier"))
@@ -234,6 +238,7 @@ def test_a_huge_last_tool_result_keeps_its_call_with_it():
     assert (cut.first_kept_index, cut.is_split_turn, cut.turn_start_index) == (3, True, 2)
 
 
+@pytest.mark.ex_cut_point
 def test_settings_entries_before_the_cut_go_with_the_kept_part_and_do_not_split_it():
     branch = Branch()
     branch.turn(1)

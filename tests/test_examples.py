@@ -30,6 +30,7 @@ def gate_verdict(project, command, tool="bash"):
     "rm -rf build", "rm -r build/cache ./dist", "rm -rf build; ls ..", "rm -f ../notes.txt",
     "rm ../x", "ls -R /", "echo 'rm -rf /'", "git rm -r --cached ..",
 ])
+@pytest.mark.ex_gate
 def test_what_it_lets_through(project, command):
     assert gate_verdict(project, command) is None
 
@@ -39,16 +40,19 @@ def test_what_it_lets_through(project, command):
     "rm --recursive --force /tmp", "make && rm -rf $HOME/x", "sudo rm -rf /etc",
     "cd build; rm -fr `pwd`/..", "ls | (rm -rf ../*)", "rm -rf 'build/../..'",
 ])
+@pytest.mark.ex_gate
 def test_what_it_blocks(project, command):
     verdict = gate_verdict(project, command)
     assert verdict["block"] is True
     assert f"would delete outside the project {project}" in verdict["reason"]
 
 
+@pytest.mark.ex_gate
 def test_other_tools_are_not_its_business(project):
     assert gate_verdict(project, "rm -rf /", tool="read") is None
 
 
+@pytest.mark.ex_gate
 def test_in_a_run_the_model_reads_why_and_nothing_is_deleted(project):
     extensions = load_extensions(project / "no-home", str(project), False, [GATE])
     outside = project.parent / "keep.txt"
@@ -64,6 +68,7 @@ def test_in_a_run_the_model_reads_why_and_nothing_is_deleted(project):
     assert not (project / "build").exists() and results[1]["isError"] is False
 
 
+@pytest.mark.ex_gate
 def test_a_command_it_cannot_parse_is_blocked_not_waved_through(project):
     verdict = gate_verdict(project, 'rm -rf "/ ; echo')
     assert verdict["block"] is True and "ValueError: No closing quotation" in verdict["reason"]

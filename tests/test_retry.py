@@ -24,6 +24,7 @@ CAPTURES = FIXTURES / "llama-server"
 # --- Retries against the server ------------------------------------------------------------
 
 
+@pytest.mark.ex_retry
 def test_429_with_retry_after_then_success():
     turns = [status(429, {"retry-after": "0.01"}, {"error": {"message": "Rate limit reached"}}), HELLO]
     with FakeServer(turns) as srv:
@@ -108,6 +109,7 @@ def test_anthropic_billing_error_is_final():
         assert len(srv.requests) == 1
 
 
+@pytest.mark.ex_retry
 def test_retry_after_longer_than_60_s_fails_at_once_naming_the_wait():
     turns = [status(429, {"retry-after": "120"}, {"error": {"message": "Slow down"}}), HELLO]
     with FakeServer(turns) as srv:
@@ -120,6 +122,7 @@ def test_retry_after_longer_than_60_s_fails_at_once_naming_the_wait():
         assert is_final(caught.value.message)
 
 
+@pytest.mark.ex_retry
 def test_the_servers_wait_is_reported_on_the_error():
     with FakeServer([status(503, {"retry-after": "2"})]) as srv:
         with pytest.raises(HTTPError) as caught:
@@ -171,6 +174,7 @@ def test_quota_words():
     assert not is_quota_error("429 Rate limit reached for requests")
 
 
+@pytest.mark.ex_retry
 def test_server_retry_delay_forms():
     assert server_retry_delay({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
     assert server_retry_delay({"retry-after": "2"}) == 2.0
@@ -184,6 +188,7 @@ def time_in(seconds):
     return formatdate(time.time() + seconds, usegmt=True)
 
 
+@pytest.mark.ex_retry
 def test_backoff_grows_and_is_capped():
     for _ in range(100):
         assert 0.375 <= backoff_delay(0) <= 0.5
@@ -191,6 +196,7 @@ def test_backoff_grows_and_is_capped():
         assert 6.0 <= backoff_delay(10) <= 8.0
 
 
+@pytest.mark.ex_retry
 def test_error_for_status_decides_from_status_headers_and_body():
     busy = error_for_status(503, {}, "Busy")
     assert busy.message == "503 Busy" and busy.retryable and busy.status == 503
@@ -201,6 +207,7 @@ def test_error_for_status_decides_from_status_headers_and_body():
     assert error_for_status(429, {"retry-after-ms": "250"}, "Slow down").retry_after == 0.25
 
 
+@pytest.mark.ex_retry
 def test_with_retries_repeats_only_a_retryable_failure_up_to_the_budget():
     tries = []
 

@@ -17,7 +17,7 @@ import requests
 from fake_server import HELLO, FAST, FakeServer, abort_when, chat, read_text, turn_from_capture
 from helpers import FIXTURES
 from miniagent.retry import Aborted, HTTPError, is_final
-from miniagent.transport import StreamError, iter_body, post_stream
+from miniagent.transport import StreamError, default_read_timeout, iter_body, post_stream
 
 CAPTURES = FIXTURES / "llama-server"
 
@@ -100,10 +100,16 @@ def test_a_connection_reset_before_the_status_line_is_retried():
         assert len(srv.requests) == 2
 
 
-def test_the_default_read_timeout_outlasts_a_reasoning_models_silence():
+def test_the_default_read_timeout_outlasts_a_reasoning_models_silence(monkeypatch):
     # OpenAI's reasoning models send nothing while they think, often for minutes: the
-    # default wait for data is the official SDKs' 600 s, not a shorter guess.
-    assert post_stream.__kwdefaults__["read_timeout"] >= 600
+    # default wait for data is the official SDKs' 600 s, not a shorter guess; the
+    # environment may change it (slow servers, tests), and nonsense keeps the default.
+    monkeypatch.delenv("MINIAGENT_READ_TIMEOUT", raising=False)
+    assert default_read_timeout() == 600
+    monkeypatch.setenv("MINIAGENT_READ_TIMEOUT", "2.5")
+    assert default_read_timeout() == 2.5
+    monkeypatch.setenv("MINIAGENT_READ_TIMEOUT", "soon")
+    assert default_read_timeout() == 600
 
 
 def test_no_status_line_within_the_read_timeout_is_retried_then_reported():

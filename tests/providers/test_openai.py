@@ -314,6 +314,7 @@ def test_llama_server_capture_without_usage_still_completes():
 
 
 @pytest.mark.parametrize("name", ["stream-tool-required", "stream-tool-auto"])
+@pytest.mark.ex_assembly
 def test_llama_server_tool_call_captures(name):
     message = final(capture_call(name)[0])
     assert message["stopReason"] == "toolUse"
@@ -384,6 +385,7 @@ def test_an_event_stream_labelled_as_json_is_still_read():
     assert message["content"] == [{"type": "text", "text": "Hello from a tiny random model."}]
 
 
+@pytest.mark.ex_assembly
 def test_llama_cpp_python_repeats_id_and_name_on_every_fragment():
     message = final(capture_call("py-stream-tool-named")[0])
     ((call_id, tool, args),) = calls_of(message)  # one call, nothing concatenated
@@ -433,6 +435,7 @@ def test_raw_socket_capture_with_llama_servers_own_chunk_framing():
 # --- Decision 1: tool-call fragments ------------------------------------------------------------
 
 
+@pytest.mark.ex_assembly
 def test_parallel_calls_are_kept_apart_by_index_even_interleaved():
     body = sse(tool_delta({"index": 0, "id": "a", "function": {"name": "read", "arguments": '{"path":'}}),
                tool_delta({"index": 1, "id": "b", "function": {"name": "ls", "arguments": '{"dir":'}}),
@@ -442,6 +445,7 @@ def test_parallel_calls_are_kept_apart_by_index_even_interleaved():
     assert calls_of(final(replay(body))) == [("a", "read", {"path": "x"}), ("b", "ls", {"dir": "y"})]
 
 
+@pytest.mark.ex_assembly
 def test_ollama_reused_index_with_a_new_id_and_name_is_a_new_call():  # Q6 (also proxies)
     body = sse(tool_delta({"index": 0, "id": "a", "function": {"name": "read", "arguments": '{"path":"x"}'}}),
                tool_delta({"index": 0, "id": "b", "function": {"name": "ls", "arguments": "{}"}}),
@@ -449,6 +453,7 @@ def test_ollama_reused_index_with_a_new_id_and_name_is_a_new_call():  # Q6 (also
     assert calls_of(final(replay(body))) == [("a", "read", {"path": "x"}), ("b", "ls", {})]
 
 
+@pytest.mark.ex_assembly
 def test_gemini_missing_index_named_fragment_starts_a_call_and_others_continue():  # Q5
     body = sse(tool_delta({"id": "a", "function": {"name": "read", "arguments": '{"pa'}}),
                tool_delta({"function": {"arguments": 'th":"x"}'}}),
@@ -457,6 +462,7 @@ def test_gemini_missing_index_named_fragment_starts_a_call_and_others_continue()
     assert calls_of(final(replay(body))) == [("a", "read", {"path": "x"}), ("b", "ls", {})]
 
 
+@pytest.mark.ex_assembly
 def test_lm_studio_fresh_id_per_fragment():  # Q9: a nameless fragment continues the call
     body = sse(tool_delta({"index": 0, "id": "id1", "function": {"name": "read", "arguments": ""}}),
                tool_delta({"index": 0, "id": "id2", "function": {"name": "", "arguments": '{"path"'}}),
@@ -465,6 +471,7 @@ def test_lm_studio_fresh_id_per_fragment():  # Q9: a nameless fragment continues
     assert calls_of(final(replay(body))) == [("id1", "read", {"path": "x"})]
 
 
+@pytest.mark.ex_assembly
 def test_fireworks_repeated_id_name_and_type_are_set_once():  # Q8 (also NIM, LiteLLM)
     fragment = {"index": 0, "id": "c", "type": "function", "function": {"name": "read"}}
     body = sse(delta(role="assistant"), delta(role="assistant", content="Hi"),
@@ -476,6 +483,7 @@ def test_fireworks_repeated_id_name_and_type_are_set_once():  # Q8 (also NIM, Li
     assert message["role"] == "assistant" and message["content"][0]["text"] == "Hi"
 
 
+@pytest.mark.ex_assembly
 def test_gemini_empty_ids_are_generated_and_unique_and_stop_with_calls_is_tool_use():  # Q7, Q13
     body = sse(tool_delta({"id": "", "function": {"name": "read", "arguments": '{"path":"a"}'}}),
                tool_delta({"function": {"name": "read", "arguments": '{"path":"b"}'}}),
@@ -486,6 +494,7 @@ def test_gemini_empty_ids_are_generated_and_unique_and_stop_with_calls_is_tool_u
     assert message["stopReason"] == "toolUse"  # Q13: "stop" with tool calls
 
 
+@pytest.mark.ex_assembly
 def test_tgi_arguments_as_an_object_and_empty_arguments():  # Q10, Q11, Q4 (whole call at once)
     body = sse(tool_delta({"index": 0, "id": "a", "function": {"name": "read", "arguments": {"path": "x"}}}),
                tool_delta({"index": 1, "id": "b", "function": {"name": "ls", "arguments": ""}}),

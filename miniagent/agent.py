@@ -94,6 +94,12 @@ class Agent:
     def is_running(self) -> bool:
         return not self._idle.is_set()
 
+    @property
+    def pending_count(self) -> int:
+        """How many steering and follow-up messages wait to be sent."""
+        with self._lock:
+            return len(self._steering) + len(self._follow_ups)
+
     # --- Starting runs ---------------------------------------------------------------------
 
     def prompt(self, text: Union[str, Message, List[Message]],
@@ -175,10 +181,12 @@ class Agent:
             before_tool_call=self.before_tool_call, after_tool_call=self.after_tool_call,
             convert_to_llm=self.convert_to_llm, should_stop=self.should_stop)
 
-    def _announce_http_retry(self, error_message: str, seconds: float) -> None:
+    def _announce_http_retry(self, error_message: str, seconds: float, attempt: int,
+                             attempts: int) -> None:
         """The HTTP layer is about to wait before repeating a request: say so."""
         self._bus.emit({"type": "http_retry", "errorMessage": error_message,
-                        "delayMs": int(seconds * 1000)})
+                        "delayMs": int(seconds * 1000), "attempt": attempt,
+                        "maxAttempts": attempts})
 
     # --- While it runs ----------------------------------------------------------------------
 

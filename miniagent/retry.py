@@ -94,12 +94,13 @@ class HTTPError(Failure):
 
 def with_retries(attempt: Callable[[], Any], abort: threading.Event, *,
                  max_retries: int = 2, base_delay: float = 0.5,
-                 on_wait: Callable[[HTTPError, float], None] = lambda error, delay: None,
+                 on_wait: Callable[..., None] = lambda error, delay, attempt, attempts: None,
                  ) -> Any:
     """Call attempt() until it returns, repeating it (at most max_retries times) while
     it raises a retryable HTTPError. Raises the last HTTPError, or Aborted when abort is
-    set during a wait. `on_wait(error, seconds)` is told before each wait, so that a
-    person is not left staring at a silent minute of rate limiting."""
+    set during a wait. `on_wait(error, seconds, attempt, attempts)` is told before each
+    wait (attempt: the number of the try about to be made, of `attempts` at most), so
+    that a person is not left staring at a silent minute of rate limiting."""
     tries = 0
     while True:
         try:
@@ -110,7 +111,7 @@ def with_retries(attempt: Callable[[], Any], abort: threading.Event, *,
             delay = error.retry_after
             if delay is None:
                 delay = backoff_delay(tries, base_delay)
-            on_wait(error, delay)
+            on_wait(error, delay, tries + 2, max_retries + 1)
         if wait_or_abort(delay, abort):
             raise Aborted(f"{ABORTED_TEXT} while waiting to retry")
         tries += 1

@@ -65,7 +65,7 @@ def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
                 max_retries: int = 2, connect_timeout: float = 10,
                 read_timeout: Optional[float] = None,
                 session: Optional[requests.Session] = None, base_delay: float = 0.5,
-                on_wait: Callable[[HTTPError, float], None] = lambda error, delay: None,
+                on_wait: Callable[..., None] = lambda error, delay, attempt, attempts: None,
                 ) -> requests.Response:
     """POST `body` as JSON and return the response as soon as a 2xx status arrived
     (its body not read yet; pass it to `iter_body`). Raises HTTPError when the server
@@ -73,7 +73,8 @@ def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
 
     connect_timeout bounds connecting; read_timeout every wait for data (the status
     line, each read of the body). `base_delay` scales the backoff (for tests);
-    `on_wait(error, seconds)` is told before each wait (retry.with_retries)."""
+    `on_wait(error, seconds, attempt, attempts)` is told before each wait
+    (retry.with_retries)."""
     session = session or SHARED_SESSION
     timeout = (connect_timeout, read_timeout or default_read_timeout())
     return with_retries(lambda: _send_once(session, url, headers, body, abort, timeout), abort,

@@ -226,5 +226,5 @@ def test_with_retries_gives_up_at_once_on_a_final_failure():
         tries.append(1)
         raise HTTPError("401 Invalid key", 401)
     with pytest.raises(HTTPError) as caught:
-        with_retries(attempt, threading.Event(), on_wait=lambda error, delay: waits.append(delay))
+        with_retries(attempt, threading.Event(), on_wait=lambda error, delay, attempt, attempts: waits.append(delay))
     assert caught.value.message == "401 Invalid key" and len(tries) == 1 and waits == []

@@ -52,7 +52,9 @@ class StreamOptions:
     temperature: Optional[float] = None
     session_id: Optional[str] = None
     """Sent as a prompt-cache key where the API supports one."""
-    on_http_retry: Callable[[str, float], None] = lambda error_message, seconds: None
+    on_http_retry: Callable[..., None] = lambda error_message, seconds, attempt, attempts: None
+    """Told (error text, seconds, the try about to be made, how many at most) before the
+    HTTP layer waits to repeat a request."""
     """Told before the HTTP layer waits to repeat a failed request (a 429, a 503)."""
 
 

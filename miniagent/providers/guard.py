@@ -100,8 +100,10 @@ def stream_http(model, context: Dict[str, Any], options, build_request, parse: P
     (url, headers, body); the reply's body goes through parse. Never raises."""
     def open_body() -> Iterable[bytes]:
         url, headers, body = build_request(model, context, options)
-        response = post_stream(url, headers, body, options.abort, on_wait=lambda error, delay:
-                               options.on_http_retry(redact(error.message, options.api_key), delay))
+        response = post_stream(
+            url, headers, body, options.abort,
+            on_wait=lambda error, delay, attempt, attempts: options.on_http_retry(
+                redact(error.message, options.api_key), delay, attempt, attempts))
         if _media_type(response) == "text/html":
             response.close()
             why = "the same URL will answer with the same page"

@@ -9,26 +9,26 @@ through every one of them (`miniagent --demo`), and nothing else is needed to se
 
   `messages.py` (293 lines)              the data: blocks, the three roles, usage with cost
   `loop.py` (395 lines)                  the heart: call the model, run the tools, repeat
-  `agent.py` (223 lines)                 the loop plus state, a worker thread, queues, abort
+  `agent.py` (225 lines)                 the loop plus state, a worker thread, queues, abort
   `events.py` (82 lines)                 the event bus every front end subscribes to
   `tools/__init__.py` (167 lines)        the Tool contract, argument validation, the registry
   `tools/read.py` (196 lines)            read a file (text within limits, images as images)
   `tools/bash.py` (128 lines)            run a shell command, keep the tail of its output
   `tools/edit.py` (195 lines)            replace exact text, each match unique
   `tools/write.py` (69 lines)            create or overwrite a file
-  `providers/__init__.py` (91 lines)     one stream() for every API; the never-raise contract
+  `providers/__init__.py` (93 lines)     one stream() for every API; the never-raise contract
   `providers/scripted.py` (205 lines)    an offline model that replays a script
   `sse.py` (176 lines)                   Server-Sent Events: how streamed replies arrive
   `providers/builder.py` (220 lines)     assembling a streamed reply, delta by delta
   `providers/openai.py` (364 lines)      OpenAI Chat Completions and every compatible server
-  `cli.py` (173 lines)                   the command line: flags, then the right front end
+  `cli.py` (193 lines)                   the command line: flags, then the right front end
 
 Built on the spine: the features, each a file (read the ones you need).
 
-  `harness.py` (330 lines)               retries, the session file, compaction around the Agent
+  `harness.py` (343 lines)               retries, the session file, compaction around the Agent
   `autoretry.py` (65 lines)              which failed replies deserve another try
   `limits.py` (104 lines)                --max-turns and --max-cost
-  `session.py` (377 lines)               the conversation as an append-only JSONL tree
+  `session.py` (382 lines)               the conversation as an append-only JSONL tree
   `sessioncontext.py` (142 lines)        the model's context rebuilt from a branch
   `sessionstore.py` (341 lines)          the store interface and its JSONL implementation
   `compaction.py` (385 lines)            token estimates, the cut point, when to summarise
@@ -38,20 +38,25 @@ Built on the spine: the features, each a file (read the ones you need).
   `window.py` (129 lines)                asking a local server what window it serves
   `prompt.py` (204 lines)                the system prompt, AGENTS.md, skills, date last
   `skills.py` (210 lines)                SKILL.md files and /skill:name
-  `settings.py` (166 lines)              settings.json, global and per project
-  `trust.py` (118 lines)                 trusted directories (trust.json)
+  `settings.py` (153 lines)              settings.json, global and per project
+  `trust.py` (119 lines)                 trusted directories (trust.json)
   `extensions.py` (271 lines)            Python extensions: tools, hooks, commands
   `confirm.py` (151 lines)               --confirm: asking before bash, edit, write
   `project.py` (104 lines)               trust first, then what a project may bring
   `assemble.py` (219 lines)              from flags to a ready harness
-  `oneshot.py` (114 lines)               print and JSON modes, exit statuses
-  `interactive.py` (344 lines)           the REPL
-  `slash.py` (145 lines)                 the REPL's slash commands
+  `oneshot.py` (116 lines)               print and JSON modes, exit statuses
+  `interactive.py` (392 lines)           the REPL
+  `lineinput.py` (82 lines)              reading a line: readline, history, short answers
+  `questions.py` (101 lines)             what the REPL asks: --confirm, trusting a project
+  `slash.py` (205 lines)                 the REPL's slash commands
+  `slash_session.py` (330 lines)         the REPL's session commands: /compact, /tree, /fork ...
   `liveview.py` (227 lines)              the terminal's live view of a run
-  `render.py` (236 lines)                the print and JSON subscribers, folding, footers
+  `render.py` (235 lines)                the print and JSON subscribers, folding, footers
   `attach.py` (88 lines)                 @path attachments
-  `rpc.py` (330 lines)                   JSON commands on stdin, events on stdout
-  `commands.py` (87 lines)               subcommands: sessions, stats, export, script
+  `usershell.py` (78 lines)              !cmd: the user's own shell commands, in the context
+  `rpc.py` (334 lines)                   JSON commands on stdin, events on stdout
+  `rpccommands.py` (263 lines)           the rpc mode's commands, one method each
+  `commands.py` (104 lines)              subcommands: sessions, stats, export, script
   `stats.py` (171 lines)                 prompts, tool calls, tokens and cost of sessions
   `export.py` (399 lines)                a session as one self-contained HTML page
   `exportstyle.py` (63 lines)            the HTML page's stylesheet
@@ -62,11 +67,11 @@ Built on the spine: the features, each a file (read the ones you need).
   `tools/grep.py` (191 lines)            search file contents (pure Python)
   `tools/find.py` (77 lines)             find files by glob
   `tools/ls.py` (88 lines)               list a directory
-  `models.py` (306 lines)                the model registry and your models.json
+  `models.py` (312 lines)                the model registry and your models.json
   `choose.py` (352 lines)                choosing provider, model and key for a run
   `examples/gate_rm_rf.py` (44 lines)    an extension: block rm -rf outside the project
   `examples/__init__.py` (5 lines)       the examples package
-  `__init__.py` (101 lines)              this index
+  `__init__.py` (122 lines)              this index
   `__main__.py` (6 lines)                python -m miniagent
 
 The hardening, for the second visit: what makes the spine survive the real world.
@@ -82,12 +87,12 @@ The hardening, for the second visit: what makes the spine survive the real world
   `tools/binary.py` (28 lines)           telling a binary file from text
   `tools/walk.py` (219 lines)            walking a tree as git sees it (.gitignore)
   `tools/diff.py` (129 lines)            the line-numbered diff edit returns
-  `providers/guard.py` (141 lines)       the never-raise wrapper; HTML pages, plain JSON
+  `providers/guard.py` (143 lines)       the never-raise wrapper; HTML pages, plain JSON
   `providers/replay.py` (184 lines)      cleaning the history before it is sent again
   `providers/compat.py` (81 lines)       server quirks as a table of flags
   `jsonpartial.py` (202 lines)           half-received JSON, for live tool arguments
-  `transport.py` (226 lines)             HTTP with reads an abort can interrupt
-  `retry.py` (208 lines)                 when the HTTP layer tries a request again
+  `transport.py` (240 lines)             HTTP with reads an abort can interrupt
+  `retry.py` (209 lines)                 when the HTTP layer tries a request again
   `httperrors.py` (165 lines)            a failed HTTP exchange as one readable line
   `sessionfile.py` (204 lines)           whole-line appends, torn lines, a full disk
   `sessionmigrate.py` (75 lines)         pi's older session formats, migrated in memory
@@ -99,3 +104,19 @@ Imports point down only (front ends -> harness -> core -> tools, providers -> pl
 """
 
 __version__ = "0.1.0"
+
+# The library: what a program needs to embed an agent (see the README, "Embedding
+# miniagent"). None of these modules imports the HTTP library: a provider does, on the
+# first request it makes.
+from .agent import Agent
+from .choose import Resolved, resolve
+from .harness import Harness
+from .messages import text_of
+from .models import Model
+from .providers.scripted import load_script, parse_script, scripted_model
+from .session import Session
+from .tools import Tool, ToolError, create_tools, text_result
+
+__all__ = ["Agent", "Harness", "Session", "Model", "resolve", "Resolved", "create_tools",
+           "Tool", "ToolError", "text_result", "scripted_model", "parse_script", "load_script",
+           "text_of"]

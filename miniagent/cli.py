@@ -159,7 +159,10 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool) 
                        and args.mode == "text" and not args.demo)
         if not (prompt or args.demo or interactive or rpc or args.script):
             return usage_error(NO_PROMPT)
-        harness = build_harness(args, cwd, on_terminal, interactive)
+        ask_trust = None
+        if interactive:  # the terminal asks once about an undecided project's .miniagent/
+            from .questions import ask_trust
+        harness = build_harness(args, cwd, on_terminal, interactive, ask_trust)
     except (ConfigError, ValueError) as exc:
         return usage_error(str(exc))
     except SessionError as exc:
@@ -172,7 +175,10 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool) 
         return run_rpc(harness)
     if interactive:
         from .interactive import run_interactive
-        return run_interactive(harness, args, prompt)
+        project = harness.project
+        return run_interactive(harness, args, prompt, skills=project.skills,
+                               extension_commands=project.extensions.commands,
+                               confirm_gate=harness.confirm_gate)
     prompts = [prompt] if prompt else []
     if args.demo:
         prompts = [harness.agent.model.script.prompt]

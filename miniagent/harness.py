@@ -290,6 +290,7 @@ class Harness:
         to_prompt = target["type"] == "message" and message.get("role") == "user"
         new_leaf = target.get("parentId") if to_prompt else target_id
         if summarize:
+            self._abort = threading.Event()  # a fresh stop: an earlier Ctrl-C set the old one
             summary, details = self._summarise_branch_left(target_id, instructions)
             self.session.branch_with_summary(new_leaf, summary, details)
         elif new_leaf is None:

@@ -9,12 +9,17 @@ The REPL is one loop with two halves, and the main thread owns the terminal in b
 
   * at the prompt: `input()` with readline (line editing, history in
     ~/.miniagent/history, a pasted block arrives whole, a trailing backslash
-    continues); the line is a command (slash.py) or a prompt, with `@path`
-    attachments (attach.py);
+    continues); the line is a command (slash.py, slash_session.py, an extension's),
+    a `!cmd` for the shell (usershell.py), a `/skill:name` (skills.py) or a prompt,
+    with `@path` attachments (attach.py);
   * while the agent works (the harness runs it on a worker thread): the main thread
     waits on the keyboard in short steps. The terminal is in its ordinary line mode
     then, so the kernel echoes and edits what is typed; each finished line is queued
-    as a steering message (the model sees it after the running tool).
+    as a steering message (the model sees it after the running tool), unless a
+    --confirm question is pending: then the line is its answer (questions.py).
+
+Other work that takes a while (/compact, a branch summary, a `!cmd`) also runs on a
+worker thread (`run_work`), so that Ctrl-C, handled on the main thread, can stop it.
 
 Signals, each handled where it lands (the main thread):
 
@@ -35,17 +40,20 @@ import readline
 import select
 import signal
 import sys
-from typing import Any, List, Optional, Tuple, Union
+import threading
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import __version__
 from .attach import expand_attachments
 from .liveview import LiveView
 from .messages import Message, text_of, user_message
-from .models import miniagent_home
-from .slash import COMMANDS, WHILE_RUNNING, as_prompt, parse_command
+from .lineinput import input_waiting, insert_text, save_history, set_up_readline
+from .questions import PendingAnswer, ask_trust  # noqa: F401  (ask_trust: for cli.py)
+from .slash import (COMMANDS, WHILE_RUNNING, as_prompt, inline_skill, parse_command,
+                    run_extension_command)
 from .terminal import Screen, for_terminal
+from .usershell import parse_shell_line, record, run_user_command
 
-HISTORY_LENGTH = 1000
 SHUTDOWN_SECONDS = 5  # how long SIGTERM waits for the run to end before leaving anyway
 KEYBOARD_POLL = 0.1  # seconds between looks at the run while waiting for typed lines
 
@@ -66,12 +74,21 @@ class Stopped(BaseException):
         self.signum = signum
 
 
-def run_interactive(harness: Any, args: Any, first_prompt: str) -> int:
+def run_interactive(harness: Any, args: Any, first_prompt: str, skills: Sequence[Any] = (),
+                    extension_commands: Optional[Dict[str, Any]] = None,
+                    confirm_gate: Any = None) -> int:
     """Run the REPL on `harness` (its agent and session are ready: cli.py and
     assemble.py built them from `args`) until the user quits; returns the exit status.
-    `first_prompt` ("" for none) is sent first, as `miniagent "fix the tests"` asks."""
+    `first_prompt` ("" for none) is sent first, as `miniagent "fix the tests"` asks.
+    `skills` serve /skill:name, `extension_commands` (name -> extensions.Command) are
+    listed by /help and run as /name; a --confirm gate (confirm.ConfirmGate) asks its
+    questions through the REPL, which owns the keyboard."""
     screen = Screen(sys.stdout)
     repl = Repl(harness, LiveView(screen), colour=screen.colour)
+    repl.skills = list(skills)
+    repl.extension_commands = dict(extension_commands or {})
+    if confirm_gate is not None:
+        confirm_gate.ask = repl.ask_confirmation
     unsubscribe = harness.agent.subscribe(repl.view)
     history = set_up_readline(bracketed_paste=screen.controls)
     try:
@@ -96,6 +113,11 @@ class Repl:
         self.queued: List[Tuple[Message, str]] = []  # steering sent, with the typed text
         self.for_input = ""  # text put back in the input line at the next prompt
         self.stopping = False  # SIGTERM or SIGHUP arrived
+        self.skills: List[Any] = []  # for /skill:name (skills.Skill)
+        self.extension_commands: Dict[str, Any] = {}  # name -> extensions.Command
+        self.pending = PendingAnswer()  # a --confirm question waiting for a typed line
+        self.work_abort: Optional[threading.Event] = None  # stops what run_work runs
+        self.work_thread: Optional[threading.Thread] = None
 
     def note(self, text: str, style: Optional[str] = None) -> None:
         self.view.note(for_terminal(text), style)
@@ -192,16 +214,61 @@ class Repl:
     def handle(self, line: str) -> None:
         if not line.strip():
             return
+        shell = parse_shell_line(line)
+        if shell is not None:
+            self.run_shell(*shell)
+            return
         command = parse_command(line)
         if command is None:
-            self.send(as_prompt(line))
+            prompt = inline_skill(self, as_prompt(line))
+            if prompt is not None:
+                self.send(prompt)
             return
         name, argument = command
-        if name not in COMMANDS:
+        if name in COMMANDS:
+            COMMANDS[name][0](self, argument)
+        elif name in self.extension_commands:
+            run_extension_command(self, name, argument)
+        else:
             self.note(f"unknown command /{name}: /help lists the commands (start the line "
                       f"with // to send it to the model as it is)")
+
+    def run_shell(self, command: str, excluded: bool) -> None:
+        """`!cmd` / `!!cmd`: run it as the bash tool would, then record the message."""
+        if not command:
+            self.note("usage: !COMMAND runs it and the model sees the output; !!COMMAND "
+                      "runs it for you only")
             return
-        COMMANDS[name][0](self, argument)
+        message = self.run_work(lambda abort: run_user_command(
+            command, self.agent.cwd, abort, self.view, excluded))
+        record(self.harness, message)
+        if excluded:
+            self.note("(not added to the context: the model does not see this output)", "dim")
+
+    def run_work(self, work: Callable[[threading.Event], Any],
+                 waiting: Optional[str] = None) -> Any:
+        """Run `work(abort)` on a worker thread until it is done, the spinner showing
+        `waiting`; Ctrl-C sets `abort`. Returns what it returned, raises what it raised."""
+        outcome: Dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                outcome["value"] = work(abort)
+            except BaseException as error:  # handed to the main thread, raised there
+                outcome["error"] = error
+        abort = self.work_abort = threading.Event()
+        self.work_thread = threading.Thread(target=target, daemon=True, name="miniagent-work")
+        self.view.wait(waiting)
+        self.work_thread.start()
+        try:
+            while self.work_thread.is_alive():
+                self.work_thread.join(KEYBOARD_POLL)  # short joins: signals are handled between
+        finally:
+            self.view.wait(None)
+        self.work_abort = self.work_thread = None
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("value")
 
     def expand(self, text: str, as_message: bool = False) -> Union[str, Message]:
         """The prompt with its @path files attached; each file that could not be is a
@@ -228,12 +295,15 @@ class Repl:
         # Only flags here: the main thread may be inside the view's lock right now.
         self.interrupted = True
         self.harness.abort()
+        if self.work_abort is not None:
+            self.work_abort.set()
 
     def watch_run(self) -> None:
         """Wait for the run to end, queueing each line typed meanwhile as steering."""
         fd = sys.stdin.fileno()
         typed = b""
         keyboard = True  # False after Ctrl-D: nothing more to read during this run
+        self.pending.input_ended = False  # a terminal still reads after a Ctrl-D
         told = False
         while not self.harness.wait(0 if keyboard else KEYBOARD_POLL):
             if self.interrupted and not told:
@@ -243,10 +313,23 @@ class Repl:
                 continue
             data = os.read(fd, 4096)
             keyboard = bool(data)
+            if not keyboard:
+                self.pending.end_input()  # a pending question is answered "no"
             *lines, typed = (typed + data).split(b"\n")
             for line in lines:
-                self.handle_while_running(line.decode("utf-8", errors="replace"))
+                text = line.decode("utf-8", errors="replace")
+                if not self.pending.offer(text):  # a pending question owns the line
+                    self.handle_while_running(text)
         self.for_input = typed.decode("utf-8", errors="replace")
+
+    def ask_confirmation(self, question: str) -> str:
+        """The --confirm gate's `ask` in the REPL. The gate calls it on the agent's
+        thread; the main thread, reading the keyboard, hands over the next line typed.
+        Ctrl-C or the end of input answers "" (no)."""
+        answer = self.pending.ask(question, self.view.ask,
+                                  cancelled=lambda: self.interrupted or self.stopping)
+        self.view.answered(line_ended=answer is not None)
+        return answer or ""
 
     def handle_while_running(self, line: str) -> None:
         if not line.strip():
@@ -254,11 +337,14 @@ class Repl:
         command = parse_command(line)
         if command is not None and command[0] in WHILE_RUNNING:
             COMMANDS[command[0]][0](self, command[1])
-        elif command is not None:
-            self.note(f"/{command[0]} works at the prompt: wait for the agent, or press "
+        elif command is not None or parse_shell_line(line) is not None:
+            what = f"/{command[0]}" if command else "!command"
+            self.note(f"{what} works at the prompt: wait for the agent, or press "
                       f"Ctrl-C to stop it", "dim")
         else:
-            self.queue(as_prompt(line))
+            prompt = inline_skill(self, as_prompt(line))
+            if prompt is not None:
+                self.queue(prompt)
 
     def queue(self, text: str, follow_up: bool = False) -> None:
         """Queue a steering message (the model sees it after the running step) or a
@@ -300,45 +386,7 @@ class Repl:
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, signal.SIG_IGN)
         self.harness.abort()
+        if self.work_thread is not None:  # a `!cmd` or a /compact: stop it too
+            self.work_abort.set()
+            self.work_thread.join(SHUTDOWN_SECONDS)
         self.harness.wait(SHUTDOWN_SECONDS)
-
-
-# --- readline and the terminal ----------------------------------------------------------------
-
-def insert_text(text: str) -> None:
-    readline.insert_text(text)
-    readline.redisplay()
-
-
-def input_waiting() -> bool:
-    """Is more input already there (the rest of a pasted block)?"""
-    try:
-        return bool(select.select([sys.stdin], [], [], 0)[0])
-    except (OSError, ValueError):
-        return False
-
-
-def set_up_readline(bracketed_paste: bool) -> Optional[str]:
-    """Load the history file (MINIAGENT_HOME/history); returns its path, or None if it
-    cannot be read. Bracketed paste makes a pasted block one input (the terminal marks
-    its start and end); it is a control code, so not on a dumb terminal."""
-    readline.parse_and_bind(f"set enable-bracketed-paste {'on' if bracketed_paste else 'off'}")
-    path = str(miniagent_home() / "history")
-    readline.set_history_length(HISTORY_LENGTH)
-    try:
-        readline.read_history_file(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return None
-    return path
-
-
-def save_history(path: Optional[str]) -> None:
-    if path is None:
-        return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        readline.write_history_file(path)
-    except OSError:
-        pass  # a read-only home: the session still worked, only the history is lost

@@ -12,11 +12,14 @@ subscriber turns the event stream into a screen that tells the truth at every mo
     tool_execution_end                     the call's header and its folded result,
                                            together, in call order; live lines erased
     message_end (error / aborted)          the reason, on one line
-    auto_retry_start, http_retry           the retry notice
+    auto_retry_start, http_retry           the retry notice (render.Notices)
+    auto_compaction_start / _end           ⠼ compacting · 4s, then one line: the outcome
 
 Parallel tool calls all start before any ends, and their ends arrive in call order
 (loop.py), so "print each call when it ends" is what keeps every result under its
 own call. After a prompt's run the REPL calls `show_footer()`: tokens, cost, context.
+The REPL also shows its own waits here (`wait("compacting")` while /compact runs) and
+its questions (`ask(question)` stops the live area until the answer is in).
 
 Three threads write here: the agent's (events), a ticker (the spinner's clock, ten
 times a second) and the REPL's main thread (notes like "queued"). One lock keeps
@@ -31,7 +34,7 @@ import time
 from typing import Any, Dict, List, Optional
 
 from .messages import one_line, text_of
-from .render import describe_call, describe_retry, fold_result, footer_text
+from .render import Notices, describe_call, fold_result, footer_text
 from .terminal import SPINNER, Screen, for_terminal
 
 WINDOW_LINES = 5  # live output lines shown under a running command
@@ -43,6 +46,9 @@ class LiveView:
         self.screen = screen
         self._lock = threading.Lock()
         self._waiting_since: Optional[float] = None  # set until the model's first token
+        self._waiting_for = "waiting for the model"
+        self._asking = False  # a question is on screen: the live area stays away
+        self._notices = Notices()
         self._running: Dict[str, str] = {}  # call id -> its one-line header, in call order
         self._running_since = 0.0
         self._window: List[str] = []  # the last lines of the latest live output
@@ -58,8 +64,15 @@ class LiveView:
     def __call__(self, event: Dict[str, Any]) -> None:
         kind = event["type"]
         with self._lock:
+            notice = self._notices(event)
+            if notice:
+                self._line(self.screen.style(for_terminal(notice), "yellow"))
             if kind in ("agent_start", "turn_start"):
                 self._wait_for_model()
+            elif kind == "auto_compaction_start":
+                self._wait_for_model("compacting the conversation")
+            elif kind == "auto_compaction_end":
+                self._waiting_since = None
             elif kind == "message_update":
                 self._show_delta(event["assistantMessageEvent"])
             elif kind == "message_end" and event["message"].get("role") == "assistant":
@@ -70,15 +83,14 @@ class LiveView:
                 self._window = last_lines(text_of(event["partialResult"]), WINDOW_LINES)
             elif kind == "tool_execution_end":
                 self._end_call(event)
-            elif kind in ("auto_retry_start", "http_retry"):
-                self._line(self.screen.style(describe_retry(event), "yellow"))
             elif kind == "agent_end":
                 self._waiting_since = None
                 self._running.clear()
             self._draw_live()
 
-    def _wait_for_model(self) -> None:
+    def _wait_for_model(self, what: str = "waiting for the model") -> None:
         self._waiting_since = time.monotonic()
+        self._waiting_for = what
 
     def _show_delta(self, update: Dict[str, Any]) -> None:
         kind = update["type"]
@@ -131,12 +143,14 @@ class LiveView:
         spin = SPINNER[int(now / TICK_SECONDS) % len(SPINNER)]
         fit, style = self.screen.fit, self.screen.style
         lines = []
-        if self._running:
+        if self._asking:
+            pass  # the question and the answer being typed own the screen's last line
+        elif self._running:
             what = for_terminal(", ".join(self._running.values()))
             lines.append(fit(f"{spin} running {what} · {now - self._running_since:.0f}s"))
             lines += [style(fit("    " + for_terminal(line)), "dim") for line in self._window]
         elif self._waiting_since is not None:
-            lines.append(f"{spin} waiting for the model · {now - self._waiting_since:.0f}s")
+            lines.append(f"{spin} {self._waiting_for} · {now - self._waiting_since:.0f}s")
         if lines or self.screen.live_height:
             self.screen.draw_live(lines)
 
@@ -152,6 +166,36 @@ class LiveView:
         """A line from the REPL itself ("queued: ..."), kept clear of the live area."""
         with self._lock:
             self._line(self.screen.style(text, style) if style else text)
+            self._draw_live()
+
+    def wait(self, what: Optional[str]) -> None:
+        """Show the spinner with `what` ("compacting"); None ends the wait."""
+        with self._lock:
+            if what is None:
+                self._waiting_since = None
+            else:
+                self._wait_for_model(what)
+            self._draw_live()
+
+    def ask(self, question: str) -> None:
+        """Put a question on screen (its last line is where the answer is typed) and
+        keep the live area away until `answered()`."""
+        with self._lock:
+            self._asking = True
+            self._draw_live()  # erases the live area
+            head, _, last = question.rpartition("\n")
+            if head:
+                self._line(head)
+            else:
+                self.screen.end_line()
+            self.screen.write(last)
+
+    def answered(self, line_ended: bool) -> None:
+        """The answer is in; `line_ended`: it ended with Enter (the cursor is on a new line)."""
+        with self._lock:
+            self._asking = False
+            if line_ended:
+                self.screen.at_line_start = True
             self._draw_live()
 
     def show_footer(self, model: Any) -> None:

@@ -25,9 +25,9 @@ person or a program gets to see. Three views, one event stream:
     that `miniagent -p "..." > answer.txt` captures just the answer.
 
 The pieces every view shares live here too: `describe_call` (one line per tool call),
-`fold_result` (a result cut to five lines and a count), `describe_retry` and
-`footer_text` (tokens, cost and context after a prompt). The interactive terminal's
-view (liveview.py) is built from them.
+`fold_result` (a result cut to five lines and a count), `Notices` (retries and
+compaction) and `footer_text` (tokens, cost and context after a prompt). The
+interactive terminal's view (liveview.py) is built from them.
 
 Left out: the terminal's escape codes and the live display (terminal.py, liveview.py).
 """
@@ -42,7 +42,6 @@ from .terminal import for_terminal
 
 FOLD_LINES = 5  # result lines shown per tool call
 LINE_WIDTH = 100
-RETRY_EVENTS = ("auto_retry_start", "http_retry")
 
 
 class JsonLines:
@@ -74,15 +73,20 @@ class JsonLines:
 
 class StepPrinter:
     """Show the agent's steps on a text stream (stderr) while it works; with
-    show_steps=False only the retry notices (print mode keeps stderr for problems)."""
+    show_steps=False only the notices (retries, compaction: print mode keeps stderr
+    for problems)."""
 
     def __init__(self, out: TextIO = sys.stderr, show_steps: bool = True):
         self.out = out
         self.show_steps = show_steps
+        self.notices = Notices()
 
     def __call__(self, event: Dict[str, Any]) -> None:
         kind = event["type"]
-        if not self.show_steps and kind not in RETRY_EVENTS:
+        notice = self.notices(event)
+        if notice:
+            self._write("  " + notice)
+        if not self.show_steps:
             return
         if kind == "message_end" and event["message"].get("role") == "assistant":
             self._show_commentary(event["message"])
@@ -92,8 +96,6 @@ class StepPrinter:
             error = event["isError"]
             for line in fold_result(text_of(event["result"]), error):
                 self._write(("    ! " if error and not line.startswith("…") else "    ") + line)
-        elif kind in RETRY_EVENTS:
-            self._write("  " + describe_retry(event))
 
     def _show_commentary(self, message: Message) -> None:
         # Only text that comes with tool calls is commentary; the final answer is the
@@ -144,13 +146,61 @@ def fold_result(text: str, is_error: bool, keep: int = FOLD_LINES) -> List[str]:
     return lines[:keep] + [f"… {hidden} more lines"]
 
 
-def describe_retry(event: Dict[str, Any]) -> str:
-    """The notice for a retry event. Example: "(retry 1/3 in 2 s: 503 overloaded)"."""
-    reason = one_line(event["errorMessage"] or "")
-    if event["type"] == "auto_retry_start":
-        return (f"(retry {event['attempt']}/{event['maxAttempts']} in "
-                f"{event['delayMs'] / 1000:g} s: {reason})")
-    return f"(trying the request again in {event['delayMs'] / 1000:.1f} s: {reason})"
+class Notices:
+    """The one-line notices of the harness's events: a retry (of either layer) and an
+    automatic compaction. Both retry layers get one style, each counting its own
+    attempts (the first request is attempt 1):
+
+        retrying in 2.0 s (attempt 2 of 4): 503 overloaded     (the harness: a reply failed)
+        retrying in 0.4 s (attempt 2 of 3): 429 Slow down      (the HTTP layer: no reply yet)
+
+    The two events count differently: auto_retry_start numbers the retry (1 for the
+    first) of maxAttempts retries, as pi does; http_retry numbers the try about to be
+    made (2 for the first retry) of maxAttempts tries.
+
+    Example: Notices()({"type": "auto_compaction_start", "reason": "threshold"})
+             -> "compacting the conversation: the context is nearly full"
+    """
+
+    def __call__(self, event: Dict[str, Any]) -> Optional[str]:
+        """The notice for this event, or None when it needs none."""
+        kind = event["type"]
+        if kind == "http_retry":
+            return retry_text(event["delayMs"], event["attempt"], event["maxAttempts"],
+                              event["errorMessage"])
+        if kind == "auto_retry_start":
+            return retry_text(event["delayMs"], event["attempt"] + 1, event["maxAttempts"] + 1,
+                              event["errorMessage"])
+        if kind == "auto_compaction_start":
+            why = ("the last request did not fit the model's window" if event["reason"] ==
+                   "overflow" else "the context is nearly full")
+            return f"compacting the conversation: {why}"
+        if kind == "auto_compaction_end":
+            return compaction_outcome(event)
+        return None
+
+
+def retry_text(delay_ms: float, attempt: int, total: int, reason: Optional[str]) -> str:
+    """Example: (2000, 2, 4, "503 overloaded")
+             -> "retrying in 2.0 s (attempt 2 of 4): 503 overloaded"
+    """
+    return (f"retrying in {delay_ms / 1000:.1f} s (attempt {attempt} of {total}): "
+            f"{one_line(reason or '')}")
+
+
+def compaction_outcome(event: Dict[str, Any]) -> str:
+    """The line after an automatic compaction: compacted_text, or why it did not happen."""
+    result = event.get("result")
+    if result:
+        return compacted_text(result["tokensBefore"])
+    if event.get("aborted"):
+        return "compaction stopped"
+    return one_line(event.get("errorMessage") or "compaction failed")
+
+
+def compacted_text(tokens_before: int) -> str:
+    """Example: 41200 -> "compacted: 41,200 tokens of older conversation are now a summary"."""
+    return f"compacted: {tokens_before:,} tokens of older conversation are now a summary"
 
 
 def footer_text(usage: Dict[str, float], context_tokens: int, model: Any) -> str:

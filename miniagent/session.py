@@ -38,6 +38,7 @@ for the model (context.py), summarising (compaction.py).
 """
 
 import os
+import threading
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -79,6 +80,7 @@ class Session:
         self.warnings = list(warnings)
         self.needs_new_file = needs_new_file  # a migrated file: the next append starts a new one
         self._written = written  # the header is in the file
+        self._append_lock = threading.Lock()
         self._index()
 
     # --- Making one ----------------------------------------------------------------------
@@ -186,20 +188,23 @@ class Session:
             self._written, self.needs_new_file = True, False
 
     def _append(self, entry_type: str, fields: Dict[str, Any]) -> str:
-        entry = {"type": entry_type, "id": self._new_id(), "parentId": self.leaf_id,
-                 "timestamp": iso_now()}
-        entry.update(fields)
-        self._add(entry)
-        try:
-            self._write(entry)
-        except SessionError:
-            # Keep memory equal to the file: a later entry must not name a parent that
-            # never reached it.
-            self.entries.pop()
-            self._index()
-            self.leaf_id = entry["parentId"]
-            raise
-        return entry["id"]
+        # One append at a time: the run's thread records messages while the terminal or
+        # rpc thread may record a model change; each must chain to the other's entry.
+        with self._append_lock:
+            entry = {"type": entry_type, "id": self._new_id(), "parentId": self.leaf_id,
+                     "timestamp": iso_now()}
+            entry.update(fields)
+            self._add(entry)
+            try:
+                self._write(entry)
+            except SessionError:
+                # Keep memory equal to the file: a later entry must not name a parent
+                # that never reached it.
+                self.entries.pop()
+                self._index()
+                self.leaf_id = entry["parentId"]
+                raise
+            return entry["id"]
 
     def _write(self, entry: Dict[str, Any]) -> None:
         if not self.persist:

@@ -11,8 +11,9 @@ dashes. Everything else is a prompt, so paths and jokes reach the model untouche
 The table is a plain dict, name -> (function, description). A command is a short
 function taking the REPL and the rest of the line (interactive.py's `Repl`: it has
 `harness`, `agent`, `running`, `note(text, style=None)`, `send(text)` (run a prompt to
-its end), `queue(text, follow_up=False)`, `for_input` (text put in the next input line)
-and `exit_code` (set it to leave)). Adding one is two steps:
+its end), `queue(text, follow_up=False)`, `run_work(fn)` (run fn(abort) so that Ctrl-C
+stops it), `for_input` (text put in the next input line) and `exit_code` (set it to
+leave)). Adding one is two steps:
 
     def show_cwd(repl, argument):
         repl.note(repl.agent.cwd)
@@ -20,17 +21,21 @@ and `exit_code` (set it to leave)). Adding one is two steps:
     COMMANDS["cwd"] = (show_cwd, "show the working directory")
 
 While the agent works, only the commands in WHILE_RUNNING are run; any other line is
-a steering message.
+a steering message. The session commands (/session, /compact, /resume, /tree, ...) are
+in slash_session.py; an extension's commands (extensions.py) come after the table's,
+and `/skill:name ARGS` sends a skill's instructions with ARGS (skills.py).
 
-Left out: completion of command names, aliases, the session commands (/compact,
-/session, /new, /resume, /fork, /tree, /name, /export), which the harness adds.
+Left out: completion of command names, aliases, prompt templates.
 """
 
 import re
 from typing import Any, Callable, Dict, Optional, Tuple
 
+from . import slash_session
 from .choose import resolve
-from .models import ConfigError, list_models
+from .models import ConfigError, list_models, miniagent_home
+from .skills import SkillError, expand_skill_command
+from .trust import is_trusted, project_has_resources, record_trust
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 COMMAND_WORD = re.compile(r"/[A-Za-z0-9-]+")
@@ -58,7 +63,12 @@ def as_prompt(line: str) -> str:
 def show_help(repl: Any, argument: str) -> None:
     width = max(len(name) for name in COMMANDS) + 2
     lines = [f"  /{name:<{width}}{description}" for name, (_, description) in COMMANDS.items()]
+    lines += [f"  /{name:<{width}}{command.description} (from {command.source})"
+              for name, command in repl.extension_commands.items()]
+    lines += [f"  /skill:{skill.name:<{max(1, width - 6)}}{skill.description}"
+              for skill in repl.skills]
     lines += ["", "  @path         attach a file to the prompt (text or an image)",
+              "  !command      run it in the shell; the model sees the output (!! it does not)",
               "  //text        send a line that starts with /",
               "  line\\         a trailing backslash continues on the next line",
               "  Ctrl-C        stop the agent; at an empty prompt twice: quit",
@@ -85,8 +95,8 @@ def change_model(repl: Any, argument: str) -> None:
         return
     for warning in chosen.warnings:
         repl.note(warning)
-    repl.agent.model = chosen.model
-    repl.harness.record_settings()  # the session records a model_change entry
+    # The session records a model_change entry; the server and its URL stay.
+    repl.harness.set_model(chosen.model, chosen.api_key, repl.harness.base_url)
     repl.note(f"model: {chosen.model.provider}/{chosen.model.id}")
 
 
@@ -105,8 +115,7 @@ def set_thinking(repl: Any, argument: str) -> None:
     if argument not in THINKING_LEVELS:
         repl.note(f"unknown level '{argument}': use one of {', '.join(THINKING_LEVELS)}")
         return
-    agent.thinking_level = argument
-    repl.harness.record_settings()
+    repl.harness.set_thinking(argument)
     if argument != "off" and not agent.model.reasoning:
         repl.note(f"thinking: {argument} (but {agent.model.id} does not reason: it has no "
                   f"effect until you switch to a model that does)")
@@ -129,6 +138,47 @@ def queue_follow_up(repl: Any, argument: str) -> None:
         repl.send(argument)  # nothing to wait for: it is simply the next prompt
 
 
+def show_or_set_trust(repl: Any, argument: str) -> None:
+    """/trust, /trust yes|no: whether this project's .miniagent/ folder may load."""
+    cwd, home = repl.agent.cwd, miniagent_home()
+    if argument in ("yes", "no"):
+        record_trust(cwd, argument == "yes", home)
+        repl.note(f"recorded: {cwd} is {'trusted' if argument == 'yes' else 'not trusted'}"
+                  f"; this takes effect when miniagent next starts here")
+        return
+    if argument:
+        repl.note("usage: /trust shows it; /trust yes or /trust no changes it")
+        return
+    decided = is_trusted(cwd, home)
+    state = {True: "trusted", False: "not trusted", None: "undecided (not trusted)"}[decided]
+    resources = ("its .miniagent/ folder has resources to load" if project_has_resources(cwd)
+                 else "its .miniagent/ folder has nothing to load")
+    repl.note(f"{cwd}: {state}; {resources}. /trust yes or /trust no changes it")
+
+
+def inline_skill(repl: Any, text: str) -> Optional[str]:
+    """The text with a leading /skill:name replaced by the skill (skills.py); None,
+    after a note, for a skill that is not loaded."""
+    try:
+        expanded = expand_skill_command(text.lstrip(), repl.skills)
+    except SkillError as error:
+        repl.note(str(error))
+        return None
+    return text if expanded is None else expanded
+
+
+def run_extension_command(repl: Any, name: str, argument: str) -> None:
+    command = repl.extension_commands[name]
+    try:
+        said = command.run(argument)
+    except Exception as error:  # an extension's bug must not end the REPL
+        repl.note(f"/{name} (from {command.source}) failed: {type(error).__name__}: "
+                  f"{error}", "red")
+        return
+    if isinstance(said, str) and said:
+        repl.note(said)
+
+
 def quit_repl(repl: Any, argument: str) -> None:
     repl.exit_code = 0
     repl.harness.abort()  # when the agent works: stop it before leaving
@@ -139,6 +189,16 @@ COMMANDS: Dict[str, Tuple[Callable[[Any, str], None], str]] = {
     "model": (change_model, "[ID] show the model, or switch (same provider and key)"),
     "thinking": (set_thinking, "[LEVEL] show or set the reasoning effort"),
     "tools": (list_tools, "list the tools the model may call"),
+    "session": (slash_session.show_session, "the session's file, id, messages, tokens and cost"),
+    "name": (slash_session.name_session, "NAME give the session a name"),
+    "compact": (slash_session.compact_now, "[FOCUS] summarise the older conversation now"),
+    "new": (slash_session.start_new_session, "start a new session"),
+    "resume": (slash_session.resume_session, "[QUERY] continue another session of this project"),
+    "fork": (slash_session.fork_session, "a new session from before one of this branch's prompts"),
+    "tree": (slash_session.show_tree, "[ID] show the session's branches, or move to an entry"),
+    "export": (slash_session.export_session, "[FILE.md|FILE.html] write the session out"),
+    "search": (slash_session.search, "WORDS find them in this project's sessions"),
+    "trust": (show_or_set_trust, "[yes|no] show or change this project's trust"),
     "followup": (queue_follow_up, "TEXT queue a message for when the agent is done"),
     "quit": (quit_repl, "leave (also Ctrl-D)"),
 }

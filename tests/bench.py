@@ -22,6 +22,7 @@ import bench_plumbing  # noqa: E402
 import bench_providers  # noqa: E402
 import bench_search  # noqa: E402
 import bench_sessions  # noqa: E402
+import bench_terminal  # noqa: E402
 import bench_tools  # noqa: E402
 from miniagent.agent import Agent  # noqa: E402
 from miniagent.providers.scripted import parse_script, scripted_model  # noqa: E402
@@ -85,7 +86,7 @@ def abort_once(settle: float) -> float:
 
 def main():
     sections = [loop_overhead_rows, abort_latency_rows, bench_plumbing.rows,
-                bench_providers.rows, bench_tools.rows, bench_sessions.rows,
+                bench_providers.rows, bench_tools.rows, bench_sessions.rows, bench_terminal.rows,
                 bench_search.rows]
     print(f"{'figure':58} {'value':>14}   {'yardstick':<28} {'ratio':>12}")
     for section in sections:

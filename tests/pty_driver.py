@@ -14,21 +14,32 @@ pressing Ctrl-C: the kernel turns it into SIGINT for the child's process group.
 
 A reader thread empties the master all the time (a child blocked on a full pty buffer
 would look hung); `expect` waits on a condition for the text, never on a sleep.
+
+A Ctrl-C at the prompt goes through `ctrl_c()`, which first waits until the child sleeps
+waiting for a key. CPython's readline notices a signal only when it interrupts that
+wait: one that arrives in the instant after the prompt is drawn and before the wait
+starts stays unnoticed until the next Enter. A person cannot hit that instant; a test
+that reacts to the prompt within microseconds can.
 """
 
 import fcntl
 import os
+import platform
 import re
 import struct
 import subprocess
 import sys
 import termios
 import threading
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>]")
 TOKENS = re.compile(ESCAPES.pattern + r"|\r|\n|\x08|[^\x1b\r\n\x08]+")
 UP = re.compile(r"\x1b\[(\d*)A")
+# The system calls of a thread waiting for a key: select, pselect6, poll, ppoll.
+WAITING_CALLS = {"x86_64": {"7", "23", "270", "271"}, "aarch64": {"72", "73"}}.get(
+    platform.machine(), set())
 
 # Runs in the child before miniagent: become the pty's controlling process, so that
 # Ctrl-C typed into the pty is a SIGINT to us (the child is a session leader already).
@@ -102,6 +113,21 @@ class Terminal:
 
     def send(self, text: str) -> None:
         os.write(self.master, text.encode("utf-8"))
+
+    def ctrl_c(self, timeout: float = 10) -> None:
+        """Press Ctrl-C once the child's main thread waits for a key (see the module's
+        docstring); where /proc cannot tell, after the timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                with open(f"/proc/{self.process.pid}/syscall") as status:
+                    call = status.read().split()[:1]
+            except OSError:
+                break  # the child is gone, or no /proc: nothing to wait for
+            if call and call[0] in WAITING_CALLS:
+                break
+            time.sleep(0.005)  # polling a state, bounded by the deadline
+        self.send("\x03")
 
     def wait(self, timeout: float = 10) -> int:
         return self.process.wait(timeout)

@@ -159,10 +159,10 @@ def test_a_rate_limit_wait_is_announced(tmp_path):
         shown = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "hi",
                         cwd=str(tmp_path))
     assert shown.returncode == 0 and shown.stdout == "answer\n"
-    assert "(trying the request again in 0.1 s: 429 Slow down (rate_limit))" in shown.stderr
+    assert "retrying in 0.1 s (attempt 2 of 3): 429 Slow down (rate_limit)" in shown.stderr
     with FakeServer(turns) as srv:
         events = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "--mode", "json",
                          "hi", cwd=str(tmp_path)).stdout
     retry = [json.loads(line) for line in events.splitlines() if '"http_retry"' in line]
     assert retry == [{"type": "http_retry", "errorMessage": "429 Slow down (rate_limit)",
-                      "delayMs": 50}]
+                      "delayMs": 50, "attempt": 2, "maxAttempts": 3}]

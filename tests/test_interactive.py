@@ -92,12 +92,12 @@ def test_ctrl_c_mid_stream_aborts_at_once_keeps_the_session_and_gives_back_queue
         session = next((tmp_path / "home").rglob("*.jsonl")).read_text()
         assert re.search(r'"stopReason": ?"aborted"', session)
         assert len(server.requests) == 1  # nothing is sent until the user types again
-        term.send(CTRL_C)  # clears the typed line; this one does not arm quitting
+        term.ctrl_c()  # clears the typed line; this one does not arm quitting
         term.expect("> ")
-        term.send(CTRL_C)  # at an empty prompt: how to quit ...
+        term.ctrl_c()  # at an empty prompt: how to quit ...
         term.expect("Ctrl-C again to quit")
         term.expect("> ")
-        term.send(CTRL_C)  # ... and quitting
+        term.ctrl_c()  # ... and quitting
         assert term.wait() == 0
 
 
@@ -221,3 +221,61 @@ def test_sigterm_ends_the_repl_with_143_and_nothing_left_running(tmp_path):
         term.process.send_signal(signal.SIGTERM)  # a second one must not skip the cleanup
         assert term.wait() == 143
         assert all(wait_gone(pid) for pid in pids)
+
+
+def small_window(home, server, window=400):
+    """A provider for the test server with a small window, so that a short conversation
+    has something to compact."""
+    home.mkdir(exist_ok=True)
+    (home / "models.json").write_text(json.dumps({"providers": {"fake": {
+        "baseUrl": server.base_url + "/v1", "api": "openai-completions",
+        "models": [{"id": "fake-model", "contextWindow": window, "maxTokens": 100}]}}}))
+    return ["--provider", "fake"]
+
+
+def test_session_commands_and_a_shell_command_in_a_terminal(tmp_path):
+    turns = [{"content": [text("Answer one.")]}, {"content": [text("Answer two.")]},
+             {"content": [text("## Goal\nKeep the facts.")]}]
+    home = tmp_path / "home"
+    with FakeServer(turns) as server, repl(tmp_path, *small_window(home, server)) as term:
+        term.expect("> ")
+        term.send("alpha " * 40 + "\r")
+        term.expect("Answer one.")
+        term.expect("> ")
+        term.send("bravo " * 200 + "\r")
+        term.expect("Answer two.")
+        term.expect("> ")
+        term.send("/session\r")
+        path = re.search(r"file      (\S+\.jsonl)", term.expect("cost ")).group(1)
+        term.send("/compact\r")
+        term.expect("compacted: ")
+        term.send("/tree\r")
+        tree = term.expect("(/tree ID moves there)")
+        bravo_id = re.search(r"([0-9a-f]{8})  user: bravo", tree).group(1)
+        assert "[compaction]" in tree and "← here" in tree
+        term.send(f"/tree {bravo_id}\r")
+        term.expect("summarise the branch you leave? [y/N] ")
+        term.send("\r")
+        term.expect("its text is in the input line")
+        term.expect("> bravo bravo")  # the prompt, back in the input line to edit
+        term.send("\x15")  # Ctrl-U: clear the line
+        term.send("/export notes.md\r")
+        term.expect(f"wrote {tmp_path / 'notes.md'}")
+        term.send("!echo from-the-shell\r")
+        term.expect("$ echo from-the-shell")
+        term.expect("from-the-shell")
+        term.expect("> ")
+        term.send(CTRL_D)
+        assert term.wait() == 0
+    branch = (tmp_path / "notes.md").read_text()  # the branch moved back to: before bravo
+    assert "Answer one." in branch and "bravo" not in branch
+    recorded = [json.loads(line) for line in open(path)]
+    assert [e["message"]["role"] for e in recorded if e["type"] == "message"][-1] == (
+        "bashExecution")
+    with FakeServer([]) as server, repl(tmp_path, *small_window(home, server), "-c") as term:
+        # -c: the session again, its last exchange shown as a reminder
+        term.expect("> alpha alpha")
+        term.expect("Answer one.")
+        term.expect("> ")
+        term.send("/quit\r")
+        assert term.wait() == 0

@@ -174,7 +174,7 @@ def test_429_with_retry_after_waits_as_asked_until_the_budget_is_spent(tmp_path)
         result = run.run()
         requests = len(srv.requests)
     assert result.returncode == 1 and requests == 12  # 3 HTTP tries x 4 harness attempts
-    assert "retrying in 0.1 s (attempt 2): 429 Rate limit reached" in notices(result.stderr)
+    assert "retrying in 0.1 s (attempt 2 of 3): 429 Rate limit reached" in notices(result.stderr)
     assert user_lines(result.stderr) == ["miniagent: 429 Rate limit reached"]
     assert roles(loaded(run.session)) == ["user"] + ["assistant:error"] * 4
     assert run.left_behind() == []
@@ -191,7 +191,7 @@ def test_a_failed_request_is_retried_after_a_backoff_and_the_answer_arrives(tmp_
         result = run.run()
     assert result.returncode == 0 and result.stdout == ANSWER + "\n"
     (notice,) = notices(result.stderr)
-    assert re.fullmatch(rf"retrying in 0\.[45] s \(attempt 2\): {re.escape(shown)}", notice)
+    assert re.fullmatch(rf"retrying in 0\.[45] s \(attempt 2 of 3\): {re.escape(shown)}", notice)
     assert user_lines(result.stderr) == []  # no HTML, no traceback
     assert roles(loaded(run.session)) == ["user", "assistant:stop"]  # the HTTP layer's retry
     assert run.left_behind() == []

@@ -6,7 +6,7 @@ from pty_driver import screen_of
 
 from miniagent.liveview import LiveView
 from miniagent.models import Model
-from miniagent.render import cost_text, fold_result, footer_text
+from miniagent.render import Notices, StepPrinter, cost_text, fold_result, footer_text
 from miniagent.terminal import Screen
 
 
@@ -115,3 +115,55 @@ def test_no_codes_at_all_on_a_dumb_terminal_or_into_a_pipe():
             view(event)
         view.close()
         assert out.getvalue() == "Looking.\n  $ ls\n    x\nerror: 503 overloaded\n"
+
+
+def test_both_retry_layers_share_one_notice_each_counting_its_own_attempts():
+    notices = Notices()
+    # The HTTP layer names the try about to be made; the harness, as pi, the retry.
+    assert notices({"type": "http_retry", "delayMs": 400, "errorMessage": "429 Slow\ndown",
+                    "attempt": 2, "maxAttempts": 3}) == (
+        "retrying in 0.4 s (attempt 2 of 3): 429 Slow down")
+    assert notices({"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3,
+                    "delayMs": 2000, "errorMessage": "503 overloaded"}) == (
+        "retrying in 2.0 s (attempt 2 of 4): 503 overloaded")
+    assert notices({"type": "agent_start"}) is None
+
+
+def test_automatic_compaction_is_one_line_when_it_starts_and_one_when_it_ends():
+    notices = Notices()
+    assert notices({"type": "auto_compaction_start", "reason": "threshold"}) == (
+        "compacting the conversation: the context is nearly full")
+    assert notices({"type": "auto_compaction_end", "aborted": False, "willRetry": False,
+                    "result": {"tokensBefore": 41200}}) == (
+        "compacted: 41,200 tokens of older conversation are now a summary")
+    assert notices({"type": "auto_compaction_end", "result": None, "aborted": False,
+                    "errorMessage": "Auto-compaction failed: no reply"}) == (
+        "Auto-compaction failed: no reply")
+
+
+def test_print_mode_shows_the_notices_even_without_the_steps():
+    out = io.StringIO()
+    printer = StepPrinter(out, show_steps=False)
+    for event in [{"type": "agent_start"}, start("a", "ls"),
+                  {"type": "http_retry", "delayMs": 500, "errorMessage": "503 busy",
+                   "attempt": 2, "maxAttempts": 3},
+                  {"type": "auto_compaction_start", "reason": "overflow"}]:
+        printer(event)
+    assert out.getvalue() == (
+        "  retrying in 0.5 s (attempt 2 of 3): 503 busy\n"
+        "  compacting the conversation: the last request did not fit the model's window\n")
+
+
+def test_a_question_keeps_the_live_area_away_until_it_is_answered():
+    view, out = view_on({"TERM": "xterm", "NO_COLOR": "1"})
+    view(start("a", "make"))
+    view.ask("bash wants to run:\n  make\nRun it? [y]es, [n]o, [a]lways: ")
+    view(update("a", "building"))  # the live window would draw here; it must not
+    assert screen_of(out.getvalue()) == ["bash wants to run:", "  make",
+                                         "Run it? [y]es, [n]o, [a]lways: "]
+    out.write("y\n")  # the terminal echoes the answer and its Enter
+    view.answered(line_ended=True)
+    view(end("a", "make", "built"))
+    view.close()
+    assert screen_of(out.getvalue())[2:] == ["Run it? [y]es, [n]o, [a]lways: y", "  $ make",
+                                             "    built", ""]

@@ -1,0 +1,334 @@
+"""RPC mode (`miniagent --mode rpc`): the agent as a process that editors and notebooks drive.
+
+The same Harness and Agent as the terminal and print mode; only the subscriber
+differs. A program writes one JSON command per line on our stdin; we write on stdout
+every event of the agent (the lines of `--mode json`) and one response per command:
+
+    > {"id": "1", "type": "prompt", "message": "What is in this folder?"}
+    < {"id": "1", "type": "response", "command": "prompt", "success": true}
+    < {"type": "agent_start"}
+    < {"type": "message_update", "assistantMessageEvent": {"type": "text_delta", ...}}
+    < ...
+    < {"type": "agent_end", "messages": [...]}
+    > {"id": "2", "type": "get_state"}
+    < {"id": "2", "type": "response", "command": "get_state", "success": true,
+       "data": {"model": {"provider": "ollama", "id": "qwen2.5-coder:7b", ...}, ...}}
+    > hello
+    < {"type": "response", "command": "parse", "success": false, "error": "..."}
+
+A prompt is answered at once and its run reports through events, also when it fails.
+Every other command's response carries its data or its error (and the request's id),
+so one bad request never stops the process (pi answers a command that fails as if its
+line could not be parsed, without the id; we keep the id). The commands are in
+rpccommands.py.
+
+With `--confirm`, the question before bash, edit or write goes to the program: a
+`confirm_request` line, answered by a `confirm_response` (see Confirmations below).
+
+Four threads share the work:
+
+    reader     reads stdin; routes confirm answers at once, queues everything else
+    main       takes the queued lines in order and answers them (most in an instant)
+    run        the Harness's worker: the agent's turns, writing events as they happen
+    commands   `bash` and `compact` take long, so each runs on a thread of its own
+               and answers when done (abort_bash and abort still get through)
+
+Every line goes out through one lock, so lines never interleave; a quick command is
+answered while holding it, so no event of the run a prompt starts can come before the
+prompt's response. stdout carries JSON lines only; warnings go to stderr.
+
+The end of stdin is a polite goodbye: the running turn (and a running `bash`) may
+finish, then the process exits 0 with nothing left running. A program in a hurry sends
+`abort` first. SIGTERM, SIGINT and SIGHUP abort everything and exit 128 + the signal.
+
+Left out: pi's extension UI requests and its commands for settings we do not have
+(cycle_model, steering modes, auto-retry switches, export_html, session names).
+"""
+
+import json
+import os
+import queue
+import signal
+import sys
+import threading
+from itertools import count
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, TextIO, Tuple
+
+from .harness import Harness
+from .oneshot import STOP_SIGNALS
+from .output import say, stdout_failure
+from .render import JsonLines
+from .rpccommands import LATER, Commands
+from .tools.process import quit_now
+
+# A line of stdin, parsed: (the request, None) or (None, the error response to write).
+Parsed = Tuple[Optional[Dict[str, Any]], Optional[Dict[str, Any]]]
+
+
+def run_rpc(harness: Harness, stdin: Optional[BinaryIO] = None,
+            stdout: Optional[TextIO] = None) -> int:
+    """Serve the protocol until stdin ends; the exit status (0, or 128 + a stop signal,
+    or 141 / 1 when stdout could not be written)."""
+    if stdin is None and sys.stdin is not None:
+        # Bytes, so that only "\n" ends a record (text mode also splits on "\r"); and a
+        # reader of our own on a copy of the descriptor: at exit Python closes
+        # sys.stdin, which waits for the lock a reader blocked in readline() holds (a
+        # fatal error after a stop signal).
+        stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
+    server = RpcServer(harness, stdout or sys.stdout)
+    received: List[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        if received:
+            quit_now(128 + signum)  # a second signal: kill the commands, exit at once
+        received.append(signum)
+        server.abort_everything()
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop)
+    requests: "queue.Queue[Optional[Parsed]]" = queue.Queue()
+    threading.Thread(target=server.read, args=(stdin, requests), daemon=True,
+                     name="miniagent-rpc-reader").start()
+    while not received and server.stdout_error is None:
+        try:
+            parsed = requests.get(timeout=0.5)  # a timeout, so that a stop signal is noticed
+        except queue.Empty:
+            continue
+        if parsed is None:
+            break
+        server.handle(*parsed)
+    server.finish()
+    if received:
+        return 128 + received[0]
+    if server.stdout_error is not None:
+        return stdout_failure(server.stdout_error)
+    return 0
+
+
+class RpcServer:
+    """The protocol around one Harness: framing, dispatch, responses, confirmations."""
+
+    def __init__(self, harness: Harness, stdout: TextIO):
+        self.harness = harness
+        self.stdout_error: Optional[OSError] = None
+        self.out = Output(JsonLines(stdout, on_closed=self._stdout_broke))
+        self.confirmations = Confirmations(self.out)
+        self.commands = Commands(harness, self._answer_later)
+        self._background: List[threading.Thread] = []
+        # A long-lived process, like the terminal: compact after a run, ready for the next.
+        harness.compact_after_run = True
+        harness.agent.subscribe(self.out)  # every event, as one JSON line
+        # --confirm: assemble.py built the gate (which calls, the refusal the model
+        # reads); here it asks the program instead of a terminal.
+        gate = getattr(harness, "confirm_gate", None)
+        if gate is not None:
+            harness.agent.subscribe(self.confirmations.note_call)
+            gate.ask = self.confirmations.ask
+
+    # --- Reading ---------------------------------------------------------------------
+
+    def read(self, stdin: Optional[BinaryIO],
+             requests: "queue.Queue[Optional[Parsed]]") -> None:
+        """The reader thread: answers to confirm requests are delivered at once (the run
+        waits for them); every other line is queued for the main thread. None: the end."""
+        try:
+            for line in read_records(stdin):
+                request, problem = parse_request(line)
+                if request is not None and request["type"] == "confirm_response":
+                    self.confirmations.deliver(request)
+                else:
+                    requests.put((request, problem))
+        except OSError as error:  # a broken pipe on stdin is an end like any other
+            say(f"miniagent: reading stdin failed ({error}); finishing")
+        finally:
+            self.confirmations.close()  # nobody is left to answer: every question is a no
+            requests.put(None)
+
+    # --- Answering -------------------------------------------------------------------
+
+    def handle(self, request: Optional[Dict[str, Any]],
+               problem: Optional[Dict[str, Any]]) -> None:
+        """Answer one parsed line (see parse_request)."""
+        if problem is not None:
+            self.out(problem)
+        elif request["type"] == "abort":
+            # Abort waits for the run to end, and the run needs the output lock to
+            # write its last events: this one is answered without holding it.
+            self._answer(request, self._abort)
+        else:
+            with self.out.lock:
+                self._answer(request, self.commands.handler(request["type"]))
+
+    def _answer(self, request: Dict[str, Any], handler: Callable[[dict], Any]) -> None:
+        """Run the handler and write its response (unless it answers later itself)."""
+        try:
+            data = handler(request)
+        except Exception as exc:  # noqa: BLE001 - any failure is this request's answer
+            self.out(response(request, error=str(exc) or type(exc).__name__))
+            return
+        if data is not LATER:
+            self.out(response(request, data))
+
+    def _answer_later(self, request: Dict[str, Any], work: Callable[[], Any]) -> Any:
+        """Run `work` on a thread of its own; its result (or failure) is the response."""
+        thread = threading.Thread(target=self._answer, args=(request, lambda _: work()),
+                                  daemon=True, name=f"miniagent-rpc-{request['type']}")
+        self._background = [t for t in self._background if t.is_alive()] + [thread]
+        thread.start()
+        return LATER
+
+    def _abort(self, request: Dict[str, Any]) -> None:
+        self.confirmations.refuse_pending()  # a run waiting for an answer must not wait on
+        self.harness.abort()
+        self.commands.abort_compaction()
+        self.harness.wait()  # answered once the run has ended: a prompt may follow at once
+
+    # --- Stopping --------------------------------------------------------------------
+
+    def abort_everything(self) -> None:
+        """A stop signal or a reader gone: stop the run, a compaction and a command."""
+        self.confirmations.refuse_pending()
+        self.harness.abort()
+        self.commands.abort_compaction()
+        self.commands.abort_bash(None)
+
+    def finish(self) -> None:
+        """Wait for the run and the commands still running: nothing outlives us."""
+        self.harness.wait()
+        for thread in self._background:
+            thread.join()
+
+    def _stdout_broke(self, error: OSError) -> None:
+        self.stdout_error = error
+        self.abort_everything()  # the program that drove us is gone
+
+
+class Output:
+    """Every line on stdout goes through here: one writer at a time."""
+
+    def __init__(self, lines: JsonLines):
+        self.lock = threading.RLock()  # re-entrant: a command's own events pass while held
+        self._lines = lines
+
+    def __call__(self, record: Dict[str, Any]) -> None:
+        with self.lock:
+            self._lines(record)
+
+
+# --- Framing -----------------------------------------------------------------------------
+
+def read_records(stdin: Optional[BinaryIO]) -> Iterator[str]:
+    """The lines of stdin as strict JSONL records: split on "\\n" only, a trailing "\\r"
+    removed, a last line without "\\n" kept; blank lines are skipped.
+
+    Example: b'{"type": "abort"}\\r\\n{"a": "x\\xe2\\x80\\xa8y"}' -> '{"type": "abort"}',
+    '{"a": "x\\u2028y"}' (U+2028 inside a string is no line end here, unlike str.splitlines)
+    """
+    if stdin is None:  # started without a stdin: nothing will ever come
+        return
+    for raw in iter(stdin.readline, b""):
+        record = raw[:-1] if raw.endswith(b"\n") else raw
+        record = record[:-1] if record.endswith(b"\r") else record
+        if record.strip():
+            yield record.decode("utf-8", errors="replace")
+
+
+def parse_request(line: str) -> Parsed:
+    """(the request, None), or (None, the error response for a line that is none)."""
+    try:
+        request = json.loads(line)
+    except ValueError as exc:
+        return None, {"type": "response", "command": "parse", "success": False,
+                      "error": f"Failed to parse command: {exc}"}
+    if not isinstance(request, dict):
+        return None, {"type": "response", "command": None, "success": False,
+                      "error": 'A command is a JSON object such as {"type": "get_state"}'}
+    if not isinstance(request.get("type"), str):
+        return None, response(request, error='The command has no "type": say which command, '
+                                             'e.g. {"type": "get_state"}')
+    return request, None
+
+
+def response(request: Dict[str, Any], data: Any = None,
+             error: Optional[str] = None) -> Dict[str, Any]:
+    """The response to `request`: its id (when it had one), success and data or error."""
+    answer: Dict[str, Any] = {"type": "response", "command": request.get("type")}
+    if "id" in request:
+        answer = {"id": request["id"], **answer}
+    if error is not None:
+        answer.update(success=False, error=error)
+    else:
+        answer["success"] = True
+        if data is not None:
+            answer["data"] = data
+    return answer
+
+
+# --- Confirmation over the protocol (--confirm) --------------------------------------------
+
+class Confirmations:
+    """Questions to the program, each waiting for its answer:
+
+        < {"type": "confirm_request", "id": "confirm-1", "toolName": "bash",
+           "args": {"command": "rm -rf build"}, "toolCallId": "call_1"}
+        > {"type": "confirm_response", "id": "confirm-1", "confirmed": false}
+
+    `args` are the call's arguments as the model sent them, and `toolCallId` matches
+    the call's tool_execution_start. Only `"confirmed": true` runs the call. An abort
+    refuses the pending question; at the end of stdin every question, pending or
+    later, is refused (a closed pipe must never mean yes).
+    """
+
+    def __init__(self, out: Output):
+        self.out = out
+        self._pending: Dict[str, Dict[str, Any]] = {}  # id -> {"answered": Event, "yes"}
+        self._numbers = count(1)
+        self._closed = False
+        self._call: Dict[str, Any] = {}  # the tool_execution_start of the call asked about
+        # Re-entrant: a stop signal's handler refuses the pending questions too, and may
+        # interrupt the main thread while it holds this lock for an abort.
+        self._lock = threading.RLock()
+
+    def note_call(self, event: Dict[str, Any]) -> None:
+        """Remember the last call announced: the loop announces each call
+        (tool_execution_start) just before its before-hooks run, so that is the call
+        the gate asks about."""
+        if event["type"] == "tool_execution_start":
+            self._call = event
+
+    def ask(self, question: str) -> str:
+        """The gate's ask function: "y" when the program confirmed the call, else "n"
+        (the question's text is for a terminal; the program gets the call itself)."""
+        with self._lock:
+            if self._closed:
+                return "n"
+            question_id = f"confirm-{next(self._numbers)}"
+            waiting = self._pending[question_id] = {"answered": threading.Event(), "yes": False}
+        call = self._call
+        self.out({"type": "confirm_request", "id": question_id, "toolName": call["toolName"],
+                  "args": call["args"], "toolCallId": call["toolCallId"]})
+        waiting["answered"].wait()
+        return "y" if waiting["yes"] else "n"
+
+    def deliver(self, answer: Dict[str, Any]) -> None:
+        """A confirm_response: wake the call waiting for it (one for no question pending,
+        say a late answer after an abort, is reported on stderr and dropped)."""
+        with self._lock:
+            question = self._pending.pop(str(answer.get("id")), None)
+        if question is None:
+            say(f"miniagent: warning: a confirm_response for {answer.get('id')!r}, which is "
+                f"not a pending question, was ignored")
+            return
+        question["yes"] = answer.get("confirmed") is True
+        question["answered"].set()
+
+    def refuse_pending(self) -> None:
+        with self._lock:
+            questions, self._pending = list(self._pending.values()), {}
+        for question in questions:
+            question["answered"].set()  # "yes" stays False
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        self.refuse_pending()

@@ -1,0 +1,78 @@
+"""`!cmd` in the REPL: the user runs a shell command, and the model may read the output.
+
+Sometimes it is quicker to run `git status` yourself than to ask for it. A line that
+starts with `!` is run by the shell, exactly as the bash tool runs a command (same
+process group, same kill on Ctrl-C, same cut of a huge output), and shown the same
+way: the last lines live while it runs, then the result folded under its line.
+
+    > !pytest -q             runs it; the output becomes a `bashExecution` message in the
+                             session and the context, so the next prompt can say "fix that"
+    > !!ls                   runs it for you only: the message is recorded with
+                             excludeFromContext, and the model never sees it (context.py)
+
+The message is added outside any run of the agent, so no event records it: this module
+appends it to the session file and to the agent's messages itself.
+
+Left out: commands that read the keyboard (stdin is empty, as for the bash tool),
+`!cmd` while the agent works (it is a prompt-time command).
+"""
+
+import threading
+from typing import Any, Callable, Dict, Optional, Tuple
+
+from .context import bash_execution_message
+from .messages import text_of
+from .tools import ToolError
+from .tools.bash import finish, partial_result
+from .tools.process import OutputSink, run_command
+
+CALL_ID = "user-shell"  # the id of the pretend tool call the live view is shown
+
+
+def parse_shell_line(line: str) -> Optional[Tuple[str, bool]]:
+    """(command, excluded from the context) for a `!` line, else None.
+
+    Examples: "!ls -la" -> ("ls -la", False); "!!ls" -> ("ls", True); "ls" -> None
+    """
+    stripped = line.strip()
+    if not stripped.startswith("!"):
+        return None
+    excluded = stripped.startswith("!!")
+    return stripped[2 if excluded else 1:].strip(), excluded
+
+
+def run_user_command(command: str, cwd: str, abort: threading.Event,
+                     show: Callable[[Dict[str, Any]], None],
+                     excluded: bool = False) -> Dict[str, Any]:
+    """Run `command` in `cwd` until it ends or `abort` is set, showing it through `show`
+    (a view taking the bash tool's events); returns the bashExecution message."""
+    args = {"command": command}
+    show({"type": "tool_execution_start", "toolCallId": CALL_ID, "toolName": "bash",
+          "args": args})
+    with OutputSink() as sink:
+        code, stopped_by = run_command(
+            command, cwd, sink, None, abort, on_output=lambda: show({
+                "type": "tool_execution_update", "toolCallId": CALL_ID, "toolName": "bash",
+                "args": args, "partialResult": {"content": partial_result(sink).content}}))
+        try:  # the bash tool's own words for the ending ("Command exited with code 2")
+            result = finish(sink, code, stopped_by, None)
+            shown, failed = text_of({"content": result.content}), False
+        except ToolError as error:
+            shown, failed = str(error), True
+        truncation = sink.truncation()  # after finish(): a cut output is saved by now
+        message = bash_execution_message(
+            command, truncation.content, None if stopped_by else code,
+            cancelled=stopped_by == "aborted", truncated=truncation.truncated,
+            full_output_path=sink.path if truncation.truncated else None,
+            exclude_from_context=excluded)
+    show({"type": "tool_execution_end", "toolCallId": CALL_ID, "toolName": "bash",
+          "args": args, "isError": failed,
+          "result": {"content": [{"type": "text", "text": shown}]}})
+    return message
+
+
+def record(harness: Any, message: Dict[str, Any]) -> None:
+    """Add the message to the session file and to what the model sees next (context.py
+    leaves it out of the requests when it is excluded)."""
+    harness.session.append_message(message)
+    harness.agent.messages.append(message)

@@ -1,0 +1,75 @@
+"""miniagent as a library: the names `from miniagent import ...` gives, and the README's two
+programs (embedding the agent; driving `--mode rpc` from another program), run as written.
+
+The programs live in tests/readme_example.py and tests/rpc_client_example.py; the README
+shows the same text under the headings below, and the test checks that they agree."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from fake_server import FakeServer
+from test_rpc import KEYS
+
+ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+EXAMPLES = {"### Embedding miniagent": HERE / "readme_example.py",
+            "### Driving the RPC mode from a notebook": HERE / "rpc_client_example.py"}
+
+
+def run_python(path, cwd, **env):
+    full_env = {key: value for key, value in os.environ.items() if key not in KEYS}
+    full_env.update(PYTHONPATH=str(ROOT), **env)
+    return subprocess.run([sys.executable, str(path)], cwd=str(cwd), env=full_env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_the_embedding_example_fixes_the_failing_test_and_shows_each_tool_call(tmp_path):
+    made = tmp_path / "tmp"  # the example's project goes to a fresh temporary folder
+    made.mkdir()
+    done = run_python(EXAMPLES["### Embedding miniagent"], tmp_path, TMPDIR=str(made))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "tool: bash {'command': 'python3 test_calc.py'}",
+        "tool: edit {'path': 'calc.py', 'edits': [{'oldText': 'a - b', 'newText': 'a + b'}]}",
+        "tool: bash {'command': 'python3 test_calc.py'}",
+        "Fixed: add() subtracted."]
+    (project,) = made.iterdir()
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert subprocess.run([sys.executable, "test_calc.py"], cwd=project).returncode == 0
+
+
+def test_the_notebook_client_drives_the_rpc_mode(tmp_path):
+    reply = {"content": [{"type": "text", "text": "There is one file: notes.txt."}]}
+    (tmp_path / "notes.txt").write_text("hi\n")
+    with FakeServer([reply]) as srv:  # stands in for the model server a user would have
+        done = run_python(EXAMPLES["### Driving the RPC mode from a notebook"], tmp_path,
+                          OPENAI_BASE_URL=srv.base_url + "/v1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "There is one file: notes.txt.\n"
+    assert "Which files are in this folder?" in str(srv.requests[0]["body"]["messages"])
+
+
+def test_the_readme_shows_the_examples_exactly_as_tested():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for heading, path in EXAMPLES.items():
+        if heading not in readme:
+            continue  # the section is not in the README yet
+        block = re.search(r"```python\n(.*?)```", readme[readme.index(heading):], re.S)
+        assert block is not None, f"no ```python block under {heading!r} in README.md"
+        assert block.group(1) == path.read_text(encoding="utf-8"), (
+            f"README.md's block under {heading!r} differs from {path.name}: keep them equal")
+
+
+def test_the_library_names_load_without_the_http_library():
+    code = ("import sys, miniagent\n"
+            "from miniagent import (Agent, Harness, Session, Model, resolve, Resolved, "
+            "create_tools, Tool, ToolError, text_result, scripted_model, parse_script, "
+            "load_script, text_of)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('requests', 'urllib3')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[]\n"

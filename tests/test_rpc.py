@@ -1,0 +1,351 @@
+"""RPC mode, driven as a program drives it: `python -m miniagent --mode rpc` in a subprocess,
+JSON commands on its stdin, events and responses read from its stdout."""
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+
+from fake_server import FakeServer
+from test_cli import wait_gone
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY",
+        "GROQ_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+WAIT = 30  # seconds: a bound for a broken build, never a synchronisation
+
+
+class Rpc:
+    """One `miniagent --mode rpc` process; every stdout line is parsed as JSON (a line
+    that is not would fail the test: stdout must carry nothing else)."""
+
+    def __init__(self, tmp_path, *args):
+        env = {key: value for key, value in os.environ.items() if key not in KEYS}
+        env["PYTHONPATH"] = ROOT
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "miniagent", "--mode", "rpc", *args], cwd=str(tmp_path),
+            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, command, end=b"\n"):
+        data = command if isinstance(command, bytes) else json.dumps(command).encode()
+        self.proc.stdin.write(data + end)
+        self.proc.stdin.flush()
+
+    def next(self):
+        line = self.lines.get(timeout=WAIT)
+        assert line is not None, "miniagent closed stdout: " + self.proc.stderr.read().decode()
+        return json.loads(line)
+
+    def until(self, test):
+        """Every record up to and including the first one that passes `test`."""
+        records = [self.next()]
+        while not test(records[-1]):
+            records.append(self.next())
+        return records
+
+    def response(self, request_id):
+        return self.until(lambda r: r["type"] == "response" and r.get("id") == request_id)[-1]
+
+    def call(self, command):
+        """Send a command with an id and return its response's data (it must succeed)."""
+        answer = self.ask(command)
+        assert answer["success"], answer
+        return answer.get("data")
+
+    def ask(self, command):
+        self.send({"id": command["type"], **command})
+        return self.response(command["type"])
+
+    def close(self):
+        """Close stdin; (exit status, the records still written, stderr)."""
+        self.proc.stdin.close()
+        rest = []
+        for line in iter(lambda: self.lines.get(timeout=WAIT), None):
+            rest.append(json.loads(line))
+        self.proc.wait(timeout=WAIT)
+        return self.proc.returncode, rest, self.proc.stderr.read().decode()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def script(tmp_path, turns):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(turns))
+    return str(path)
+
+
+def bash(command):
+    return {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": command}}]}
+
+
+def answer(text):
+    return {"content": [{"type": "text", "text": text}], "usage": {"input": 10, "output": 5}}
+
+
+def of_type(records, kind):
+    return [record for record in records if record["type"] == kind]
+
+
+def test_a_prompt_is_answered_at_once_then_its_events_follow_to_agent_end(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [bash("echo hi"), answer("Done.")]))
+    try:
+        rpc.send({"id": "p1", "type": "prompt", "message": "go"})
+        records = rpc.until(lambda r: r["type"] == "agent_end")
+        assert records[0] == {"id": "p1", "type": "response", "command": "prompt",
+                              "success": True}
+        assert records[1]["type"] == "agent_start"
+        assert of_type(records, "tool_execution_end")[0]["result"]["content"][0]["text"] == "hi\n"
+        assert rpc.call({"type": "get_last_assistant_text"}) == {"text": "Done."}
+        messages = rpc.call({"type": "get_messages"})["messages"]
+        assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant"]
+        stats = rpc.call({"type": "get_session_stats"})
+        assert {key: stats[key] for key in ("userMessages", "assistantMessages", "toolCalls",
+                                            "toolResults", "totalMessages", "toolCallsByName",
+                                            "toolErrors")} == {
+            "userMessages": 1, "assistantMessages": 2, "toolCalls": 1, "toolResults": 1,
+            "totalMessages": 4, "toolCallsByName": {"bash": 1}, "toolErrors": 0}
+        assert stats["tokens"]["input"] == 10 and stats["tokens"]["total"] == 15
+        assert stats["models"]["scripted/scripted"]["turns"] == 2
+        assert stats["sessionFile"] == rpc.call({"type": "get_state"})["sessionFile"]
+        status, rest, _ = rpc.close()
+    finally:
+        rpc.kill()
+    assert status == 0 and rest == []
+
+
+def test_a_steer_during_a_slow_tool_lands_in_the_next_request(tmp_path):
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    # The command says it started, then waits (at most 30 s) for the test to open the gate.
+    turns = [bash("echo waiting; read -t 30 line <> gate; echo got $line"), answer("ok")]
+    with FakeServer(turns) as srv:
+        rpc = Rpc(tmp_path, "--base-url", srv.base_url + "/v1", "--no-session")
+        try:
+            rpc.send({"id": "p", "type": "prompt", "message": "run it"})
+            rpc.until(lambda r: r["type"] == "tool_execution_update")  # the tool is running
+            busy = rpc.ask({"type": "prompt", "message": "another"})
+            assert not busy["success"] and "streamingBehavior" in busy["error"]
+            rpc.call({"type": "steer", "message": "Use tabs, not spaces."})
+            assert rpc.call({"type": "get_state"})["pendingMessageCount"] == 1
+            with open(gate, "w") as opened:
+                opened.write("go\n")
+            records = rpc.until(lambda r: r["type"] == "agent_end")
+            rpc.close()
+        finally:
+            rpc.kill()
+    assert of_type(records, "tool_execution_end")[0]["result"]["content"][0]["text"] == \
+        "waiting\ngot go\n"
+    second = srv.requests[1]["body"]["messages"]
+    assert [m["role"] for m in second[-3:]] == ["assistant", "tool", "user"]
+    assert second[-1]["content"] in ("Use tabs, not spaces.",
+                                     [{"type": "text", "text": "Use tabs, not spaces."}])
+
+
+def test_abort_ends_the_turn_as_aborted_and_kills_the_tools_process_group(tmp_path):
+    turns = [bash("sleep 60 & echo pids $$ $!; sleep 60"), answer("never")]
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, turns), "--no-session")
+    try:
+        rpc.send({"id": "p", "type": "prompt", "message": "go"})
+        update = rpc.until(lambda r: r["type"] == "tool_execution_update")[-1]
+        shell, child = map(int, update["partialResult"]["content"][0]["text"].split()[1:3])
+        rpc.send({"id": "a", "type": "abort"})
+        records = rpc.until(lambda r: r.get("id") == "a")
+        assert records[-1]["success"]
+        # answered once the run has ended: a new prompt may follow at once
+        assert records[-2]["type"] == "agent_end"
+        assert records[-2]["messages"][-1]["stopReason"] == "aborted"
+        assert "Command aborted" in of_type(records, "tool_execution_end")[0]["result"][
+            "content"][0]["text"]
+        assert rpc.call({"type": "get_state"})["isStreaming"] is False
+        status, _, _ = rpc.close()
+    finally:
+        rpc.kill()
+    assert status == 0
+    assert wait_gone(shell) and wait_gone(child)
+
+
+def test_get_state_reflects_the_model_after_set_model(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]))
+    try:
+        assert rpc.call({"type": "get_state"})["model"] == {
+            "provider": "scripted", "id": "scripted", "contextWindow": 128000}
+        model = {"provider": "ollama", "id": "qwen2.5-coder:7b", "contextWindow": 32768}
+        assert rpc.call({"type": "set_model", "provider": "ollama",
+                         "modelId": "qwen2.5-coder:7b"}) == model
+        rpc.call({"type": "set_thinking_level", "level": "low"})
+        state = rpc.call({"type": "get_state"})
+        assert state["model"] == model and state["thinkingLevel"] == "low"
+        unknown = rpc.ask({"type": "set_model", "provider": "nobody", "modelId": "x"})
+        assert not unknown["success"] and "nobody" in unknown["error"]
+        level = rpc.ask({"type": "set_thinking_level", "level": "max"})
+        assert not level["success"] and "off, minimal, low, medium, high" in level["error"]
+        assert rpc.call({"type": "get_state"})["model"] == model
+        rpc.close()
+    finally:
+        rpc.kill()
+
+
+def test_bad_lines_get_an_error_response_and_the_process_keeps_serving(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]), "--no-session")
+    try:
+        rpc.send(b"hello")
+        reply = rpc.next()
+        assert (reply["command"], reply["success"], "id" in reply) == ("parse", False, False)
+        assert reply["error"].startswith("Failed to parse command: ")
+        rpc.send(b"[1, 2]")
+        reply = rpc.next()
+        assert reply["command"] is None and not reply["success"] and "id" not in reply
+        rpc.send({"id": 7, "type": "make_coffee"})
+        reply = rpc.next()
+        assert reply["id"] == 7 and reply["command"] == "make_coffee"
+        assert reply["error"].startswith("Unknown command: make_coffee. Known commands: ")
+        assert "get_state" in reply["error"]
+        rpc.send({"id": "m", "type": "prompt"})
+        assert rpc.next() == {"id": "m", "type": "response", "command": "prompt",
+                              "success": False,
+                              "error": 'prompt needs "message" (a non-empty string)'}
+        rpc.send({"id": "crlf", "type": "get_state"}, end=b"\r\n")  # a CRLF line end
+        assert rpc.next()["id"] == "crlf"
+        rpc.send({"id": "last", "type": "get_messages"}, end=b"")  # no line end at all
+        status, rest, stderr = rpc.close()
+    finally:
+        rpc.kill()
+    assert status == 0
+    assert [(r["id"], r["success"]) for r in rest] == [("last", True)], stderr
+
+
+def test_closing_stdin_lets_the_running_turn_finish_then_exits_0(tmp_path):
+    turns = [bash("echo started $$; sleep 0.3; echo finished"), answer("All done.")]
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, turns), "--no-session")
+    try:
+        rpc.send({"id": "p", "type": "prompt", "message": "go"})
+        update = rpc.until(lambda r: r["type"] == "tool_execution_update")[-1]
+        shell = int(update["partialResult"]["content"][0]["text"].split()[1])
+        status, rest, _ = rpc.close()  # while the command still runs
+    finally:
+        rpc.kill()
+    assert status == 0
+    assert "finished" in of_type(rest, "tool_execution_end")[0]["result"]["content"][0]["text"]
+    assert rest[-1]["type"] == "agent_end"
+    assert rest[-1]["messages"][-1]["content"][0]["text"] == "All done."
+    assert wait_gone(shell)
+
+
+def test_confirm_asks_the_program_and_only_a_yes_runs_the_call(tmp_path):
+    turns = [bash("touch refused"), bash("touch allowed"), answer("ok")]
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, turns), "--no-session", "--confirm")
+    try:
+        rpc.send({"id": "p", "type": "prompt", "message": "go"})
+        first = rpc.until(lambda r: r["type"] == "confirm_request")[-1]
+        assert first["toolName"] == "bash" and first["args"] == {"command": "touch refused"}
+        rpc.send({"type": "confirm_response", "id": first["id"], "confirmed": False})
+        second = rpc.until(lambda r: r["type"] == "confirm_request")
+        refused = of_type(second, "tool_execution_end")[0]
+        assert refused["isError"] and "refused" in refused["result"]["content"][0]["text"]
+        rpc.send({"type": "confirm_response", "id": second[-1]["id"], "confirmed": True})
+        rpc.until(lambda r: r["type"] == "agent_end")
+        rpc.close()
+    finally:
+        rpc.kill()
+    assert not (tmp_path / "refused").exists()
+    assert (tmp_path / "allowed").exists()
+
+
+def test_bash_output_reaches_the_model_and_abort_bash_stops_a_command(tmp_path):
+    with FakeServer([answer("I see it.")]) as srv:
+        rpc = Rpc(tmp_path, "--base-url", srv.base_url + "/v1")
+        try:
+            assert rpc.call({"type": "bash", "command": "echo hello; exit 3"}) == {
+                "output": "hello\n", "exitCode": 3, "cancelled": False, "truncated": False}
+            last = rpc.call({"type": "get_messages"})["messages"][-1]
+            assert last["role"] == "bashExecution" and last["command"] == "echo hello; exit 3"
+            rpc.send({"id": "long", "type": "bash", "command": "sleep 60"})
+            rpc.send({"id": "stop", "type": "abort_bash"})
+            replies = [rpc.next(), rpc.next()]
+            stopped = next(r for r in replies if r["id"] == "long")["data"]
+            assert stopped["cancelled"] is True and stopped["exitCode"] is None
+            rpc.send({"id": "p", "type": "prompt", "message": "what happened?"})
+            rpc.until(lambda r: r["type"] == "agent_end")
+            rpc.close()
+        finally:
+            rpc.kill()
+    sent = json.dumps(srv.requests[0]["body"]["messages"])
+    assert "I ran `echo hello; exit 3` in my shell" in sent and "code 3" in sent
+    assert "I cancelled the command" in sent
+
+
+def test_new_session_switch_session_and_fork(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("one"), answer("two")]))
+    try:
+        rpc.send({"id": "p", "type": "prompt", "message": "first prompt"})
+        rpc.until(lambda r: r["type"] == "agent_end")
+        first = rpc.call({"type": "get_state"})
+        assert rpc.call({"type": "new_session"}) == {"cancelled": False}
+        fresh = rpc.call({"type": "get_state"})
+        assert fresh["messageCount"] == 0 and fresh["sessionId"] != first["sessionId"]
+        rpc.call({"type": "switch_session", "sessionPath": first["sessionFile"]})
+        assert rpc.call({"type": "get_state"})["messageCount"] == 2
+        with open(first["sessionFile"]) as f:
+            entries = [json.loads(line) for line in f][1:]
+        prompt_id = next(e["id"] for e in entries if e.get("message", {}).get("role") == "user")
+        assert rpc.call({"type": "fork", "entryId": prompt_id}) == {
+            "text": "first prompt", "cancelled": False}
+        forked = rpc.call({"type": "get_state"})
+        assert forked["messageCount"] == 0 and forked["sessionId"] != first["sessionId"]
+        missing = rpc.ask({"type": "switch_session"})
+        assert missing["error"] == 'switch_session needs "sessionPath" (a non-empty string)'
+        rpc.close()
+    finally:
+        rpc.kill()
+
+
+def test_a_command_that_fails_while_it_runs_answers_with_its_id(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]), "--no-session")
+    try:
+        failed = rpc.ask({"type": "compact"})  # nothing to compact in an empty session
+        assert failed["id"] == "compact" and failed["command"] == "compact"
+        assert failed["success"] is False and "compact" in failed["error"].lower()
+        assert rpc.call({"type": "get_state"})["isCompacting"] is False
+        status, _, _ = rpc.close()
+    finally:
+        rpc.kill()
+    assert status == 0
+
+
+def test_sigterm_aborts_the_run_kills_its_commands_and_exits_143(tmp_path):
+    import signal
+
+    turns = [bash("sleep 60 & echo pids $$ $!; sleep 60"), answer("never")]
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, turns), "--no-session")
+    try:
+        rpc.send({"id": "p", "type": "prompt", "message": "go"})
+        update = rpc.until(lambda r: r["type"] == "tool_execution_update")[-1]
+        pids = map(int, update["partialResult"]["content"][0]["text"].split()[1:3])
+        rpc.proc.send_signal(signal.SIGTERM)
+        assert rpc.until(lambda r: r["type"] == "agent_end")[-1]["messages"][-1][
+            "stopReason"] == "aborted"
+        assert rpc.proc.wait(timeout=WAIT) == 143
+    finally:
+        rpc.kill()
+    assert all(wait_gone(pid) for pid in pids)
+
+
+def test_records_split_on_newline_only():
+    from io import BytesIO
+
+    from miniagent.rpc import read_records
+
+    stdin = BytesIO(b'{"type": "abort"}\r\n\n{"a": "x\xe2\x80\xa8y"}\n{"last": 1}')
+    assert list(read_records(stdin)) == ['{"type": "abort"}', '{"a": "x\u2028y"}', '{"last": 1}']

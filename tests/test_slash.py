@@ -1,0 +1,303 @@
+"""The REPL's commands, run in-process on a scripted model: what each one prints and
+what it does to the session (the pty tests in test_interactive.py drive a few of them
+through a real terminal)."""
+
+import builtins
+import io
+import os
+import sys
+import threading
+
+import pytest
+
+from helpers import call, make_agent, text
+from miniagent.compaction import CompactionSettings
+from miniagent.confirm import ConfirmGate
+from miniagent.extensions import Command
+from miniagent.harness import Harness
+from miniagent.interactive import Repl
+from miniagent.liveview import LiveView
+from miniagent.questions import ask_trust
+from miniagent.session import Session
+from miniagent.skills import Skill
+from miniagent.terminal import Screen
+from miniagent.tools import create_tools
+from miniagent.trust import is_trusted
+
+SUMMARY = "## Goal\nKeep the facts."
+
+
+class Repl_:
+    """A REPL on a scripted model, its screen in memory (not a terminal: no codes)."""
+
+    def __init__(self, tmp_path, turns, tools=(), compaction=None):
+        agent = make_agent(turns, tools, cwd=str(tmp_path))
+        self.harness = Harness(agent, Session.create(str(tmp_path)), compaction=compaction)
+        self.out = io.StringIO()
+        self.repl = Repl(self.harness, LiveView(Screen(self.out, env={})))
+        agent.subscribe(self.repl.view)
+
+    def do(self, line):
+        """Handle one line; returns what it printed."""
+        start = len(self.out.getvalue())
+        self.repl.handle(line)
+        return self.out.getvalue()[start:]
+
+    @property
+    def messages(self):
+        return [entry["message"] for entry in self.harness.session.entries
+                if entry["type"] == "message"]
+
+
+@pytest.fixture
+def keyboard(monkeypatch):
+    """stdin as a pipe, as the REPL reads it while the agent works; yields its write end."""
+    read, write = os.pipe()
+    monkeypatch.setattr(sys, "stdin", os.fdopen(read, "r"))
+    yield write
+    os.close(write)
+
+
+@pytest.fixture
+def answers(monkeypatch):
+    """Answers for the questions a command asks at the prompt, in order."""
+    given = []
+    monkeypatch.setattr(builtins, "input", lambda question="": given.pop(0))
+    return given
+
+
+def test_session_name_and_new(tmp_path, keyboard):
+    term = Repl_(tmp_path, [{"content": [text("Hello.")],
+                             "usage": {"input": 1200, "output": 80, "cacheRead": 1024}}])
+    term.do("hi")
+    shown = term.do("/session")
+    session = term.harness.session
+    assert f"file      {session.path}" in shown and os.path.isfile(session.path)
+    assert f"id        {session.id}" in shown
+    assert "1 prompts · 1 replies · 0 tool calls · 0 failed" in shown
+    assert "1,200 in · 80 out · 1,024 cached" in shown and "cost      $0.00" in shown
+    assert "session named: bug hunt" in term.do("/name bug hunt")
+    assert "name      bug hunt" in term.do("/session")
+    old = session.path
+    assert "new session" in term.do("/new")
+    assert term.harness.session.path is None and term.harness.agent.messages == []
+    assert "(written with the first reply)" in term.do("/session")
+    assert '"name":"bug hunt"' in open(old).read()
+
+
+def test_compact_summarises_and_says_so_and_nothing_to_do_is_one_line(tmp_path, keyboard):
+    turns = [{"content": [text("one " * 50)]}, {"content": [text("two " * 50)]},
+             {"content": [text(SUMMARY)]}, {"content": [text("The turn so far.")]}]
+    term = Repl_(tmp_path, turns, compaction=CompactionSettings(keep_recent_tokens=10))
+    assert term.do("/compact") == "Nothing to compact yet: the whole conversation fits in " \
+                                  "the part that is kept.\n"
+    term.do("alpha " * 50)
+    term.do("bravo " * 50)
+    shown = term.do("/compact keep the numbers")
+    assert shown.startswith("compacted: ") and "tokens of older conversation" in shown
+    assert [e["type"] for e in term.harness.session.entries][-1] == "compaction"
+    assert term.harness.agent.messages[0]["role"] == "compactionSummary"
+    assert "Already compacted" in term.do("/compact")
+
+
+def test_tree_shows_branches_with_ids_and_moves_to_an_entry(tmp_path, keyboard, answers):
+    turns = [{"content": [text("Fixed.")]}, {"content": [text("A works.")]},
+             {"content": [text("B works.")]}]
+    term = Repl_(tmp_path, turns)
+    term.do("fix the bug")
+    term.do("try A")
+    prompt_a = next(e for e in term.harness.session.entries if text_of_entry(e) == "try A")
+    answers.append("n")
+    shown = term.do(f"/tree {prompt_a['id'][:6]}")
+    assert "moved to just before prompt" in shown and term.repl.for_input == "try A"
+    term.repl.for_input = ""
+    term.do("try B")
+    tree = term.do("/tree").splitlines()
+    ids = {text_of_entry(e): e["id"] for e in term.harness.session.entries if text_of_entry(e)}
+    assert tree[:2] == [f"{ids['fix the bug']}  user: fix the bug",
+                        f"{ids['Fixed.']}  assistant: Fixed."]
+    assert tree[2:6] == [f"├─ {ids['try A']}  user: try A",
+                         f"│  {ids['A works.']}  assistant: A works.",
+                         f"└─ {ids['try B']}  user: try B",
+                         f"   {ids['B works.']}  assistant: B works.  ← here"]
+    assert "no entry zzzz" in term.do("/tree zzzz")
+
+
+def text_of_entry(entry):
+    message = entry.get("message") or {}
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(block.get("text", "") for block in content or [] if isinstance(block, dict))
+
+
+def test_fork_puts_the_chosen_prompt_in_the_input_line(tmp_path, keyboard, answers):
+    term = Repl_(tmp_path, [{"content": [text("One.")]}, {"content": [text("Two.")]}])
+    term.do("first prompt")
+    term.do("second prompt")
+    old = term.harness.session.path
+    answers.append("2")
+    shown = term.do("/fork")
+    assert "  1. first prompt\n  2. second prompt\n" in shown
+    assert "forked into a new session" in shown and term.repl.for_input == "second prompt"
+    assert term.harness.session.path != old
+    assert [text_of_entry({"message": m}) for m in term.harness.agent.messages
+            if m["role"] == "user"] == ["first prompt"]
+
+
+def test_export_by_extension_and_beside_the_session(tmp_path, keyboard):
+    term = Repl_(tmp_path, [{"content": [text("Hello <b>there</b>.")]}])
+    term.do("say hello")
+    assert f"wrote {tmp_path / 'out.md'}" in term.do("/export out.md")
+    markdown = (tmp_path / "out.md").read_text()
+    assert "say hello" in markdown and "Hello <b>there</b>." in markdown
+    term.do("/export page.html")
+    page = (tmp_path / "page.html").read_text()
+    assert "say hello" in page and "Hello &lt;b&gt;there&lt;/b&gt;." in page
+    beside = term.harness.session.path[:-len(".jsonl")] + ".html"
+    assert f"wrote {beside}" in term.do("/export") and os.path.isfile(beside)
+    assert ".md (Markdown) or .html" in term.do("/export notes.txt")
+
+
+def test_resume_lists_this_projects_sessions_and_a_query_filters_them(tmp_path, keyboard,
+                                                                       answers):
+    turns = [{"content": [text("About certificates.")]}, {"content": [text("About tabs.")]},
+             {"content": [text("Now.")]}]
+    term = Repl_(tmp_path, turns)
+    term.do("the x509 certificate error")
+    first = term.harness.session.path
+    term.do("/new")
+    term.do("tabs or spaces")
+    second = term.harness.session.path
+    term.do("/new")
+    answers.append("2")
+    shown = term.do("/resume")
+    assert "tabs or spaces" in shown.split("  2.")[0] and "x509" in shown.split("  2.")[1]
+    assert term.harness.session.path == first and f"resumed {first}" in shown
+    assert "the x509 certificate error" in shown  # the last exchange, as a reminder
+    answers.append("1")
+    shown = term.do("/resume tabs")
+    assert "  1. " in shown and "  2. " not in shown and "**tabs**" in shown
+    assert term.harness.session.path == second
+    assert "no other session matches 'zebra'" in term.do("/resume zebra")
+    answers.append("")  # Enter: cancelled
+    term.do("/resume")
+    assert term.harness.session.path == second
+
+
+def test_search_shows_what_sessions_search_shows(tmp_path, keyboard):
+    term = Repl_(tmp_path, [{"content": [text("The certificate expired.")]}])
+    term.do("why does curl fail")
+    shown = term.do("/search certificate")
+    session = term.harness.session
+    assert f"{session.id[:8]}  just now  why does curl fail" in shown
+    assert "The **certificate** expired." in shown
+    assert f"continue: miniagent --session {session.path}" in shown
+    assert "no session matches 'zebra'" in term.do("/search zebra")
+    assert "no words to look for" in term.do("/search ::")
+
+
+def test_trust_shows_and_records_the_projects_answer(tmp_path, keyboard, private_home):
+    term = Repl_(tmp_path, [])
+    assert "undecided (not trusted)" in term.do("/trust")
+    assert "recorded" in term.do("/trust yes")
+    assert is_trusted(str(tmp_path), private_home) is True
+    assert ": trusted;" in term.do("/trust")
+    term.do("/trust no")
+    assert is_trusted(str(tmp_path), private_home) is False
+
+
+def test_ask_trust_asks_once_in_an_undecided_project_with_resources(tmp_path, answers,
+                                                                   private_home):
+    project = tmp_path / "project"
+    (project / ".miniagent" / "extensions").mkdir(parents=True)
+    answers.append("y")
+    assert ask_trust(str(project), private_home) is True
+    assert is_trusted(str(project), private_home) is True
+    assert ask_trust(str(project), private_home) is True  # recorded: not asked again
+    other = tmp_path / "other"
+    (other / ".miniagent" / "skills").mkdir(parents=True)
+    answers.append("")  # Enter: no, recorded
+    assert ask_trust(str(other), private_home) is False
+    assert is_trusted(str(other), private_home) is False
+
+
+def test_skills_and_extension_commands(tmp_path, keyboard):
+    term = Repl_(tmp_path, [{"content": [text("Reviewed.")]}])
+    skill_file = tmp_path / "review" / "SKILL.md"
+    skill_file.parent.mkdir()
+    skill_file.write_text("---\nname: review\ndescription: Review a diff.\n---\nRead the diff.\n")
+    term.repl.skills = [Skill("review", "Review a diff.", skill_file, "Read the diff.")]
+    calls = []
+    term.repl.extension_commands = {
+        "hello": Command("hello", lambda args: calls.append(args) or f"hi {args}",
+                         "say hello", "ext.py"),
+        "broken": Command("broken", lambda args: 1 / 0, "fails", "bad.py")}
+    shown = term.do("/help")
+    assert "/hello" in shown and "say hello (from ext.py)" in shown
+    assert "/skill:review" in shown and "Review a diff." in shown
+    assert term.do("/hello world") == "hi world\n" and calls == ["world"]
+    assert "/broken (from bad.py) failed: ZeroDivisionError" in term.do("/broken")
+    assert "Unknown skill 'nope'" in term.do("/skill:nope")
+    term.do("/skill:review the last commit")
+    sent = text_of_entry({"message": term.messages[0]})
+    assert sent.startswith('<skill name="review"') and sent.endswith("</skill>\n\nthe last commit")
+
+
+def test_a_shell_command_is_shown_and_recorded_for_the_model_unless_doubled(tmp_path,
+                                                                           keyboard):
+    term = Repl_(tmp_path, [{"content": [text("Seen.")]}])
+    shown = term.do("!echo one; echo two; exit 3")
+    assert "  $ echo one; echo two; exit 3\n" in shown and "! Command exited with code 3" in shown
+    first = term.messages[-1]
+    assert first["role"] == "bashExecution" and first["output"] == "one\ntwo\n"
+    assert first["exitCode"] == 3 and term.harness.agent.messages[-1] is first
+    assert "not added to the context" in term.do("!!echo private")
+    assert term.messages[-1]["excludeFromContext"] is True
+    term.do("what now?")
+    sent = term.harness.agent.convert_to_llm(term.harness.agent.messages)
+    texts = [text_of_entry({"message": m}) for m in sent]
+    assert any("I ran `echo one; echo two; exit 3`" in t for t in texts)
+    assert not any("private" in t for t in texts)
+    assert "usage: !COMMAND" in term.do("!")
+
+
+def test_a_confirmation_owns_the_next_line_typed(tmp_path, keyboard):
+    turns = [{"content": [call("bash", command="echo ran > ran.txt")]},
+             {"content": [text("Refused, then.")]}]
+    term = Repl_(tmp_path, turns, tools=create_tools(["bash"]))
+    term.harness.agent.before_tool_call = ConfirmGate(term.repl.ask_confirmation)
+
+    def answer_when_asked():
+        assert term.repl.pending.asking.wait(10)
+        os.write(keyboard, b"n\n")
+    typist = threading.Thread(target=answer_when_asked)
+    typist.start()
+    shown = term.do("go")
+    typist.join()
+    assert "bash wants to run:\n  echo ran > ran.txt\nRun it? [y]es, [n]o, [a]lways: " in shown
+    assert "queued" not in shown  # the answer was not taken as a steering message
+    assert not (tmp_path / "ran.txt").exists()
+    result = next(m for m in term.messages if m["role"] == "toolResult")
+    assert result["isError"] and "The user refused this bash call" in text_of_entry(
+        {"message": result})
+
+
+def test_ctrl_c_or_the_end_of_input_answers_a_confirmation_no(tmp_path, keyboard):
+    turns = [{"content": [call("bash", command="echo ran > ran.txt")]}]
+    term = Repl_(tmp_path, turns, tools=create_tools(["bash"]))
+    gate = ConfirmGate(term.repl.ask_confirmation)
+    term.harness.agent.before_tool_call = gate
+
+    def press_ctrl_c_when_asked():
+        assert term.repl.pending.asking.wait(10)
+        term.repl._interrupt_run(2, None)  # what the SIGINT handler does
+    typist = threading.Thread(target=press_ctrl_c_when_asked)
+    typist.start()
+    shown = term.do("go")
+    typist.join()
+    assert "stopping…" in shown and not (tmp_path / "ran.txt").exists()
+    result = next(m for m in term.messages if m["role"] == "toolResult")
+    assert result["isError"]
+    term.repl.pending.end_input()  # Ctrl-D while the agent works: no answer will come
+    assert term.repl.ask_confirmation("Run it? ") == ""

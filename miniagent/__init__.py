@@ -71,7 +71,7 @@ Built on the spine: the features, each a file (read the ones you need).
   `choose.py` (352 lines)                choosing provider, model and key for a run
   `examples/gate_rm_rf.py` (44 lines)    an extension: block rm -rf outside the project
   `examples/__init__.py` (5 lines)       the examples package
-  `__init__.py` (122 lines)              this index
+  `__init__.py` (125 lines)              this index
   `__main__.py` (6 lines)                python -m miniagent
 
 The hardening, for the second visit: what makes the spine survive the real world.
@@ -106,17 +106,20 @@ Imports point down only (front ends -> harness -> core -> tools, providers -> pl
 __version__ = "0.1.0"
 
 # The library: what a program needs to embed an agent (see the README, "Embedding
-# miniagent"). None of these modules imports the HTTP library: a provider does, on the
-# first request it makes.
-from .agent import Agent
-from .choose import Resolved, resolve
-from .harness import Harness
-from .messages import text_of
-from .models import Model
-from .providers.scripted import load_script, parse_script, scripted_model
-from .session import Session
-from .tools import Tool, ToolError, create_tools, text_result
+# miniagent"), each name and the module that defines it. They are imported when first
+# used (PEP 562's module __getattr__), so `miniagent --version` does not pay for the
+# harness, and none of them imports the HTTP library: a provider does, on the first
+# request it makes.
+_EXPORTS = {"Agent": "agent", "Harness": "harness", "Session": "session", "Model": "models",
+            "resolve": "choose", "Resolved": "choose", "create_tools": "tools",
+            "Tool": "tools", "ToolError": "tools", "text_result": "tools",
+            "scripted_model": "providers.scripted", "parse_script": "providers.scripted",
+            "load_script": "providers.scripted", "text_of": "messages"}
+__all__ = list(_EXPORTS)
 
-__all__ = ["Agent", "Harness", "Session", "Model", "resolve", "Resolved", "create_tools",
-           "Tool", "ToolError", "text_result", "scripted_model", "parse_script", "load_script",
-           "text_of"]
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'miniagent' has no attribute {name!r}")
+    from importlib import import_module
+    return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)

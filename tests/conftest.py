@@ -23,6 +23,12 @@ def private_home(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
+def home(private_home):
+    """The test's miniagent home (MINIAGENT_HOME points there already)."""
+    return private_home
+
+
+@pytest.fixture
 def events():
     """A list that records events: agent.subscribe(events.append)."""
     return []

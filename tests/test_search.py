@@ -14,12 +14,6 @@ from miniagent.terminal import Screen
 CWD = "/work/proj"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("MINIAGENT_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
 @pytest.fixture(params=["index", "scan"])
 def way(request, monkeypatch):
     """Every query test runs twice: through the index, and by scanning the files."""

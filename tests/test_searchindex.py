@@ -19,12 +19,6 @@ PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 CWD = "/work/proj"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("MINIAGENT_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
 def user(text):
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
 

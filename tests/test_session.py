@@ -15,12 +15,6 @@ PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("MINIAGENT_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
-
-
 def user(text):
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
 

@@ -2,7 +2,6 @@
 
 import os
 
-import pytest
 
 from helpers import FIXTURES
 from miniagent.session import Session
@@ -11,12 +10,6 @@ from miniagent.sessionstore import (STORE, find_most_recent, find_sessions_by_pr
 
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2025-01-01T00:00:00Z","cwd":"/p"}\n'
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("MINIAGENT_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
 
 
 def write(path, text, mtime=None):

@@ -21,7 +21,7 @@ through every one of them (`miniagent --demo`), and nothing else is needed to se
   `sse.py` (176 lines)                   Server-Sent Events: how streamed replies arrive
   `providers/builder.py` (220 lines)     assembling a streamed reply, delta by delta
   `providers/openai.py` (364 lines)      OpenAI Chat Completions and every compatible server
-  `cli.py` (193 lines)                   the command line: flags, then the right front end
+  `cli.py` (208 lines)                   the command line: flags, then the right front end
 
 Built on the spine: the features, each a file (read the ones you need).
 
@@ -52,10 +52,10 @@ Built on the spine: the features, each a file (read the ones you need).
   `slash_session.py` (330 lines)         the REPL's session commands: /compact, /tree, /fork ...
   `liveview.py` (227 lines)              the terminal's live view of a run
   `render.py` (235 lines)                the print and JSON subscribers, folding, footers
-  `attach.py` (88 lines)                 @path attachments
+  `attach.py` (105 lines)                @path attachments
   `usershell.py` (78 lines)              !cmd: the user's own shell commands, in the context
   `rpc.py` (334 lines)                   JSON commands on stdin, events on stdout
-  `rpccommands.py` (263 lines)           the rpc mode's commands, one method each
+  `rpccommands.py` (274 lines)           the rpc mode's commands, one method each
   `commands.py` (104 lines)              subcommands: sessions, stats, export, script
   `stats.py` (171 lines)                 prompts, tool calls, tokens and cost of sessions
   `export.py` (399 lines)                a session as one self-contained HTML page

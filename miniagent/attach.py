@@ -19,14 +19,18 @@ naturally next to the attached block.
 The file is read by the read tool itself (tools/read.py), so an attachment is cut,
 decoded and refused exactly as a `read` call would be.
 
+`expand_prompt` adds the one other thing a typed prompt may hold, a leading
+`/skill:name`, so print, JSON and rpc modes expand prompts exactly as the terminal does.
+
 Left out: directories (no listing is attached), globs, paths with spaces, `@` inside
 a word (an e-mail address is never an attachment), resizing images.
 """
 
 import re
-from typing import Any, Dict, List, Tuple, Union
+from typing import Any, Dict, List, Sequence, Tuple, Union
 
 from .messages import Message, text_of, user_message
+from .skills import expand_skill_command
 from .tools import ToolContext, ToolError
 from .tools.binary import SNIFF_BYTES, is_binary
 from .tools.paths import resolve_read_path
@@ -86,3 +90,16 @@ def first_sentence(text: str) -> str:
     """The tool's reason without its advice to the model. Example: "File not found: a.py.
     Check the path; ..." -> "File not found: a.py." """
     return text.strip().split("\n")[0].split(". ")[0].rstrip(".") + "."
+
+
+def expand_prompt(text: str, cwd: str, skills: Sequence[Any] = ()) -> \
+        Tuple[Union[str, Message], List[str]]:
+    """What a prompt given to -p, --mode json or rpc becomes, as in the terminal: a
+    leading `/skill:name args` replaced by that skill (skills.SkillError for an unknown
+    one), then its `@path` files attached; with a warning per file that is not.
+
+    Example: "/skill:review @diff.txt" -> (a user message holding the skill's text,
+    the diff as a tagged block, and "@diff.txt"), [].
+    """
+    expanded = expand_skill_command(text.lstrip(), skills)
+    return expand_attachments(text if expanded is None else expanded, cwd)

@@ -144,12 +144,23 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
     return start(args, stdin, on_terminal)
 
 
+def expand(harness, text: str):
+    """A prompt as the terminal would send it: a /skill:name inlined, @path files
+    attached (a file that cannot be is named in a warning, and the word stays)."""
+    from .attach import expand_prompt
+    prompt, warnings = expand_prompt(text, harness.agent.cwd, harness.project.skills)
+    for warning in warnings:
+        say(f"miniagent: warning: {warning}")
+    return prompt
+
+
 def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool) -> int:
     """Assemble the run and hand it to print/JSON mode (the importing of the model and
     session machinery starts here, after the cheap flags have been answered)."""
     from .assemble import build_harness, prepare_cwd, read_prompt
     from .oneshot import run
     from .session import SessionError
+    from .skills import SkillError
     try:
         rpc = args.mode == "rpc"  # stdin carries the protocol, never the prompt
         prompt = "" if args.demo or rpc else read_prompt(args.prompt,
@@ -187,6 +198,10 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool) 
         prompts = harness.agent.model.script.prompts
         if not prompts:
             return usage_error(NO_PROMPT + "; the script has no \"prompts\" to play")
+    try:
+        prompts = [expand(harness, text) for text in prompts]  # /skill:name, @path
+    except SkillError as exc:
+        return usage_error(str(exc))
     code = run(harness, prompts, args)
     if args.demo:
         say(f"The demo edited {os.path.join(cwd, 'hello.py')} (it stays on disk).")

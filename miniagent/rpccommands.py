@@ -31,9 +31,11 @@ import threading
 from typing import Any, Callable, Dict, List, Optional
 
 from .assemble import report_warnings
+from .attach import expand_prompt
 from .choose import resolve
 from .harness import Harness
 from .messages import Message, text_of, user_message
+from .output import say
 from .render import final_answer
 from .settings import THINKING_LEVELS
 from .stats import TOKEN_FIELDS, file_stats
@@ -83,7 +85,7 @@ class Commands:
     # --- Talking to the agent ------------------------------------------------------------
 
     def prompt(self, request: dict) -> None:
-        message = message_of(request)
+        message = self.message_of(request)
         if self.is_running():
             behaviour = request.get("streamingBehavior")
             if behaviour == "steer":
@@ -100,10 +102,24 @@ class Commands:
             self.harness.prompt(message)
 
     def steer(self, request: dict) -> None:
-        self.agent.steer(message_of(request))
+        self.agent.steer(self.message_of(request))
 
     def follow_up(self, request: dict) -> None:
-        self.agent.follow_up(message_of(request))
+        self.agent.follow_up(self.message_of(request))
+
+    def message_of(self, request: dict) -> Message:
+        """The user message of prompt, steer and follow_up: "message" expanded as the
+        terminal expands it (/skill:name, @path; skills.SkillError is an error
+        response), plus any "images"."""
+        text = text_field(request, "message")
+        images = request.get("images")
+        if isinstance(images, list):
+            return user_message(text, images)
+        skills = self.harness.project.skills if self.harness.project else ()
+        prompt, warnings = expand_prompt(text, self.agent.cwd, skills)
+        for warning in warnings:
+            say(f"miniagent: warning: {warning}")
+        return user_message(prompt) if isinstance(prompt, str) else prompt
 
     def is_running(self) -> bool:
         return not self.harness.wait(0)
@@ -244,11 +260,6 @@ def ignore(event: Dict[str, Any]) -> None:
     """The user's command runs unseen: its response carries the output (as in pi)."""
 
 
-def message_of(request: dict) -> Message:
-    """The user message of prompt, steer and follow_up: "message", plus any "images"."""
-    images = request.get("images")
-    return user_message(text_field(request, "message"),
-                        images if isinstance(images, list) else None)
 
 
 def text_field(request: dict, name: str) -> str:

@@ -158,3 +158,22 @@ def test_the_readme_rm_rf_gate_blocks_outside_and_allows_inside(tmp_path):
     assert result.returncode == 0, result.stderr
     assert outside.exists() and not (project / "build").exists()
     assert "blocked" in blocked
+
+
+def test_print_mode_expands_skills_and_attachments_as_the_terminal_does(tmp_path,
+                                                                         private_home):
+    skill = private_home / "skills" / "review"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: review\ndescription: Review code.\n---\n"
+                                    "Look for off-by-one errors.\n")
+    (tmp_path / "app.py").write_text("print('hi')\n")
+    with FakeServer([answer("ok")]) as srv:
+        result = run_against(srv, "-p", "/skill:review @app.py @missing.py", cwd=tmp_path)
+        sent = srv.requests[-1]["body"]["messages"][-1]["content"]
+    assert result.returncode == 0, result.stderr
+    text = sent if isinstance(sent, str) else " ".join(b.get("text", "") for b in sent)
+    assert "Look for off-by-one errors." in text and "print('hi')" in text
+    assert "@missing.py" in text and "missing.py" in result.stderr
+    unknown = run_cli("--script", write_script(tmp_path, [answer("x")]), "-p",
+                      "/skill:nope go", cwd=str(tmp_path))
+    assert unknown.returncode == 2 and "nope" in unknown.stderr

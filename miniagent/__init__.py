@@ -21,7 +21,7 @@ through every one of them (`miniagent --demo`), and nothing else is needed to se
   `sse.py` (176 lines)                   Server-Sent Events: how streamed replies arrive
   `providers/builder.py` (220 lines)     assembling a streamed reply, delta by delta
   `providers/openai.py` (364 lines)      OpenAI Chat Completions and every compatible server
-  `cli.py` (208 lines)                   the command line: flags, then the right front end
+  `cli.py` (209 lines)                   the command line: flags, then the right front end
 
 Built on the spine: the features, each a file (read the ones you need).
 

@@ -8,7 +8,8 @@ This is the outermost layer and the shortest route through the program:
     a subcommand as the first word?   -> commands.py (no model, no HTTP library)
     parse the flags                   -> build_parser() below
     assemble the run                  -> assemble.py: session, model, tools, prompt
-    run it                            -> oneshot.py (print / JSON) or interactive.py
+    run it                            -> oneshot.py (print / JSON), interactive.py (the
+                                         terminal) or rpc.py (--mode rpc)
 
 Exit statuses (shared by every front end): 0 answered, 1 the run or a session failed,
 2 a usage or configuration problem (nothing was sent to a model), 130 Ctrl-C, 143

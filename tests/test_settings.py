@@ -68,7 +68,8 @@ def test_in_the_home_directory_its_folder_is_read_once_as_global(tmp_path):
     ({"tools": "read,bash"}, "tools must be a list of tool names (got \"read,bash\")"),
     ({"defaultModel": ""}, "defaultModel must be a non-empty string (got \"\")"),
     ([1, 2], "the file must be an object (got [1, 2])"),
-    ('{"defaultModel": "m",}', "invalid JSON at line 1, column "),  # 3.13 names the comma, older ones the brace
+    # The column differs: Python 3.13 names the comma, older versions the brace.
+    ('{"defaultModel": "m",}', "invalid JSON at line 1, column "),
 ])
 def test_a_mistake_is_one_line_naming_the_file_and_field(dirs, content, message):
     home, project = dirs

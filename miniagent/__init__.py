@@ -8,7 +8,8 @@ The afternoon path: the spine, top-down. Read these in order; a scripted run pas
 through every one of them (`miniagent --demo`), and nothing else is needed to see the idea.
 
   `messages.py` (293 lines)              the data: blocks, the three roles, usage with cost
-  `loop.py` (395 lines)                  the heart: call the model, run the tools, repeat
+  `loop.py` (189 lines)                  the heart: call the model, run the tools, repeat
+  `toolcalls.py` (237 lines)             running one reply's tool calls, in order
   `agent.py` (225 lines)                 the loop plus state, a worker thread, queues, abort
   `events.py` (82 lines)                 the event bus every front end subscribes to
   `tools/__init__.py` (167 lines)        the Tool contract, argument validation, the registry
@@ -71,7 +72,7 @@ Built on the spine: the features, each a file (read the ones you need).
   `choose.py` (352 lines)                choosing provider, model and key for a run
   `examples/gate_rm_rf.py` (44 lines)    an extension: block rm -rf outside the project
   `examples/__init__.py` (5 lines)       the examples package
-  `__init__.py` (125 lines)              this index
+  `__init__.py` (126 lines)              this index
   `__main__.py` (6 lines)                python -m miniagent
 
 The hardening, for the second visit: what makes the spine survive the real world.

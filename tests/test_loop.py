@@ -4,7 +4,7 @@ the terminate vote, steering and follow-ups."""
 import threading
 
 from helpers import call, echo_tool, make_agent, text
-from miniagent.loop import SKIPPED_TEXT
+from miniagent.toolcalls import SKIPPED_TEXT
 from miniagent.tools import ToolError, ToolResult, text_result
 
 

@@ -57,9 +57,10 @@ def test_readme_reading_path_matches_the_files():
 
 
 def test_the_afternoon_path_starts_with_the_spine_top_down():
-    """messages -> loop -> agent -> events -> tools -> provider contract -> ... -> cli."""
+    """messages -> loop (and its tool calls) -> agent -> events -> tools -> provider
+    contract -> ... -> cli."""
     names = [name for name, _ in counted_files(miniagent.__doc__)]
-    spine = ["messages.py", "loop.py", "agent.py", "events.py", "tools/__init__.py",
+    spine = ["messages.py", "loop.py", "toolcalls.py", "agent.py", "events.py", "tools/__init__.py",
              "tools/read.py", "tools/bash.py", "tools/edit.py", "tools/write.py",
              "providers/__init__.py", "providers/scripted.py", "sse.py",
              "providers/builder.py", "providers/openai.py", "cli.py"]

@@ -4,8 +4,9 @@ A coding agent is a loop around a stateless model: keep the message list, call t
 model, run the tools it asks for, append the results, repeat until it answers without
 tools. Everything else (sessions, compaction, retries, trust) grows around that list.
 
-The afternoon path: the spine, top-down. Read these in order; a scripted run passes
-through every one of them (`miniagent --demo`), and nothing else is needed to see the idea.
+The afternoon path: the spine, top-down. Read these in order; nothing else is needed to
+see the idea. The demo (`miniagent --demo`) runs through all of them but sse.py,
+builder.py and openai.py, which a real server adds (`--base-url` with any local one).
 
   `messages.py` (293 lines)              the data: blocks, the three roles, usage with cost
   `loop.py` (189 lines)                  the heart: call the model, run the tools, repeat
@@ -14,7 +15,7 @@ through every one of them (`miniagent --demo`), and nothing else is needed to se
   `events.py` (82 lines)                 the event bus every front end subscribes to
   `tools/__init__.py` (167 lines)        the Tool contract, argument validation, the registry
   `tools/read.py` (196 lines)            read a file (text within limits, images as images)
-  `tools/bash.py` (128 lines)            run a shell command, keep the tail of its output
+  `tools/bash.py` (129 lines)            run a shell command, keep the tail of its output
   `tools/edit.py` (195 lines)            replace exact text, each match unique
   `tools/write.py` (69 lines)            create or overwrite a file
   `providers/__init__.py` (93 lines)     one stream() for every API; the never-raise contract
@@ -22,11 +23,11 @@ through every one of them (`miniagent --demo`), and nothing else is needed to se
   `sse.py` (176 lines)                   Server-Sent Events: how streamed replies arrive
   `providers/builder.py` (220 lines)     assembling a streamed reply, delta by delta
   `providers/openai.py` (364 lines)      OpenAI Chat Completions and every compatible server
-  `cli.py` (209 lines)                   the command line: flags, then the right front end
+  `cli.py` (224 lines)                   the command line: flags, then the right front end
 
 Built on the spine: the features, each a file (read the ones you need).
 
-  `harness.py` (343 lines)               retries, the session file, compaction around the Agent
+  `harness.py` (362 lines)               retries, the session file, compaction around the Agent
   `autoretry.py` (65 lines)              which failed replies deserve another try
   `limits.py` (104 lines)                --max-turns and --max-cost
   `session.py` (382 lines)               the conversation as an append-only JSONL tree
@@ -37,32 +38,32 @@ Built on the spine: the features, each a file (read the ones you need).
   `branch_summary.py` (125 lines)        summarising a branch the user leaves
   `context.py` (129 lines)               session message kinds turned into wire messages
   `window.py` (129 lines)                asking a local server what window it serves
-  `prompt.py` (204 lines)                the system prompt, AGENTS.md, skills, date last
+  `prompt.py` (205 lines)                the system prompt, AGENTS.md, skills, date last
   `skills.py` (210 lines)                SKILL.md files and /skill:name
   `settings.py` (153 lines)              settings.json, global and per project
   `trust.py` (119 lines)                 trusted directories (trust.json)
   `extensions.py` (271 lines)            Python extensions: tools, hooks, commands
   `confirm.py` (151 lines)               --confirm: asking before bash, edit, write
-  `project.py` (104 lines)               trust first, then what a project may bring
-  `assemble.py` (219 lines)              from flags to a ready harness
-  `oneshot.py` (116 lines)               print and JSON modes, exit statuses
-  `interactive.py` (392 lines)           the REPL
+  `project.py` (118 lines)               trust first, then what a project may bring
+  `assemble.py` (224 lines)              from flags to a ready harness
+  `oneshot.py` (132 lines)               print and JSON modes, exit statuses
+  `interactive.py` (400 lines)           the REPL
   `lineinput.py` (82 lines)              reading a line: readline, history, short answers
   `questions.py` (101 lines)             what the REPL asks: --confirm, trusting a project
-  `slash.py` (205 lines)                 the REPL's slash commands
+  `slash.py` (215 lines)                 the REPL's slash commands
   `slash_session.py` (330 lines)         the REPL's session commands: /compact, /tree, /fork ...
   `liveview.py` (227 lines)              the terminal's live view of a run
-  `render.py` (235 lines)                the print and JSON subscribers, folding, footers
+  `render.py` (236 lines)                the print and JSON subscribers, folding, footers
   `attach.py` (105 lines)                @path attachments
   `usershell.py` (78 lines)              !cmd: the user's own shell commands, in the context
   `rpc.py` (334 lines)                   JSON commands on stdin, events on stdout
-  `rpccommands.py` (274 lines)           the rpc mode's commands, one method each
-  `commands.py` (104 lines)              subcommands: sessions, stats, export, script
+  `rpccommands.py` (281 lines)           the rpc mode's commands, one method each
+  `commands.py` (129 lines)              subcommands: sessions, stats, export, script
   `stats.py` (171 lines)                 prompts, tool calls, tokens and cost of sessions
-  `export.py` (399 lines)                a session as one self-contained HTML page
+  `export.py` (377 lines)                a session as one self-contained HTML page
   `exportstyle.py` (63 lines)            the HTML page's stylesheet
   `replay_script.py` (161 lines)         a recorded session as a script to replay offline
-  `search.py` (270 lines)                full-text search across sessions
+  `search.py` (269 lines)                full-text search across sessions
   `searchindex.py` (349 lines)           the SQLite FTS5 index beside the session files
   `providers/anthropic.py` (329 lines)   Anthropic Messages
   `tools/grep.py` (191 lines)            search file contents (pure Python)
@@ -70,9 +71,9 @@ Built on the spine: the features, each a file (read the ones you need).
   `tools/ls.py` (88 lines)               list a directory
   `models.py` (312 lines)                the model registry and your models.json
   `choose.py` (352 lines)                choosing provider, model and key for a run
-  `examples/gate_rm_rf.py` (44 lines)    an extension: block rm -rf outside the project
+  `examples/gate_rm_rf.py` (60 lines)    an extension: block rm -rf outside the project
   `examples/__init__.py` (5 lines)       the examples package
-  `__init__.py` (126 lines)              this index
+  `__init__.py` (127 lines)              this index
   `__main__.py` (6 lines)                python -m miniagent
 
 The hardening, for the second visit: what makes the spine survive the real world.
@@ -97,8 +98,8 @@ The hardening, for the second visit: what makes the spine survive the real world
   `httperrors.py` (165 lines)            a failed HTTP exchange as one readable line
   `sessionfile.py` (204 lines)           whole-line appends, torn lines, a full disk
   `sessionmigrate.py` (75 lines)         pi's older session formats, migrated in memory
-  `terminal.py` (128 lines)              control codes, NO_COLOR, TERM=dumb, widths
-  `output.py` (70 lines)                 stdout and stderr that may be gone
+  `terminal.py` (132 lines)              control codes, NO_COLOR, TERM=dumb, widths
+  `output.py` (85 lines)                 stdout and stderr that may be gone
 
 Imports point down only (front ends -> harness -> core -> tools, providers -> plumbing
 -> data): tools and providers never import each other or the core.

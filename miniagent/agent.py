@@ -26,9 +26,9 @@ Example:
     agent.prompt("Fix the greeting")
     agent.wait()
 
-Left out: retries and files. Automatic retry is the harness's job (harness.py), and so
-will be persistence and compaction when sessions arrive; the Agent never touches the
-disk.
+Left out: retries and files. Automatic retry, the session file and compaction are the
+harness's job (harness.py), done through this Agent's events and messages; the Agent
+never touches the disk.
 """
 
 import os

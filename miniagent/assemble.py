@@ -42,6 +42,7 @@ from .session import (Session, SessionError, find_most_recent, find_sessions_by_
 from .project import Project, choose_tools, load_project, system_prompt_builder
 from .settings import Settings
 from .window import probe_context_window
+from .terminal import for_terminal
 
 
 def read_prompt(words: List[str], piped_input: Optional[TextIO]) -> str:
@@ -161,7 +162,7 @@ def pick_session(cwd: str, folder: str) -> str:
     if not found:
         raise SessionError("no sessions in this directory yet")
     for number, info in enumerate(found, 1):
-        label = info.name or info.first_message
+        label = for_terminal((info.name or info.first_message).replace("\n", " "))
         print(f"{number:>3}. {describe_age(info.modified)}  {label[:70]}", file=sys.stderr)
     while True:
         try:
@@ -196,11 +197,15 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
                 f"{recorded.get('modelId')} ({exc}); choosing as usual")
         else:
             return report_warnings(chosen)
-    provider, model_id = args.provider, args.model
-    if not flags_given:
-        provider, model_id = settings.defaultProvider, settings.defaultModel
-    chosen = resolve(provider=provider, model_id=model_id, base_url=args.base_url,
-                     api_key=args.api_key)
+    if flags_given or not (settings.defaultProvider or settings.defaultModel):
+        return report_warnings(resolve(provider=args.provider, model_id=args.model,
+                                       base_url=args.base_url, api_key=args.api_key))
+    try:  # settings.json's choice, used only when no flag names a model or a server
+        chosen = resolve(provider=settings.defaultProvider, model_id=settings.defaultModel,
+                         api_key=args.api_key)
+    except ConfigError as exc:
+        raise ConfigError(f"settings.json (defaultProvider {settings.defaultProvider!r}, "
+                          f"defaultModel {settings.defaultModel!r}): {exc}") from None
     return report_warnings(chosen)
 
 

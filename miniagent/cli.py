@@ -27,7 +27,7 @@ from typing import List, Optional, TextIO
 from . import __version__
 from .limits import parse_cost, parse_positive_int
 from .models import ConfigError, list_models
-from .output import say, usage_error
+from .output import ArgumentParser, say, stdout_failure, usage_error
 from .tools import ALL_TOOLS
 
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
@@ -52,7 +52,7 @@ examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="miniagent", description="A minimal coding agent: a loop, a model, and tools.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("prompt", nargs="*", help="the prompt (piped stdin is added to it)")
@@ -90,17 +90,19 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_project_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--tools", metavar="LIST",
-                        help=f"comma-separated tools (default: read,bash,edit,write; "
-                             f"available: {','.join(ALL_TOOLS)})")
+    tools = parser.add_mutually_exclusive_group()
+    tools.add_argument("--tools", metavar="LIST",
+                       help=f"comma-separated tools (default: read,bash,edit,write; "
+                            f"available: {','.join(ALL_TOOLS)})")
+    tools.add_argument("--no-tools", action="store_true", help="no tools at all")
     parser.add_argument("--exclude-tools", metavar="LIST", help="tools to leave out")
-    parser.add_argument("--no-tools", action="store_true", help="no tools at all")
     parser.add_argument("--confirm", action="store_true",
                         help="ask before bash, edit and write run (y / n / a: always)")
-    parser.add_argument("--approve", action="store_true",
-                        help="trust this project's .miniagent/ for this run (not recorded)")
-    parser.add_argument("--no-approve", action="store_true",
-                        help="do not load this project's .miniagent/ for this run")
+    trust = parser.add_mutually_exclusive_group()
+    trust.add_argument("--approve", action="store_true",
+                       help="trust this project's .miniagent/ for this run (not recorded)")
+    trust.add_argument("--no-approve", action="store_true",
+                       help="do not load this project's .miniagent/ for this run")
     parser.add_argument("-e", "--extension", action="append", metavar="FILE",
                         help="load an extension (a Python file with setup(api)); repeatable")
     parser.add_argument("--no-extensions", action="store_true",
@@ -112,25 +114,36 @@ def add_project_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_session_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--session", metavar="FILE|ID",
-                        help="open this session file (created if missing) or session id prefix")
-    parser.add_argument("--no-session", action="store_true",
-                        help="keep the conversation in memory only")
+    which = parser.add_mutually_exclusive_group()  # one way to choose the session
+    which.add_argument("--session", metavar="FILE|ID", type=non_empty,
+                       help="open this session file (created if missing) or session id prefix")
+    which.add_argument("--no-session", action="store_true",
+                       help="keep the conversation in memory only")
+    which.add_argument("-c", "--continue", dest="continue_", action="store_true",
+                       help="continue the newest session of this directory")
+    which.add_argument("-r", "--resume", action="store_true",
+                       help="pick one of this directory's sessions to continue")
+    which.add_argument("--fork", metavar="FILE[:ENTRY]", type=non_empty,
+                       help="start a new session from a copy of FILE (up to ENTRY)")
     parser.add_argument("--session-dir", metavar="DIR",
                         help="where session files go (default: ~/.miniagent/sessions/<cwd>)")
-    parser.add_argument("-c", "--continue", dest="continue_", action="store_true",
-                        help="continue the newest session of this directory")
-    parser.add_argument("-r", "--resume", action="store_true",
-                        help="pick one of this directory's sessions to continue")
-    parser.add_argument("--fork", metavar="FILE[:ENTRY]",
-                        help="start a new session from a copy of FILE (up to ENTRY)")
+
+
+def non_empty(value: str) -> str:
+    """argparse type: a file name or id may not be empty (`--session ""`)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
 
 
 def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] in SUBCOMMANDS:  # only as the first word: "-- stats" is a prompt
         from .commands import run_subcommand
-        return run_subcommand(argv[0], argv[1:])
+        try:
+            return run_subcommand(argv[0], argv[1:])
+        except BrokenPipeError as error:  # `miniagent sessions | head -1`
+            return stdout_failure(error)
     args = build_parser().parse_args(argv)
     if sys.stdout is None:  # started with stdout closed (>&-): the answer would be lost
         return usage_error("stdout is closed: there is nowhere to write the answer")
@@ -188,9 +201,11 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool) 
     if interactive:
         from .interactive import run_interactive
         project = harness.project
+        script = harness.agent.model.script  # a replayed session plays its prompts
         return run_interactive(harness, args, prompt, skills=project.skills,
                                extension_commands=project.extensions.commands,
-                               confirm_gate=harness.confirm_gate)
+                               confirm_gate=harness.confirm_gate,
+                               replay=script.prompts if script else ())
     prompts = [prompt] if prompt else []
     if args.demo:
         prompts = [harness.agent.model.script.prompt]

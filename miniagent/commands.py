@@ -16,16 +16,16 @@ Left out: the session format itself (session.py), the figures (stats.py), the pa
 (export.py), the script (replay_script.py) and the index (search.py).
 """
 
-import argparse
 import json
 import os
 import sys
 import time
 from typing import Any, List
 
-from .output import say
-from .session import list_sessions, session_dir_for
+from .output import ArgumentParser, say
+from .session import Session, SessionError, list_sessions, session_dir_for
 from .stats import compute_stats, format_stats_text, stats_json
+from .terminal import for_terminal
 
 
 def run_subcommand(name: str, argv: List[str]) -> int:
@@ -33,8 +33,7 @@ def run_subcommand(name: str, argv: List[str]) -> int:
     if name == "sessions":
         return sessions_command(argv)
     if name == "export":
-        from .export import main as export_main
-        return export_main(argv)
+        return export_command(argv)
     if name == "script":
         from .replay_script import main as script_main
         return script_main(argv)
@@ -48,7 +47,7 @@ def sessions_command(argv: List[str]) -> int:
     if argv[:1] == ["reindex"]:
         from .search import reindex_main
         return reindex_main(argv[1:])
-    parser = argparse.ArgumentParser(prog="miniagent sessions",
+    parser = ArgumentParser(prog="miniagent sessions",
                                      description="List sessions, newest first.")
     parser.add_argument("--all", action="store_true", help="every project, not just this one")
     parser.add_argument("--json", action="store_true", help="one JSON list")
@@ -67,15 +66,15 @@ def sessions_command(argv: List[str]) -> int:
         say(f"miniagent: no sessions {where} (folder: "
             f"{args.session_dir or session_dir_for(cwd)})")
         return 0
-    for info in found:
-        label = (info.name or info.first_message).replace("\n", " ")
-        print(f"{info.id[:8]}  {describe_age(info.modified):>10}  {info.entries:>5} entries  "
-              f"{label[:60]}\n          {info.path}")
+    for info in found:  # names and prompts come from files: shown, never obeyed
+        label = for_terminal((info.name or info.first_message).replace("\n", " "))
+        print(f"{for_terminal(info.id[:8])}  {describe_age(info.modified):>10}  "
+              f"{info.entries:>5} entries  {label[:60]}\n          {info.path}")
     return 0
 
 
 def stats_command(argv: List[str]) -> int:
-    parser = argparse.ArgumentParser(prog="miniagent stats",
+    parser = ArgumentParser(prog="miniagent stats",
                                      description="Figures of one or more session files.")
     parser.add_argument("files", nargs="+", metavar="FILE")
     parser.add_argument("--json", action="store_true", help="one JSON document")
@@ -85,9 +84,35 @@ def stats_command(argv: List[str]) -> int:
         say(f"miniagent: {error}")
     if args.json:
         print(stats_json(per_file, totals, errors))
-    else:
-        print(format_stats_text(per_file, totals))
+    else:  # tool and model names come from the files: shown, never obeyed
+        print(for_terminal(format_stats_text(per_file, totals)))
     return 1 if errors else 0
+
+
+def export_command(argv: List[str]) -> int:
+    """`miniagent export FILE [-o OUT]`: the session viewer's page (export.py), or with
+    OUT ending in .md a Markdown transcript of the session's current branch."""
+    from .export import ExportError, export_html, export_markdown
+    parser = ArgumentParser(
+        prog="miniagent export",
+        description="Write a session (miniagent's or pi's) as one self-contained HTML page.")
+    parser.add_argument("session", metavar="FILE", help="a session file (.jsonl)")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="where to write (default: beside FILE, .jsonl replaced by .html; "
+                             "OUT.md: a Markdown transcript)")
+    args = parser.parse_args(argv)
+    try:
+        if args.output and args.output.endswith(".md"):
+            branch = Session.open(args.session).get_branch()
+            path = export_markdown(branch, args.output)
+        else:
+            path = export_html(args.session, args.output,
+                               warn=lambda line: say(f"miniagent export: {line}"))
+    except (ExportError, SessionError) as error:
+        say(f"miniagent export: {error}")
+        return 1
+    print(path)
+    return 0
 
 
 def describe_age(modified: float) -> str:

@@ -2,8 +2,8 @@
 
 The loop never prints. Everything it does is announced as an event, a plain dict with a
 `type`, and whoever cares subscribes: the print mode waits for the last assistant
-message, the JSON mode writes every event as a line, and (once sessions arrive) a
-session writer will append finished messages to a file. A front end is nothing but a
+message, the JSON mode writes every event as a line, and the harness appends every
+finished message to the session file. A front end is nothing but a
 different subscriber.
 
 A text-only run emits, in order:

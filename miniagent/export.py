@@ -29,12 +29,10 @@ Left out: rendering Markdown inside messages (text is shown as written, line bre
 kept), embedded images (a placeholder names them), and search in the page.
 """
 
-import argparse
 import html
 import json
 import os
 import re
-import sys
 from typing import Any, Callable, Dict, List, Optional
 
 from .exportstyle import PAGE, SCRIPT, SCRIPT_HASH, STYLE
@@ -43,6 +41,7 @@ from .session import Session, TreeNode
 from .sessionfile import SessionError
 from .sessionstore import STORE, LoadedSession
 from .stats import TOKEN_FIELDS, file_stats, number
+from .terminal import BIDI_CONTROLS
 
 FOLD_ARGUMENT_LINES = 12  # longer tool-call arguments (a whole file to write) are folded
 TITLE_WIDTH = 80  # characters of a folded result's first line shown as its title
@@ -104,7 +103,8 @@ def escape(value: Any) -> str:
 
     Example: '<img src=x onerror="alert(1)">' -> '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
     """
-    return html.escape(str(value), quote=True)
+    # Bidirectional overrides go: one in a name could make "$0.0120" read "0210.0$".
+    return html.escape(str(value).translate(BIDI_CONTROLS), quote=True)
 
 
 def render_html(header: Dict[str, Any], entries: List[dict]) -> str:
@@ -161,9 +161,9 @@ def render_chain(node: TreeNode, leaf_ids: set, out: List[str]) -> None:
 def render_fork(children: List[TreeNode], leaf_ids: set, out: List[str]) -> None:
     """Where the conversation went several ways: one foldable section per branch."""
     out.append('<div class="fork">')
-    for number, child in enumerate(children, 1):
+    for index, child in enumerate(children, 1):
         current = child.entry["id"] in leaf_ids
-        label = f"Branch {number} of {len(children)}"
+        label = f"Branch {index} of {len(children)}"
         label += " (where the session ended)" if current else ""
         out.append(f'<details class="branch"{" open" if current else ""}><summary>'
                    f'{label}: {escape(first_words(child))}</summary>')
@@ -375,25 +375,3 @@ def fenced(text: str, language: str = "") -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text}\n{fence}\n"
-
-
-# --- The subcommand ---------------------------------------------------------------------
-
-
-def main(argv: List[str]) -> int:
-    """`miniagent export FILE [-o OUT]`: prints the path written."""
-    parser = argparse.ArgumentParser(
-        prog="miniagent export",
-        description="Write a session (miniagent's or pi's) as one self-contained HTML page.")
-    parser.add_argument("session", metavar="FILE", help="a session file (.jsonl)")
-    parser.add_argument("-o", "--output", metavar="OUT",
-                        help="where to write (default: beside FILE, .jsonl replaced by .html)")
-    args = parser.parse_args(argv)
-    try:
-        path = export_html(args.session, args.output,
-                           warn=lambda line: print(f"miniagent export: {line}", file=sys.stderr))
-    except ExportError as error:
-        print(f"miniagent export: {error}", file=sys.stderr)
-        return 1
-    print(path)
-    return 0

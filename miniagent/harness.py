@@ -42,9 +42,13 @@ from .compaction import (CompactionError, CompactionSettings, compact, estimate_
                          prepare_compaction, should_compact)
 from .context import convert_to_llm
 from .limits import RunLimits
-from .messages import Message, is_failed, text_of
+from .messages import Message, is_failed, text_of, user_message
 from .retry import wait_or_abort
 from .session import Session, SessionError
+
+class NothingToCompact(CompactionError):
+    """compact() found nothing to summarise (the session is small, or just compacted)."""
+
 
 OVERFLOW_FAILED = ("the conversation is still too long for the model's context window after "
                    "compacting it; start a new session or use a model with a larger window")
@@ -113,44 +117,57 @@ class Harness:
         recorded = self.session.build_context()
         model = self.agent.model
         last = recorded.model or {}
-        if new or (last.get("provider"), last.get("modelId")) != (model.provider, model.id):
+        # A server given by URL is part of the choice: `-c --base-url B` after a session on
+        # server A must be restored as B next time.
+        if new or (last.get("provider"), last.get("modelId"), last.get("baseUrl")) != \
+                (model.provider, model.id, self.base_url or last.get("baseUrl")):
             self.session.append_model_change(model.provider, model.id, self.base_url)
         if new or recorded.thinking_level != self.agent.thinking_level:
             self.session.append_thinking_level_change(self.agent.thinking_level)
 
     # --- Running a prompt ------------------------------------------------------------------
 
-    def prompt(self, *texts: Any) -> None:
-        """Start the prompt on a worker thread and return at once; see wait(). Several
-        prompts (a replayed session's) run one after the other until one fails."""
+    def prompt(self, text: Any, keep_counting: bool = False) -> None:
+        """Start the prompt on a worker thread and return at once; see wait(). The run
+        limits count from zero unless `keep_counting` (the next prompt of a replayed
+        session: limits count per process there, per prompt in the terminal)."""
         self._abort = threading.Event()
         self._done.clear()
-        threading.Thread(target=self._run_then_signal, args=(texts,), daemon=True,
+        if not keep_counting:
+            self.limits.reset()
+        threading.Thread(target=self._run_then_signal, args=(text,), daemon=True,
                          name="miniagent-harness").start()
 
-    def _run_then_signal(self, texts: Any) -> None:
+    def _run_then_signal(self, text: Any) -> None:
         try:
-            for text in texts:
-                last = self._run(text)
-                if is_failed(last) or self.stop_message or self._abort.is_set():
-                    break
+            self._run(text)
         finally:
             self._done.set()
 
     def run(self, text: Any) -> Message:
         """Run the prompt (a text or a user message) to its end in this thread."""
         self._abort = threading.Event()
+        self.limits.reset()
         return self._run(text)
 
     def _run(self, text: Any) -> Message:
         self.stop_message = None
-        self.limits.reset()
         self.check_compaction()
         if self._abort.is_set():
             return self.agent.messages[-1] if self.agent.messages else {}
-        self.agent.prompt(text, inline=True)
+        self.agent.prompt(self._with_extension_messages(text), inline=True)
         self._settle()
         return self.agent.messages[-1]
+
+    def _with_extension_messages(self, text: Any) -> Any:
+        """The prompt, followed by the messages extensions added (api.add_message) since
+        the last one: they reach the model with it (as user text, context.py) and the
+        session keeps them."""
+        extensions = getattr(self.project, "extensions", None)
+        added = extensions.take_pending_messages() if extensions else []
+        if not added:
+            return text
+        return [user_message(text) if isinstance(text, str) else text] + added
 
     def _settle(self) -> None:
         """After a run: retry transient failures, recover once from an overflow, compact
@@ -223,9 +240,11 @@ class Harness:
         try:
             result = self.compact(abort=self._abort)
         except CompactionError as exc:
+            reason = str(exc) if isinstance(exc, NothingToCompact) \
+                else f"Auto-compaction failed: {exc}"
             self.agent.emit({"type": "auto_compaction_end", "result": None,
                              "aborted": exc.aborted, "willRetry": False,
-                             "errorMessage": f"Auto-compaction failed: {exc}"})
+                             "errorMessage": reason})
             return False
         self.agent.emit({"type": "auto_compaction_end", "aborted": False,
                          "willRetry": will_retry,
@@ -242,7 +261,7 @@ class Harness:
         model = self.agent.model
         preparation = prepare_compaction(branch, self.compaction, model.context_window)
         if preparation is None:
-            raise CompactionError(nothing_to_compact_message(branch))
+            raise NothingToCompact(nothing_to_compact_message(branch))
         result = compact(preparation, model, self.agent.stream_fn, self.agent.api_key,
                          abort, instructions)
         self.session.append_compaction(result.summary, result.first_kept_entry_id,

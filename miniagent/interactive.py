@@ -1,7 +1,7 @@
 """The interactive terminal: a read-eval-print loop around the harness.
 
     $ miniagent                      (a terminal, no -p, no --mode)
-    miniagent 0.4 · anthropic/claude-sonnet-4-5 · /help for commands, Ctrl-D quits
+    miniagent 0.1.0 · anthropic/claude-sonnet-4-5 · /help for commands, Ctrl-D quits
     > why does test_app fail?
     ⠹ waiting for the model · 1s                          <- the live view (liveview.py)
 
@@ -46,9 +46,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from . import __version__
 from .attach import expand_attachments
 from .liveview import LiveView
-from .messages import Message, text_of, user_message
+from .messages import Message, is_failed, text_of, user_message
 from .lineinput import input_waiting, insert_text, save_history, set_up_readline
-from .questions import PendingAnswer, ask_trust  # noqa: F401  (ask_trust: for cli.py)
+from .questions import PendingAnswer
 from .slash import (COMMANDS, WHILE_RUNNING, as_prompt, inline_skill, parse_command,
                     run_extension_command)
 from .terminal import Screen, for_terminal
@@ -76,13 +76,14 @@ class Stopped(BaseException):
 
 def run_interactive(harness: Any, args: Any, first_prompt: str, skills: Sequence[Any] = (),
                     extension_commands: Optional[Dict[str, Any]] = None,
-                    confirm_gate: Any = None) -> int:
+                    confirm_gate: Any = None, replay: Sequence[str] = ()) -> int:
     """Run the REPL on `harness` (its agent and session are ready: cli.py and
     assemble.py built them from `args`) until the user quits; returns the exit status.
     `first_prompt` ("" for none) is sent first, as `miniagent "fix the tests"` asks.
     `skills` serve /skill:name, `extension_commands` (name -> extensions.Command) are
     listed by /help and run as /name; a --confirm gate (confirm.ConfirmGate) asks its
-    questions through the REPL, which owns the keyboard."""
+    questions through the REPL, which owns the keyboard. `replay` holds a replayed
+    session's prompts (miniagent script): each is shown as typed and run in turn."""
     screen = Screen(sys.stdout)
     repl = Repl(harness, LiveView(screen), colour=screen.colour)
     repl.skills = list(skills)
@@ -92,7 +93,9 @@ def run_interactive(harness: Any, args: Any, first_prompt: str, skills: Sequence
     unsubscribe = harness.agent.subscribe(repl.view)
     history = set_up_readline(bracketed_paste=screen.controls)
     try:
-        return repl.run(first_prompt)
+        if first_prompt:
+            return repl.run([first_prompt])
+        return repl.run(list(replay), echo=True)
     finally:
         unsubscribe()
         repl.view.close()
@@ -124,7 +127,8 @@ class Repl:
 
     # --- The loop --------------------------------------------------------------------------
 
-    def run(self, first_prompt: str) -> int:
+    def run(self, first_prompts: List[str], echo: bool = False) -> int:
+        """Run `first_prompts` (shown as typed when `echo`), then serve input to the end."""
         # Ctrl-C raises only inside input() (see read_input); anywhere else it is
         # "stop the run", which is harmless when nothing runs.
         signal.signal(signal.SIGINT, self._interrupt_run)
@@ -132,8 +136,12 @@ class Repl:
         signal.signal(signal.SIGHUP, self._stop)
         try:
             self.greet()
-            if first_prompt:
-                self.handle(first_prompt)
+            for line in first_prompts:
+                if echo:  # a replay: each prompt shown as if it had been typed
+                    self.view.note(f"> {line}")
+                self.handle(line)
+                if self.exit_code is not None or is_failed(self.agent.messages[-1]):
+                    break  # Ctrl-C or an error ends a replay: the prompt is yours
             while self.exit_code is None:
                 self.step()
             return self.exit_code

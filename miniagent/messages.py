@@ -4,8 +4,8 @@ A coding agent is a loop around a *stateless* model. The model remembers nothing
 between calls, so the agent keeps the whole conversation as a list of messages and
 sends it again on every turn. This module defines what those messages look like.
 
-There are three roles, shaped exactly as in pi's session format (so that, once sessions
-arrive, a miniagent session file can be read by pi and vice versa):
+There are three roles, shaped exactly as in pi's session format (so that a miniagent
+session file can be read by pi and vice versa):
 
     user        {"role": "user", "content": [text|image blocks], "timestamp": ms}
     assistant   {"role": "assistant", "content": [text|thinking|toolCall blocks],

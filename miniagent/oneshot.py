@@ -71,12 +71,21 @@ def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
         agent.subscribe(StepPrinter(progress, show_steps=not args.print or args.demo))
     for signum in STOP_SIGNALS:
         signal.signal(signum, stop)
-    harness.prompt(*prompts)
-    while not harness.wait(0.5):  # a timeout, so that signal handlers get to run
-        # A reader that left while a tool runs quietly would be noticed only at the next
-        # event, perhaps minutes later; the pipe itself can tell us now.
-        if args.mode == "json" and not stdout_failed and reader_gone(sys.stdout):
-            stdout_broke(BrokenPipeError())
+    for number, prompt in enumerate(prompts):
+        if number:  # a replayed session's next prompt: the previous answer first
+            if received or stdout_failed or harness.stop_message or \
+                    is_failed(final_answer(agent.messages) or {}):
+                break
+            try:
+                show_answer(harness, args)
+            except OSError as error:
+                return stdout_failure(error)
+        harness.prompt(prompt, keep_counting=number > 0)  # limits count per process
+        while not harness.wait(0.5):  # a timeout, so that signal handlers get to run
+            # A reader that left while a tool runs quietly would be noticed only at the
+            # next event, perhaps minutes later; the pipe itself can tell us now.
+            if args.mode == "json" and not stdout_failed and reader_gone(sys.stdout):
+                stdout_broke(BrokenPipeError())
     if stdout_failed:
         return stdout_failure(stdout_failed[0])
     code = report(harness, args, 128 + received[0] if received else None)
@@ -103,10 +112,17 @@ def report(harness: Harness, args: argparse.Namespace, stopped_by: Optional[int]
     if args.mode == "json":
         return 0
     try:
-        print(answer_text(last, for_a_terminal=sys.stdout.isatty()), flush=True)
+        show_answer(harness, args)
     except OSError as error:
         return stdout_failure(error)
     return 0
+
+
+def show_answer(harness: Harness, args: argparse.Namespace) -> None:
+    """The last answer's text on stdout (nothing in JSON mode: the events hold it)."""
+    last = final_answer(harness.agent.messages)
+    if args.mode != "json" and last is not None:
+        print(answer_text(last, for_a_terminal=sys.stdout.isatty()), flush=True)
 
 
 def answer_text(message: Dict[str, Any], for_a_terminal: bool) -> str:

@@ -10,14 +10,16 @@ helpers:
     reader_gone(sys.stdout)         True once the pipe's reader has closed its end
     stdout_failure(error)           141 for a reader that left, 1 (with a line) otherwise
     silence_stdout()                point stdout at /dev/null after a failure
+    ArgumentParser                  argparse whose mistakes are one line
 
 Left out: colour and terminal control codes (render.py and terminal.py).
 """
 
+import argparse
 import os
 import select
 import sys
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 PIPE_CLOSED = 141  # the exit status of a program killed by SIGPIPE, as shells report it
 
@@ -36,6 +38,19 @@ def usage_error(text: str) -> int:
     """Say what is wrong with the command line; 2 is the status for usage problems."""
     say(f"miniagent: {text}")
     return 2
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line naming the next step, not the whole usage
+    (miniagent has many flags: the usage alone is a screenful).
+
+    Example: `miniagent --bogus` -> "miniagent: unrecognized arguments: --bogus (see
+    --help)", exit status 2.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        usage_error(f"{message} (see {self.prog} --help)")
+        raise SystemExit(2)
 
 
 def reader_gone(stream: TextIO) -> bool:

@@ -30,7 +30,7 @@ from .prompt import build_system_prompt, read_text_or_file
 from .settings import Settings, load_settings
 from .skills import Skill, load_skills
 from .tools import ALL_TOOLS, DEFAULT_TOOLS, Tool, create_tools
-from .trust import resolve_trust, should_ask, record_trust
+from .trust import resolve_trust
 
 
 @dataclass
@@ -49,12 +49,14 @@ class Project:
 def load_project(args: argparse.Namespace, cwd: str,
                  ask_trust: Optional[Callable[[str, Path], bool]] = None) -> Project:
     """Decide trust, then load settings, extensions and skills in that order.
-    `ask_trust(cwd, home)` is the terminal's question for an undecided project."""
+    `ask_trust(cwd, home) -> bool` is the terminal's: it asks about an undecided project
+    (recording the answer) and otherwise returns what trust.json says."""
     home = miniagent_home()
     approve = True if args.approve else False if args.no_approve else None
-    if approve is None and ask_trust is not None and should_ask(cwd, home):
-        record_trust(cwd, ask_trust(cwd, home), home)
-    trusted = resolve_trust(cwd, home, approve)
+    if approve is None and ask_trust is not None:
+        trusted = ask_trust(cwd, home)  # asks (and records) only when undecided
+    else:
+        trusted = resolve_trust(cwd, home, approve)
     settings = load_settings(home, cwd, trusted)
     extensions = load_extensions(home, cwd, trusted, args.extension or (),
                                  enabled=not args.no_extensions)
@@ -66,20 +68,32 @@ def load_project(args: argparse.Namespace, cwd: str,
 def choose_tools(args: argparse.Namespace, project: Project) -> List[Tool]:
     """The active tools: the flags, else settings.json's list, else the defaults; then
     the tools extensions registered. An unknown name is a usage error (ValueError)."""
-    registered = {tool.name: tool for tool in project.extensions.tools}
-    known = ALL_TOOLS + [name for name in registered if name not in ALL_TOOLS]
+    registered = [tool.name for tool in project.extensions.tools if tool.name not in ALL_TOOLS]
+    source = "--tools"
     if args.no_tools:
         names: List[str] = []
     elif args.tools:
         names = split_names(args.tools)
+    elif project.settings.tools:
+        names, source = list(project.settings.tools), "settings.json's tools"
     else:
-        names = list(project.settings.tools or DEFAULT_TOOLS) + \
-            [name for name in registered if name not in ALL_TOOLS]
+        names = DEFAULT_TOOLS + registered
     excluded = split_names(args.exclude_tools) if args.exclude_tools else []
-    unknown = [name for name in names + excluded if name not in known]
+    tools_named(excluded, project, "--exclude-tools")  # checks the names
+    return tools_named([name for name in names if name not in excluded], project, source)
+
+
+def tools_named(names: List[str], project: Project, source: str) -> List[Tool]:
+    """The tools of these names, each once, in the order first named: built-in ones, or
+    registered by an extension (which wins). An unknown name raises ValueError naming
+    `source` (the flag or file it came from) and the tools there are."""
+    registered = {tool.name: tool for tool in project.extensions.tools}
+    known = ALL_TOOLS + [name for name in registered if name not in ALL_TOOLS]
+    unknown = [name for name in names if name not in known]
     if unknown:
-        raise ValueError(f"unknown tool '{unknown[0]}'; the tools are: {', '.join(known)}")
-    names = [name for name in names if name not in excluded]
+        raise ValueError(f"{source}: unknown tool '{unknown[0]}'; the tools are: "
+                         f"{', '.join(known)}")
+    names = list(dict.fromkeys(names))  # a server refuses two tools of one name
     built = {tool.name: tool for tool in create_tools(
         [name for name in names if name not in registered], project.settings.shellPath)}
     return [registered.get(name) or built[name] for name in names]

@@ -15,9 +15,10 @@ person or a program gets to see. Three views, one event stream:
             hello.py
         Now let me run it and see the error.
           $ python3 hello.py
-            … 6 lines before
-            !     print("Hello, " + nme)
-            !                       ^^^
+            … 4 lines before
+            !   File "/tmp/miniagent-demo-x/hello.py", line 5, in greet
+            !     return "Hello, " + nme + "!"
+            !                        ^^^
             ! NameError: name 'nme' is not defined. Did you mean: 'name'?
             ! Command exited with code 1
 

@@ -34,7 +34,6 @@ replay runs them after the run instead of inside it), tool-call arguments a serv
 as broken JSON replay as {}, and images are not replayed.
 """
 
-import argparse
 import json
 import sys
 from typing import Any, Callable, Dict, List, Optional
@@ -43,6 +42,7 @@ from .export import ExportError, blocks_of, load_session, message_text, write_ou
 from .messages import is_failed
 from .sessioncontext import path_to
 from .stats import TOKEN_FIELDS
+from .output import ArgumentParser
 
 
 def session_to_script(session_path: str, keep_usage: bool = False,
@@ -138,7 +138,7 @@ def to_block(block: Dict[str, Any]) -> Optional[Dict[str, Any]]:
 
 def main(argv: List[str]) -> int:
     """`miniagent script FILE [-o SCRIPT] [--keep-usage]`: prints the path written."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="miniagent script",
         description="Turn a recorded session (miniagent's or pi's) into a script for "
                     "`--provider scripted --script SCRIPT`, which replays it offline.")

@@ -165,11 +165,18 @@ class Commands:
 
     def set_model(self, request: dict) -> Dict[str, Any]:
         """The model for the next request, chosen as --provider and --model would (an
-        id the registry does not know works, with a warning on stderr)."""
-        chosen = resolve(provider=text_field(request, "provider"),
-                         model_id=text_field(request, "modelId"))
+        id the registry does not know works, with a warning on stderr); a model of the
+        current provider keeps its server and key, as /model does."""
+        provider, model_id = text_field(request, "provider"), text_field(request, "modelId")
+        current = self.agent.model
+        if provider == current.provider:  # the same server and key (as /model does)
+            chosen = resolve(provider=provider, model_id=model_id,
+                             base_url=current.base_url or None, api_key=self.agent.api_key)
+            base_url = self.harness.base_url
+        else:
+            chosen, base_url = resolve(provider=provider, model_id=model_id), None
         model, api_key = report_warnings(chosen)
-        self.harness.set_model(model, api_key)
+        self.harness.set_model(model, api_key, base_url)
         return model_info(model)
 
     def set_thinking_level(self, request: dict) -> None:

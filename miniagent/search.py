@@ -31,7 +31,6 @@ one-line note. Slower, same answers.
 Left out: the index itself (searchindex.py), ranking in the fallback (it has none).
 """
 
-import argparse
 import os
 import re
 import shlex
@@ -41,7 +40,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from .commands import describe_age, print_json
 from .models import miniagent_home
-from .output import say, usage_error
+from .output import ArgumentParser, say, usage_error
 from .searchindex import (MARK_END, MARK_START, SNIPPET_WORDS, IndexUnavailable, Match,
                           index_path, lookup, rebuild, searchable_text)
 from .sessionfile import SessionError
@@ -219,7 +218,7 @@ def match_json(match: Match) -> dict:
 def main(argv: List[str]) -> int:
     """`miniagent sessions search QUERY [--all] [--limit N] [--json] [--path DIR] [--cwd DIR]`.
     Exit status 0 with matches, 1 without (as grep), 2 for a usage problem."""
-    parser = argparse.ArgumentParser(prog="miniagent sessions search",
+    parser = ArgumentParser(prog="miniagent sessions search",
                                      description="Find sessions by the words of their messages.")
     parser.add_argument("query", nargs="+", help="words that must all occur (not FTS syntax)")
     parser.add_argument("--all", action="store_true", help="every project, not just this one")
@@ -255,7 +254,7 @@ def main(argv: List[str]) -> int:
 
 def reindex_main(argv: List[str]) -> int:
     """`miniagent sessions reindex`: rebuild the search index from every project's files."""
-    parser = argparse.ArgumentParser(prog="miniagent sessions reindex",
+    parser = ArgumentParser(prog="miniagent sessions reindex",
                                      description="Rebuild the search index from the session files.")
     parser.parse_args(argv)
     home = str(miniagent_home())

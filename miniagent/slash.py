@@ -36,6 +36,7 @@ from .choose import resolve
 from .models import ConfigError, list_models, miniagent_home
 from .skills import SkillError, expand_skill_command
 from .trust import is_trusted, project_has_resources, record_trust
+from .project import split_names, tools_named
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 COMMAND_WORD = re.compile(r"/[A-Za-z0-9-]+")
@@ -124,6 +125,15 @@ def set_thinking(repl: Any, argument: str) -> None:
 
 
 def list_tools(repl: Any, argument: str) -> None:
+    """/tools: the active tools; /tools read,grep: only these from now on (the system
+    prompt is rebuilt to match)."""
+    if argument and repl.harness.project is not None:
+        try:
+            tools = tools_named(split_names(argument), repl.harness.project, "/tools")
+        except ValueError as exc:
+            repl.note(str(exc))
+            return
+        repl.harness.set_tools(tools)
     lines = [f"  {tool.name:<6} {tool.description.split('. ')[0].strip()}"
              for tool in repl.agent.tools]
     repl.note("\n".join(lines) or "no tools: the model can only talk")
@@ -188,7 +198,7 @@ COMMANDS: Dict[str, Tuple[Callable[[Any, str], None], str]] = {
     "help": (show_help, "list the commands"),
     "model": (change_model, "[ID] show the model, or switch (same provider and key)"),
     "thinking": (set_thinking, "[LEVEL] show or set the reasoning effort"),
-    "tools": (list_tools, "list the tools the model may call"),
+    "tools": (list_tools, "[LIST] show the tools the model may call, or choose them"),
     "session": (slash_session.show_session, "the session's file, id, messages, tokens and cost"),
     "name": (slash_session.name_session, "NAME give the session a name"),
     "compact": (slash_session.compact_now, "[FOCUS] summarise the older conversation now"),

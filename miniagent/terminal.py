@@ -40,6 +40,10 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _VISIBLE = {code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\t\n"}
 _VISIBLE[0x7F] = "\u2421"
 _VISIBLE.update({code: "\ufffd" for code in range(0x80, 0xA0)})
+# Bidirectional overrides reorder what follows them ("Trojan source"): a name could make
+# "$0.0120" read as "0210.0$". They are shown as the replacement character.
+BIDI_CONTROLS = {code: "\ufffd" for code in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
+_VISIBLE.update(BIDI_CONTROLS)
 
 
 def for_terminal(text: str) -> str:

@@ -167,8 +167,8 @@ def _prepare(call: _Call, config: Config) -> None:
             verdict = config.before_tool_call({"toolCall": call.block, "args": call.args}) or {}
             if verdict.get("block"):
                 call.result = _error(verdict.get("reason") or "Tool execution was blocked")
-            elif "arguments" in verdict:
-                call.args = verdict["arguments"]
+            elif "arguments" in verdict:  # a hook's rewrite is checked like the model's
+                call.args = validate_arguments(call.tool, verdict["arguments"])
     except Exception as exc:  # noqa: BLE001 - any failure here is reported to the model
         call.result = _error(_explain(exc))
 

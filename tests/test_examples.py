@@ -39,6 +39,8 @@ def test_what_it_lets_through(project, command):
     "rm -rf /", "rm -rf ~", "rm -r ../other", "rm -rf .", "rm -Rf build ..",
     "rm --recursive --force /tmp", "make && rm -rf $HOME/x", "sudo rm -rf /etc",
     "cd build; rm -fr `pwd`/..", "ls | (rm -rf ../*)", "rm -rf 'build/../..'",
+    "echo a\nrm -rf ../other", "/bin/rm -rf /", "command rm -rf /", "env X=1 rm -rf /",
+    "sudo -u root rm -rf /", "xargs rm -rf < list", "rm -rf {../other,x}",
 ])
 @pytest.mark.ex_gate
 def test_what_it_blocks(project, command):

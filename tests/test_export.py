@@ -11,7 +11,8 @@ import subprocess
 import pytest
 
 from helpers import FIXTURES, call, text
-from miniagent.export import ExportError, export_html, export_markdown, main, render_html
+from miniagent.commands import export_command as main
+from miniagent.export import ExportError, export_html, export_markdown, render_html
 from miniagent.messages import assistant_message, tool_result_message, user_message
 from miniagent.session import Session
 

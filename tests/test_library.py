@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 EXAMPLES = {"### Embedding miniagent": HERE / "readme_example.py",
             "### Driving the RPC mode from a notebook": HERE / "rpc_client_example.py"}
+# The README's extension example is the shipped file itself (tests/test_examples.py).
+SHOWN_FILES = {**EXAMPLES,
+               "## Project context and trust": ROOT / "miniagent" / "examples" / "gate_rm_rf.py"}
 
 
 def run_python(path, cwd, **env):
@@ -54,7 +57,7 @@ def test_the_notebook_client_drives_the_rpc_mode(tmp_path):
 
 def test_the_readme_shows_the_examples_exactly_as_tested():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for heading, path in EXAMPLES.items():
+    for heading, path in SHOWN_FILES.items():
         assert heading in readme, f"README.md has no {heading!r} section"
         block = re.search(r"```python\n(.*?)```", readme[readme.index(heading):], re.S)
         assert block is not None, f"no ```python block under {heading!r} in README.md"

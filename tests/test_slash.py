@@ -301,3 +301,20 @@ def test_ctrl_c_or_the_end_of_input_answers_a_confirmation_no(tmp_path, keyboard
     assert result["isError"]
     term.repl.pending.end_input()  # Ctrl-D while the agent works: no answer will come
     assert term.repl.ask_confirmation("Run it? ") == ""
+
+
+def test_tools_with_a_list_changes_the_tools_and_the_system_prompt(tmp_path):
+    from miniagent.extensions import Extensions
+    from miniagent.project import Project
+    from miniagent.prompt import build_system_prompt
+    from miniagent.settings import Settings
+    shell = Repl_(tmp_path, [], tools=create_tools(["read", "bash"]))
+    harness = shell.harness
+    harness.project = Project(str(tmp_path), tmp_path, False, Settings(), Extensions())
+    harness.prompt_for = lambda tools: build_system_prompt(tools, str(tmp_path))
+    shown = shell.do("/tools grep,read,grep")
+    assert [tool.name for tool in harness.agent.tools] == ["grep", "read"]
+    assert "grep" in shown and "bash" not in shown
+    assert "- grep:" in harness.agent.system_prompt and "- bash:" not in harness.agent.system_prompt
+    assert "unknown tool 'teleport'" in shell.do("/tools teleport")
+    assert [tool.name for tool in harness.agent.tools] == ["grep", "read"]

@@ -25,8 +25,9 @@ lives in process.py: its output streams into an OutputSink that keeps only the l
 command's whole process group within 100 ms, and a background job (`server &`) does not
 keep the call waiting.
 
-Left out: interactive commands (stdin is empty), a custom shell or command prefix from
-settings, and cleaning up old temp files.
+Left out: interactive commands (stdin is empty), a command prefix from settings (the
+shell itself can be chosen: settings.json's shellPath reaches `create_tool(shell)`),
+and cleaning up old temp files.
 """
 
 import os

@@ -25,8 +25,8 @@ Three problems, three answers:
     quiet, instead of waiting for that job.
 
 Left out: Windows (poll() does not exist there, nor process groups), a terminal for the
-command (stdin is empty; see NON_INTERACTIVE_ENV), a custom shell from settings, and
-cleaning up old temp files.
+command (stdin is empty; see NON_INTERACTIVE_ENV), and cleaning up old temp files.
+The shell is bash unless the caller names another (settings.json's shellPath).
 """
 
 import os

@@ -51,10 +51,10 @@ Built on the spine: the features, each a file (read the ones you need).
   `lineinput.py` (82 lines)              reading a line: readline, history, short answers
   `questions.py` (101 lines)             what the REPL asks: --confirm, trusting a project
   `slash.py` (215 lines)                 the REPL's slash commands
-  `slash_session.py` (330 lines)         the REPL's session commands: /compact, /tree, /fork ...
+  `slash_session.py` (331 lines)         the REPL's session commands: /compact, /tree, /fork ...
   `liveview.py` (227 lines)              the terminal's live view of a run
   `render.py` (236 lines)                the print and JSON subscribers, folding, footers
-  `attach.py` (105 lines)                @path attachments
+  `attach.py` (118 lines)                @path attachments
   `usershell.py` (78 lines)              !cmd: the user's own shell commands, in the context
   `rpc.py` (334 lines)                   JSON commands on stdin, events on stdout
   `rpccommands.py` (281 lines)           the rpc mode's commands, one method each

@@ -72,6 +72,19 @@ def expand_attachments(text: str, cwd: str) -> Tuple[Union[str, Message], List[s
     return user_message(body, images), warnings
 
 
+# The attached blocks expand_attachments puts before the typed text.
+ATTACHED_BLOCKS = re.compile(r'\A(?:<file name="[^"\n]*">(?:\n.*?\n)?</file>\n)+\n', re.DOTALL)
+
+
+def typed_text(text: str) -> str:
+    """A sent prompt's text without the files attached to it, as the user typed it (for
+    /fork and /tree, which give a prompt back to edit; resending attaches them again).
+
+    Example: '<file name="/d/a.py">\nx = 1\n</file>\n\nlook at @a.py' -> 'look at @a.py'
+    """
+    return ATTACHED_BLOCKS.sub("", text, count=1)
+
+
 def attach_file(path: str, cwd: str) -> Tuple[str, List[Dict[str, Any]]]:
     """(the tagged text block, the image blocks) for one file, read as `read` does."""
     result = read_file("attachment", {"path": path}, ToolContext(cwd=cwd))  # or ToolError

@@ -38,6 +38,7 @@ from .search import NO_WORDS, format_match, highlight, query_phrases, search_ses
 from .session import SessionError, TreeNode, list_sessions
 from .stats import file_stats
 from .terminal import for_terminal
+from .attach import typed_text
 
 LISTED = 20  # sessions shown by /resume
 LABEL_WIDTH = 70
@@ -154,7 +155,7 @@ def fork_session(repl: Any, argument: str) -> None:
     chosen = choose(repl, len(prompts), "Fork before which prompt?")
     if chosen is None:
         return
-    repl.for_input = repl.harness.fork(prompts[chosen]["id"])
+    repl.for_input = typed_text(repl.harness.fork(prompts[chosen]["id"]))
     path = repl.harness.session.path or "its file appears with the first reply"
     repl.note(f"forked into a new session ({path}); the prompt is in the input line")
 
@@ -260,7 +261,7 @@ def go_to_entry(repl: Any, wanted: str) -> None:
     if text is None:
         repl.note(f"moved to {found[0]}")
     else:
-        repl.for_input = text
+        repl.for_input = typed_text(text)
         repl.note(f"moved to just before prompt {found[0]}; its text is in the input line")
 
 

@@ -84,7 +84,7 @@ def test_ctrl_c_mid_stream_aborts_at_once_keeps_the_session_and_gives_back_queue
         term.expect("Hello fr")
         term.send("and then tidy up\r")
         term.expect("queued: and then tidy up")
-        term.send(CTRL_C)
+        term.ctrl_c()  # once the REPL waits for a key (see pty_driver.Terminal.ctrl_c)
         term.expect("(stopped)", timeout=2)
         term.expect("1 queued message(s) put back in the input line")
         term.expect("> and then tidy up")  # back in the input line, to send or to edit
@@ -107,7 +107,7 @@ def test_ctrl_c_during_bash_kills_its_whole_process_group(tmp_path):
         term.expect("> ")
         term.send("start\r")
         pids = shown_pids(term)
-        term.send(CTRL_C)
+        term.ctrl_c()  # once the REPL waits for a key (see pty_driver.Terminal.ctrl_c)
         term.send(CTRL_C)  # more Ctrl-Cs before the prompt is back do not quit
         term.expect("Command aborted")
         term.expect("> ")

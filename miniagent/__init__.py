@@ -27,7 +27,7 @@ builder.py and openai.py, which a real server adds (`--base-url` with any local 
 
 Built on the spine: the features, each a file (read the ones you need).
 
-  `harness.py` (362 lines)               retries, the session file, compaction around the Agent
+  `harness.py` (363 lines)               retries, the session file, compaction around the Agent
   `autoretry.py` (65 lines)              which failed replies deserve another try
   `limits.py` (104 lines)                --max-turns and --max-cost
   `session.py` (382 lines)               the conversation as an append-only JSONL tree

@@ -46,6 +46,7 @@ from .messages import Message, is_failed, text_of, user_message
 from .retry import wait_or_abort
 from .session import Session, SessionError
 
+
 class NothingToCompact(CompactionError):
     """compact() found nothing to summarise (the session is small, or just compacted)."""
 

@@ -7,7 +7,7 @@ from miniagent.agent import Agent
 from miniagent.providers.scripted import parse_script, scripted_model
 from miniagent.tools import Tool, ToolContext, create_tools, text_result, validate_arguments
 
-# Real data copied from ../shared/fixtures (see fixtures/README.md): the suite reads
+# Real data, copied into tests/fixtures (its README says from where): the suite reads
 # only these copies, so it passes from a bare clone.
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -43,7 +43,9 @@ def run_tool(name, cwd, args, abort=None, on_update=None):
 
 def run_edit(cwd, path, edits=None, **args):
     """edit(path, edits) in cwd; `edits` may be left out for the legacy argument forms."""
-    return run_tool("edit", cwd, {"path": path, **args, **({"edits": edits} if edits is not None else {})})
+    if edits is not None:
+        args["edits"] = edits
+    return run_tool("edit", cwd, {"path": path, **args})
 
 
 def run_bash(cwd, command, abort=None, on_update=None, **args):

@@ -159,3 +159,15 @@ def test_a_request_never_asks_for_more_output_than_the_window_leaves(tmp_path, p
         body = srv.requests[-1]["body"]
     asked = body.get("max_tokens") or body.get("max_completion_tokens")
     assert 1024 <= asked <= 8192 - 5000
+
+
+def test_max_turns_counts_across_the_prompts_of_a_replayed_session(tmp_path):
+    loop = {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": "true"}}]}
+    script = tmp_path / "replay.json"
+    script.write_text(json.dumps({"prompts": ["one", "two", "three"],
+                                  "turns": [loop, answer("a1"), loop, answer("a2"), loop,
+                                            answer("a3")]}))
+    result = run_cli("--provider", "scripted", "--script", str(script), "--max-turns", "3",
+                     "--no-session", "-p", cwd=str(tmp_path))
+    assert result.returncode == 1 and "--max-turns 3" in result.stderr
+    assert result.stdout.splitlines() == ["a1"]  # the first prompt's answer, then the stop

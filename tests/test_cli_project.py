@@ -177,3 +177,27 @@ def test_print_mode_expands_skills_and_attachments_as_the_terminal_does(tmp_path
     unknown = run_cli("--script", write_script(tmp_path, [answer("x")]), "-p",
                       "/skill:nope go", cwd=str(tmp_path))
     assert unknown.returncode == 2 and "nope" in unknown.stderr
+
+
+def test_an_extensions_message_reaches_the_model_with_the_next_prompt(tmp_path, private_home):
+    note = tmp_path / "note.py"
+    note.write_text("def setup(api):\n    api.add_message('Deploys are frozen today.', 'policy')\n")
+    with FakeServer([answer("ok")]) as srv:
+        result = run_against(srv, "-e", str(note), "-p", "ship it", cwd=tmp_path)
+        sent = srv.requests[-1]["body"]["messages"]
+    assert result.returncode == 0, result.stderr
+    texts = [m["content"] if isinstance(m["content"], str)
+             else " ".join(b.get("text", "") for b in m["content"]) for m in sent]
+    assert texts[-2:] == ["ship it", "Deploys are frozen today."]
+
+
+def test_the_terminals_trust_question_unanswered_records_nothing(tmp_path, private_home):
+    """load_project leaves recording to the question: a Ctrl-C there decides nothing."""
+    import argparse
+    from miniagent.project import load_project
+    project, marker = planted_project(tmp_path)
+    args = argparse.Namespace(approve=False, no_approve=False, extension=None,
+                              no_extensions=False)
+    loaded = load_project(args, str(project), ask_trust=lambda cwd, home: False)
+    assert loaded.trusted is False and not marker.exists()
+    assert not (private_home / "trust.json").exists()

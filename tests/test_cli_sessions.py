@@ -267,3 +267,44 @@ def test_second_stop_signal_quits_at_once_and_kills_the_command(tmp_path):
     assert pid_of_sleep is not None
     assert not os.path.exists(f"/proc/{pid_of_sleep}") or \
         open(f"/proc/{pid_of_sleep}/stat").read().split()[2] == "Z"
+
+
+def test_a_new_base_url_is_recorded_so_c_goes_on_with_it(tmp_path, private_home):
+    with FakeServer([answer("from A")]) as a, FakeServer([answer("from B"),
+                                                          answer("B again")]) as b:
+        run_cli("--base-url", a.base_url + "/v1", "--model", "m", "-p", "one", cwd=str(tmp_path))
+        run_cli("--base-url", b.base_url + "/v1", "--model", "m", "-c", "-p", "two",
+                cwd=str(tmp_path))
+        third = run_cli("-c", "-p", "three", cwd=str(tmp_path))
+        assert third.returncode == 0 and third.stdout.strip() == "B again", third.stderr
+        assert len(a.requests) == 1 and len(b.requests) == 2
+
+
+def test_listings_show_control_characters_from_session_files_not_obey_them(tmp_path,
+                                                                          private_home):
+    hostile = "\x1b]0;PWNED\x07\x1b[31mred\u202e"
+    turns = [{"content": [{"type": "toolCall", "name": "bash",
+                           "arguments": {"command": "true"}}]}, answer("x")]
+    run_cli("--script", write_script(tmp_path, turns), "-p", hostile, cwd=str(tmp_path))
+    [path] = session_files(private_home)
+    listing = run_cli("sessions", cwd=str(tmp_path)).stdout
+    figures = run_cli("stats", path).stdout
+    assert "\x1b" not in listing and "\u202e" not in listing and "␛]0;PWNED" in listing
+    assert "\x1b" not in figures
+
+
+def test_a_subcommand_whose_reader_leaves_exits_141_without_a_traceback(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "miniagent", "stats", str(PI_V1), "--json"],
+                            env=dict(os.environ, PYTHONPATH=ROOT), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before a byte was written
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 141 and b"Traceback" not in err
+
+
+def test_conflicting_session_flags_are_one_line_usage_errors(tmp_path):
+    for args in (["--no-session", "-c"], ["--session", "x.jsonl", "--fork", "y.jsonl"],
+                 ["--session", ""], ["--bogus"]):
+        result = run_cli(*args, "-p", "hi", cwd=str(tmp_path))
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, (args, result.stderr)
+        assert "--help" in result.stderr

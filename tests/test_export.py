@@ -216,3 +216,22 @@ def test_chromium_shows_the_prompt_a_tool_call_and_the_cost_of_the_v1_fixture(tm
     assert result_line not in folded and result_line in shown["unfolded"]  # results start folded
     assert shown["wide"] == "false"  # long lines wrap: no sideways scrolling
     assert shown["title"].startswith("Session ffae836b")  # the injected script did not run
+
+
+def test_bidirectional_overrides_cannot_reorder_the_figures(tmp_path):
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z",
+              "cwd": "/"}
+    reply = assistant_message("openai-completions", "evil\u202eprovider", "m\u2066x")
+    entry = {"type": "message", "id": "a1", "parentId": None,
+             "timestamp": "2026-01-01T00:00:01.000Z", "message": reply}
+    page = render_html(header, [entry])
+    assert "\u202e" not in page and "\u2066" not in page
+
+
+def test_export_to_a_md_file_writes_the_transcript(tmp_path):
+    source = tmp_path / "s.jsonl"
+    shutil.copy(V3, source)
+    out = tmp_path / "t.md"
+    assert main([str(source), "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith("# Session transcript") and "<html" not in text

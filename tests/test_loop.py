@@ -306,3 +306,13 @@ def test_convert_to_llm_decides_what_the_provider_receives_before_each_call():
     converting.prompt("go", inline=True)
     assert sent == [["user", "user"], ["user", "user", "assistant", "toolResult"]]
     assert converting.messages[0] == {"role": "note", "note": "remember x"}  # kept as it was
+
+
+def test_arguments_a_hook_rewrites_are_validated_like_the_models():
+    agent = make_agent([{"content": [call("echo", v="fine")]}, {"content": [text("done")]}],
+                       tools=[echo_tool()])
+    agent.before_tool_call = lambda event: {"arguments": {"w": "no v"}}
+    agent.prompt("go", inline=True)
+    result = agent.messages[2]
+    assert result["role"] == "toolResult" and result["isError"]
+    assert "v" in result["content"][0]["text"] and "KeyError" not in result["content"][0]["text"]

@@ -349,3 +349,19 @@ def test_records_split_on_newline_only():
 
     stdin = BytesIO(b'{"type": "abort"}\r\n\n{"a": "x\xe2\x80\xa8y"}\n{"last": 1}')
     assert list(read_records(stdin)) == ['{"type": "abort"}', '{"a": "x\u2028y"}', '{"last": 1}']
+
+
+def test_set_model_of_the_same_provider_keeps_its_server_and_key(tmp_path):
+    with FakeServer([answer("from the same server")]) as srv:
+        rpc = Rpc(tmp_path, "--provider", "openai", "--base-url", srv.base_url + "/v1",
+                  "--api-key", "sk-test", "--model", "gpt-4.1-mini")
+        try:
+            rpc.call({"type": "set_model", "provider": "openai", "modelId": "gpt-4.1"})
+            rpc.call({"type": "prompt", "message": "hi"})
+            rpc.until(lambda r: r["type"] == "agent_end")
+            rpc.close()
+        finally:
+            rpc.kill()
+        request = srv.requests[-1]
+    assert request["body"]["model"] == "gpt-4.1"
+    assert request["headers"]["authorization"] == "Bearer sk-test"

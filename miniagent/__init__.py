@@ -98,7 +98,7 @@ The hardening, for the second visit: what makes the spine survive the real world
   `httperrors.py` (165 lines)            a failed HTTP exchange as one readable line
   `sessionfile.py` (204 lines)           whole-line appends, torn lines, a full disk
   `sessionmigrate.py` (75 lines)         pi's older session formats, migrated in memory
-  `terminal.py` (132 lines)              control codes, NO_COLOR, TERM=dumb, widths
+  `terminal.py` (136 lines)              control codes, NO_COLOR, TERM=dumb, widths
   `output.py` (85 lines)                 stdout and stderr that may be gone
 
 Imports point down only (front ends -> harness -> core -> tools, providers -> plumbing

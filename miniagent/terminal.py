@@ -7,7 +7,8 @@ keeps the rules for when such codes may be sent, in one place:
 
   * not a terminal (a pipe, a file): no codes at all, ever;
   * TERM=dumb (an editor's shell buffer, some CI consoles): no codes either;
-  * NO_COLOR set (https://no-color.org): no colour or style, but the cursor may move;
+  * NO_COLOR set (https://no-color.org): no colour or style, and no cursor codes either
+    (plain output was asked for: the live area becomes plain lines, as on TERM=dumb);
   * text from a model or a file is never trusted to carry codes: `for_terminal` shows
     its control characters as symbols instead of letting them drive the terminal.
 
@@ -59,8 +60,11 @@ class Screen:
     def __init__(self, out: TextIO, env: Optional[Mapping[str, str]] = None):
         env = os.environ if env is None else env
         self.out = out
-        self.controls = _is_terminal(out) and env.get("TERM", "") != "dumb"
-        self.colour = self.controls and not env.get("NO_COLOR")
+        # NO_COLOR asks for plain output: no colour, and (the acceptance line) no
+        # escape codes at all, so the live area is drawn as plain lines, as on a dumb one.
+        self.controls = _is_terminal(out) and env.get("TERM", "") != "dumb" \
+            and not env.get("NO_COLOR")
+        self.colour = self.controls
         self.live_height = 0  # lines of the live area now on screen
         self.at_line_start = True  # False while a streamed line is still open
         self.gone = False  # set when writing failed (the terminal was closed)

@@ -91,7 +91,7 @@ def test_text_streams_once_thinking_is_dim_and_control_codes_are_shown_not_sent(
 
 
 def test_parallel_calls_print_each_result_under_its_call_and_the_live_window_goes():
-    view, out = view_on({"TERM": "xterm", "NO_COLOR": "1"})
+    view, out = view_on({"TERM": "xterm"})
     view(start("a", "sleep 1; echo A"))
     view(start("b", "seq 1 60"))
     view(update("b", "\n".join(str(n) for n in range(1, 40))))
@@ -103,7 +103,13 @@ def test_parallel_calls_print_each_result_under_its_call_and_the_live_window_goe
     assert screen_of(out.getvalue()) == [
         "  $ sleep 1; echo A", "    A", "  $ seq 1 60", "    ! Traceback", "    ! boom",
         "    ! exit 1", ""]
-    assert "\x1b[2m" not in out.getvalue()  # NO_COLOR: the cursor moves, nothing is styled
+
+    plain, out = view_on({"TERM": "xterm", "NO_COLOR": "1"})  # the same, as plain text
+    plain(start("a", "sleep 1; echo A"))
+    plain(update("a", "A"))
+    plain(end("a", "sleep 1; echo A", "A"))
+    plain.close()
+    assert "\x1b" not in out.getvalue() and "    A" in out.getvalue()
 
 
 def test_no_codes_at_all_on_a_dumb_terminal_or_into_a_pipe():
@@ -155,7 +161,7 @@ def test_print_mode_shows_the_notices_even_without_the_steps():
 
 
 def test_a_question_keeps_the_live_area_away_until_it_is_answered():
-    view, out = view_on({"TERM": "xterm", "NO_COLOR": "1"})
+    view, out = view_on({"TERM": "xterm"})
     view(start("a", "make"))
     view.ask("bash wants to run:\n  make\nRun it? [y]es, [n]o, [a]lways: ")
     view(update("a", "building"))  # the live window would draw here; it must not

@@ -27,7 +27,7 @@ builder.py and openai.py, which a real server adds (`--base-url` with any local 
 
 Built on the spine: the features, each a file (read the ones you need).
 
-  `harness.py` (363 lines)               retries, the session file, compaction around the Agent
+  `harness.py` (362 lines)               retries, the session file, compaction around the Agent
   `autoretry.py` (65 lines)              which failed replies deserve another try
   `limits.py` (104 lines)                --max-turns and --max-cost
   `session.py` (382 lines)               the conversation as an append-only JSONL tree
@@ -45,19 +45,19 @@ Built on the spine: the features, each a file (read the ones you need).
   `extensions.py` (271 lines)            Python extensions: tools, hooks, commands
   `confirm.py` (151 lines)               --confirm: asking before bash, edit, write
   `project.py` (118 lines)               trust first, then what a project may bring
-  `assemble.py` (224 lines)              from flags to a ready harness
+  `assemble.py` (236 lines)              from flags to a ready harness
   `oneshot.py` (132 lines)               print and JSON modes, exit statuses
   `interactive.py` (400 lines)           the REPL
   `lineinput.py` (82 lines)              reading a line: readline, history, short answers
   `questions.py` (101 lines)             what the REPL asks: --confirm, trusting a project
-  `slash.py` (215 lines)                 the REPL's slash commands
+  `slash.py` (214 lines)                 the REPL's slash commands
   `slash_session.py` (331 lines)         the REPL's session commands: /compact, /tree, /fork ...
   `liveview.py` (227 lines)              the terminal's live view of a run
   `render.py` (236 lines)                the print and JSON subscribers, folding, footers
   `attach.py` (118 lines)                @path attachments
   `usershell.py` (78 lines)              !cmd: the user's own shell commands, in the context
   `rpc.py` (334 lines)                   JSON commands on stdin, events on stdout
-  `rpccommands.py` (281 lines)           the rpc mode's commands, one method each
+  `rpccommands.py` (274 lines)           the rpc mode's commands, one method each
   `commands.py` (129 lines)              subcommands: sessions, stats, export, script
   `stats.py` (171 lines)                 prompts, tool calls, tokens and cost of sessions
   `export.py` (377 lines)                a session as one self-contained HTML page

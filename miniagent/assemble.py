@@ -209,6 +209,18 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
     return report_warnings(chosen)
 
 
+def model_for(harness: Harness, provider: str, model_id: str) -> Tuple[Resolved, Optional[str]]:
+    """Another model for a running session (the terminal's /model, rpc's set_model), and
+    the base URL to record with it: a model of the same provider keeps its server and
+    key; another provider is chosen as `--provider NAME --model ID` would choose it."""
+    current = harness.agent.model
+    if provider != current.provider:
+        return resolve(provider=provider, model_id=model_id), None
+    chosen = resolve(provider=provider, model_id=model_id, base_url=current.base_url or None,
+                     api_key=harness.agent.api_key)
+    return chosen, harness.base_url
+
+
 def report_warnings(chosen: Resolved) -> Tuple[Model, Optional[str]]:
     """The chosen model, with the window its server serves when the registry does not
     know the model (then the guess's warning is not needed)."""

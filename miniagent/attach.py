@@ -61,7 +61,7 @@ def expand_attachments(text: str, cwd: str) -> Tuple[Union[str, Message], List[s
         try:
             attached = attach_file(path, cwd)
         except ToolError as problem:
-            warnings.append(f"@{path} is not attached: {first_sentence(str(problem))}")
+            warnings.append(f"@{path} is not attached: {reason_without_advice(str(problem))}")
             continue
         tag, image = attached
         blocks.append(tag)
@@ -99,7 +99,7 @@ def attach_file(path: str, cwd: str) -> Tuple[str, List[Dict[str, Any]]]:
     return f'<file name="{full}">\n{content}\n</file>', []
 
 
-def first_sentence(text: str) -> str:
+def reason_without_advice(text: str) -> str:
     """The tool's reason without its advice to the model. Example: "File not found: a.py.
     Check the path; ..." -> "File not found: a.py." """
     return text.strip().split("\n")[0].split(". ")[0].rstrip(".") + "."

@@ -60,7 +60,7 @@ class ConfirmGate:
         with self._lock:  # one question at a time, and "a" seen by every waiting call
             if self.always:
                 return None
-            answer = self._answer(describe_call(name, event["args"]))
+            answer = self._answer(describe_for_confirmation(name, event["args"]))
             if answer == "a":
                 self.always = True
         if answer in ("y", "a"):
@@ -76,7 +76,7 @@ class ConfirmGate:
         return (reply or "").strip().lower()[:1]
 
 
-def describe_call(name: str, args: Dict[str, Any]) -> str:
+def describe_for_confirmation(name: str, args: Dict[str, Any]) -> str:
     """What the user must see to decide.
 
     Examples:

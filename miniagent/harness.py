@@ -164,8 +164,7 @@ class Harness:
         """The prompt, followed by the messages extensions added (api.add_message) since
         the last one: they reach the model with it (as user text, context.py) and the
         session keeps them."""
-        extensions = getattr(self.project, "extensions", None)
-        added = extensions.take_pending_messages() if extensions else []
+        added = self.project.extensions.take_pending_messages() if self.project else []
         if not added:
             return text
         return [user_message(text) if isinstance(text, str) else text] + added

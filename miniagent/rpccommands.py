@@ -30,9 +30,8 @@ Left out: pi's commands for settings we do not have (see rpc.py).
 import threading
 from typing import Any, Callable, Dict, List, Optional
 
-from .assemble import report_warnings
+from .assemble import model_for, report_warnings
 from .attach import expand_prompt
-from .choose import resolve
 from .harness import Harness
 from .messages import Message, text_of, user_message
 from .output import say
@@ -167,14 +166,8 @@ class Commands:
         """The model for the next request, chosen as --provider and --model would (an
         id the registry does not know works, with a warning on stderr); a model of the
         current provider keeps its server and key, as /model does."""
-        provider, model_id = text_field(request, "provider"), text_field(request, "modelId")
-        current = self.agent.model
-        if provider == current.provider:  # the same server and key (as /model does)
-            chosen = resolve(provider=provider, model_id=model_id,
-                             base_url=current.base_url or None, api_key=self.agent.api_key)
-            base_url = self.harness.base_url
-        else:
-            chosen, base_url = resolve(provider=provider, model_id=model_id), None
+        chosen, base_url = model_for(self.harness, text_field(request, "provider"),
+                                     text_field(request, "modelId"))
         model, api_key = report_warnings(chosen)
         self.harness.set_model(model, api_key, base_url)
         return model_info(model)

@@ -32,11 +32,11 @@ import re
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import slash_session
-from .choose import resolve
+from .assemble import model_for
 from .models import ConfigError, list_models, miniagent_home
+from .project import split_names, tools_named
 from .skills import SkillError, expand_skill_command
 from .trust import is_trusted, project_has_resources, record_trust
-from .project import split_names, tools_named
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 COMMAND_WORD = re.compile(r"/[A-Za-z0-9-]+")
@@ -89,15 +89,14 @@ def change_model(repl: Any, argument: str) -> None:
         repl.note("the scripted model replays a file; it cannot be switched")
         return
     try:
-        chosen = resolve(provider=current.provider, model_id=argument,
-                         base_url=current.base_url or None, api_key=repl.agent.api_key)
+        chosen, base_url = model_for(repl.harness, current.provider, argument)
     except ConfigError as exc:
         repl.note(f"model not changed: {exc}")
         return
     for warning in chosen.warnings:
         repl.note(warning)
     # The session records a model_change entry; the server and its URL stay.
-    repl.harness.set_model(chosen.model, chosen.api_key, repl.harness.base_url)
+    repl.harness.set_model(chosen.model, chosen.api_key, base_url)
     repl.note(f"model: {chosen.model.provider}/{chosen.model.id}")
 
 

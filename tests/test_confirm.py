@@ -6,7 +6,7 @@ import select
 import threading
 
 from helpers import call, make_agent, text
-from miniagent.confirm import (ConfirmGate, compose_before_hooks, describe_call,
+from miniagent.confirm import (ConfirmGate, compose_before_hooks, describe_for_confirmation,
                                no_terminal_available, terminal_asker)
 from miniagent.tools import create_tools
 
@@ -94,14 +94,14 @@ def test_parallel_calls_are_asked_one_at_a_time(tmp_path):
 
 
 def test_what_the_question_shows_for_each_tool():
-    assert describe_call("bash", {"command": "cd src &&\nmake"}) == \
+    assert describe_for_confirmation("bash", {"command": "cd src &&\nmake"}) == \
         "bash wants to run:\n  cd src &&\n  make"
     content = "".join(f"line {i}\n" for i in range(1, 26))
-    shown = describe_call("write", {"path": "notes.txt", "content": content})
+    shown = describe_for_confirmation("write", {"path": "notes.txt", "content": content})
     assert shown.startswith(f"write wants to write notes.txt ({len(content)} bytes, 25 lines):\n"
                             "  line 1\n  line 2\n")
     assert shown.endswith("  line 20\n  ... (5 more lines)")
-    edit = describe_call("edit", {"path": "app.py", "edits": [
+    edit = describe_for_confirmation("edit", {"path": "app.py", "edits": [
         {"oldText": "a = 1\nb = 2\n", "newText": "a = 1\nb = 3\n"}]})
     assert edit.startswith("edit wants to change app.py:\n")
     assert edit.endswith("\n   1 a = 1\n  -2 b = 2\n  +2 b = 3")

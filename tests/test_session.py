@@ -369,3 +369,12 @@ def test_parse_fork_argument_splits_only_at_an_entry_id(tmp_path):
     assert parse_fork_argument(str(colon)) == (str(colon), None)
     with pytest.raises(SessionError, match="has no entry nothere"):
         parse_fork_argument(f"{source}:nothere")
+
+
+def test_a_custom_message_entry_reaches_the_context_as_a_custom_message(tmp_path):
+    session = Session.create(str(tmp_path), persist=False)
+    session.append_message(user("hi"))
+    session.append_custom_message("note", "from an extension", display=False)
+    [_, custom] = session.build_context().messages
+    assert custom["role"] == "custom" and custom["customType"] == "note"
+    assert custom["content"] == "from an extension" and custom["display"] is False

@@ -44,6 +44,7 @@ from typing import Dict, List, Mapping, Optional
 
 from .httperrors import connection_reason, http_error_message
 from .messages import one_line
+from .redaction import add_secret
 from .models import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, ConfigError, Model, Provider,
                      default_model, find_model, is_url, load_providers, unknown_provider)
 
@@ -86,6 +87,8 @@ def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
     user's own: see is_own_server)."""
     env = os.environ if env is None else env
     providers = load_providers(env)
+    for entry in providers.values():  # every key configured is a secret, used or not:
+        add_secret(read_key(entry.api_key, env))  # a command may print the environment
     if provider:
         return _resolve_provider(providers, provider, model_id, base_url, api_key, env,
                                  keyless)
@@ -287,6 +290,7 @@ def _checked_key(key: Optional[str], provider: str) -> Optional[str]:
     if any(c.isspace() or not c.isprintable() for c in key):
         raise ConfigError(f"the API key for {provider} contains whitespace or control "
                           f"characters")
+    add_secret(key)  # from here on, redacted from stderr and the session file
     return key or None
 
 

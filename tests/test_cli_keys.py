@@ -3,6 +3,7 @@ servers, whatever a session file records) and where it must never appear (stderr
 every file written, in any form a server may echo it)."""
 
 import json
+from urllib.parse import quote
 
 import pytest
 
@@ -86,3 +87,59 @@ def test_a_key_from_models_json_goes_to_that_providers_own_url(tmp_path, private
         result = run_cli("-c", "-p", "two", cwd=str(tmp_path), env={"BOX_KEY": USER_KEY})
         assert result.returncode == 0 and result.stdout.strip() == "own provider", result.stderr
         assert sent_keys(own)["authorization"] == f"Bearer {USER_KEY}"
+
+
+# --- Where the key must never appear ---------------------------------------------------
+
+ODD_KEY = "sk-test/Ab+cD=eF9gH2jK4mN6pQ8rS1tU3vW5xY7z"  # "/", "+", "=": percent-encoded differ
+
+
+def runs_of_the_key(text, key=ODD_KEY, run=8):
+    """Every 8-character run of the key that appears in the text (none may)."""
+    return sorted({key[i:i + run] for i in range(len(key) - run + 1) if key[i:i + run] in text})
+
+
+def files_under(*folders):
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                yield path, path.read_text(errors="replace")
+
+
+def echoes(key):
+    """What a careless server says back: the key percent-encoded, and its random part."""
+    return f"invalid key {quote(key, safe='')} (did you mean ...{key[9:27]}?)"
+
+
+def test_a_server_echoing_the_key_in_a_401_leaves_no_run_of_it_anywhere(tmp_path,
+                                                                        private_home):
+    refused = {"fault": {"status": 401, "body": {"error": {"message": echoes(ODD_KEY)}}}}
+    with FakeServer([refused]) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "--api-key",
+                         ODD_KEY, "-p", "hi", cwd=str(tmp_path))
+    assert result.returncode == 1 and "invalid key" in result.stderr, result.stderr
+    assert runs_of_the_key(result.stderr) == []
+    for path, text in files_under(tmp_path, private_home):
+        assert runs_of_the_key(text) == [], path
+
+
+def test_a_streamed_error_and_a_tool_output_leave_no_run_of_the_key_in_the_session(
+        tmp_path, private_home):
+    printed = {"content": [{"type": "toolCall", "name": "bash", "arguments": {
+        "command": "echo \"$OPENAI_API_KEY\" | cut -c4-30; env | grep OPENAI_API"}}]}
+    streamed = {"content": [{"type": "text", "text": "partly"}],
+                "fault": {"in_band_error": {"type": "server_error", "message": echoes(ODD_KEY)}}}
+    with FakeServer([printed] + [streamed] * 4) as srv:  # a 5xx-like error is retried
+        result = run_cli("--provider", "openai", "--model", "gpt-4o-mini", "-p", "hi",
+                         cwd=str(tmp_path), env={"OPENAI_API_KEY": ODD_KEY,
+                                                 "OPENAI_BASE_URL": srv.base_url + "/v1",
+                                                 "MINIAGENT_RETRY_BASE_DELAY": "0.01"})
+        tool_output = srv.requests[1]["body"]["messages"][-1]["content"]
+    assert ODD_KEY[3:30] in str(tool_output)  # the model saw what the command printed
+    assert result.returncode == 1 and "invalid key" in result.stderr, result.stderr
+    assert runs_of_the_key(result.stderr) == []
+    [path] = session_files(private_home)
+    text = open(path).read()
+    assert "[redacted]" in text and runs_of_the_key(text) == []
+    for line in text.splitlines():
+        json.loads(line)  # redaction keeps every line valid JSON

@@ -217,8 +217,8 @@ def restore_model(recorded: dict, api_key: Optional[str]) -> Resolved:
         raise ConfigError("its provider or baseUrl is not text")
     keyless = bool(url) and not is_own_server(provider, url)
     if keyless and own_key(provider, api_key):
-        say(f"miniagent: the session's server {for_terminal(url)} is not one you configured for "
-            f"{provider}, so it gets no API key (name it with --base-url to send yours)")
+        say(f"miniagent: the session's server {for_terminal(url)} is not one you configured "
+            f"for {provider}, so it gets no API key (name it with --base-url to send yours)")
     return resolve(provider=provider, model_id=recorded.get("modelId"), base_url=url,
                    api_key=None if keyless else api_key, keyless=keyless)
 

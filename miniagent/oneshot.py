@@ -74,8 +74,9 @@ def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
     earlier = None  # the answer before this prompt's run: never shown as its answer
     for number, prompt in enumerate(prompts):
         if number:  # a replayed session's next prompt: the previous answer first
-            if received or stdout_failed or harness.stop_message or \
-                    is_failed(answer_of_run(agent.messages, earlier) or {}):
+            answer = answer_of_run(agent.messages, earlier)
+            if received or stdout_failed or harness.stop_message or answer is None or \
+                    is_failed(answer):
                 break
             try:
                 show_answer(harness, args)

@@ -152,16 +152,17 @@ class Agent:
         try:
             run_loop(prompts, self.messages, self._config(), self._bus.emit)
         except Exception as exc:  # noqa: BLE001 - a bug in a hook or provider ends the run
-            self._end_with_failure(exc)
+            self.end_with_failure(exc)
         finally:
             last = self.messages[-1] if self.messages else {}
             if is_failed(last):
                 self.error = last.get("errorMessage")
             self._idle.set()
 
-    def _end_with_failure(self, exc: Exception) -> None:
+    def end_with_failure(self, exc: Exception) -> None:
         """Record an unexpected exception as a final assistant message, so the run still
-        ends the way every run ends: with a message saying why, and agent_end."""
+        ends the way every run ends: with a message saying why, and agent_end. (The
+        harness calls it too, for an exception in its own work around the run.)"""
         reason = "aborted" if self._abort.is_set() else "error"
         model = self.model
         message = assistant_message(model.api, model.provider, model.id, stop_reason=reason,

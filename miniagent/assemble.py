@@ -29,7 +29,7 @@ import tempfile
 from typing import List, Optional, TextIO, Tuple
 
 from .agent import Agent
-from .choose import Resolved, resolve
+from .choose import Resolved, is_own_server, own_key, resolve
 from .commands import describe_age
 from .harness import Harness
 from .limits import RunLimits, cost_is_known
@@ -190,8 +190,7 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
     flags_given = args.provider or args.model or args.base_url
     if recorded and not flags_given and recorded.get("provider") != "scripted":
         try:
-            chosen = resolve(provider=recorded.get("provider"), model_id=recorded.get("modelId"),
-                             base_url=recorded.get("baseUrl"), api_key=args.api_key)
+            chosen = restore_model(recorded, args.api_key)
         except ConfigError as exc:
             say(f"miniagent: cannot restore the session's model {recorded.get('provider')}/"
                 f"{recorded.get('modelId')} ({exc}); choosing as usual")
@@ -207,6 +206,21 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
         raise ConfigError(f"settings.json (defaultProvider {settings.defaultProvider!r}, "
                           f"defaultModel {settings.defaultModel!r}): {exc}") from None
     return report_warnings(chosen)
+
+
+def restore_model(recorded: dict, api_key: Optional[str]) -> Resolved:
+    """The model a session file records. Its baseUrl is data from a file that may come
+    from anyone, so it gets the user's key only when it is the user's own server for
+    that provider; any other is called with no key, and one line says so."""
+    provider, url = recorded.get("provider"), recorded.get("baseUrl")
+    if not isinstance(provider, str) or not isinstance(url, (str, type(None))):
+        raise ConfigError("its provider or baseUrl is not text")
+    keyless = bool(url) and not is_own_server(provider, url)
+    if keyless and own_key(provider, api_key):
+        say(f"miniagent: the session's server {for_terminal(url)} is not one you configured "
+            f"for {provider}, so it gets no API key (name it with --base-url to send yours)")
+    return resolve(provider=provider, model_id=recorded.get("modelId"), base_url=url,
+                   api_key=None if keyless else api_key, keyless=keyless)
 
 
 def model_for(harness: Harness, provider: str, model_id: str) -> Tuple[Resolved, Optional[str]]:

@@ -35,6 +35,7 @@ from .tools import ToolContext, ToolError
 from .tools.binary import SNIFF_BYTES, is_binary
 from .tools.paths import resolve_read_path
 from .tools.read import execute as read_file
+from .wrappers import defuse_closing_tags
 
 # `@` at the start of a word, then the path up to the next space. Punctuation that ends
 # a sentence ("look at @app.py.") is not part of the path.
@@ -96,7 +97,7 @@ def attach_file(path: str, cwd: str) -> Tuple[str, List[Dict[str, Any]]]:
         if is_binary(f.read(SNIFF_BYTES)):
             raise ToolError("a binary file; ask the model to inspect it with bash")
     content = text_of({"content": result.content}).removesuffix("\n")
-    return f'<file name="{full}">\n{content}\n</file>', []
+    return f'<file name="{full}">\n{defuse_closing_tags(content)}\n</file>', []
 
 
 def reason_without_advice(text: str) -> str:

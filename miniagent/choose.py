@@ -44,6 +44,7 @@ from typing import Dict, List, Mapping, Optional
 
 from .httperrors import connection_reason, http_error_message
 from .messages import one_line
+from .redaction import add_secret
 from .models import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, ConfigError, Model, Provider,
                      default_model, find_model, is_url, load_providers, unknown_provider)
 
@@ -79,13 +80,18 @@ class Resolved:
 
 def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
             base_url: Optional[str] = None, api_key: Optional[str] = None,
-            env: Optional[Mapping[str, str]] = None) -> Resolved:
+            env: Optional[Mapping[str, str]] = None, keyless: bool = False) -> Resolved:
     """Pick the model and key from the command line and the environment (see the
-    module docstring for the order). Raises ConfigError with the next step to take."""
+    module docstring for the order). Raises ConfigError with the next step to take.
+    `keyless` picks a provider's model without its key (for a server that is not the
+    user's own: see is_own_server)."""
     env = os.environ if env is None else env
     providers = load_providers(env)
+    for entry in providers.values():  # every key configured is a secret, used or not:
+        add_secret(read_key(entry.api_key, env))  # a command may print the environment
     if provider:
-        return _resolve_provider(providers, provider, model_id, base_url, api_key, env)
+        return _resolve_provider(providers, provider, model_id, base_url, api_key, env,
+                                 keyless)
     if base_url:
         return _resolve_server(providers, _checked_url(base_url, "--base-url"), model_id,
                                api_key)
@@ -137,7 +143,7 @@ def _has_key(provider: Provider, env: Mapping[str, str]) -> bool:
 
 def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optional[str],
                       base_url: Optional[str], api_key: Optional[str],
-                      env: Mapping[str, str]) -> Resolved:
+                      env: Mapping[str, str], keyless: bool = False) -> Resolved:
     if name not in providers:
         if base_url:  # a new name for an OpenAI-compatible server
             return _resolve_server(providers, _checked_url(base_url, "--base-url"), model_id,
@@ -146,8 +152,8 @@ def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optio
                           " For any OpenAI-compatible server, pass --base-url instead.")
     entry = providers[name]
     url = _base_url(entry, base_url, env)
-    key = _checked_key(api_key or read_key(entry.api_key, env), name)
-    if entry.api_key and not key:
+    key = None if keyless else _checked_key(api_key or read_key(entry.api_key, env), name)
+    if entry.api_key and not key and not keyless:
         raise ConfigError(_no_key(entry))
     if model_id is None and (name == "ollama" or not entry.models):
         model_id = _ask_provider(entry, url, key)  # what has it pulled, what does it serve?
@@ -242,6 +248,32 @@ def _base_url(entry: Provider, base_url: Optional[str], env: Mapping[str, str]) 
     return entry.base_url
 
 
+def is_own_server(provider: str, url: str, env: Optional[Mapping[str, str]] = None) -> bool:
+    """Is `url` a server the user configured for `provider`: its URL in the registry or
+    the user's models.json, OLLAMA_HOST, or the SDK's variable (OPENAI_BASE_URL...)? A
+    server named only by --base-url has OPENAI_BASE_URL as its configured one. Only
+    such a server gets the user's key when a session file names it: a file someone
+    shared could otherwise send the key anywhere.
+
+    Example: ("openai", "https://api.openai.com/v1/") -> True;
+             ("openai", "http://collector.example/v1") -> False
+    """
+    env = os.environ if env is None else env
+    entry = load_providers(env).get(provider)
+    own = {env.get(BASE_URL_ENV.get(provider, "OPENAI_BASE_URL"))}
+    if entry is not None:
+        own |= {entry.base_url, ollama_base_url(env) if provider == "ollama" else None}
+    return url.strip().rstrip("/") in {u.strip().rstrip("/") for u in own if u}
+
+
+def own_key(provider: str, api_key: Optional[str],
+            env: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """The key a provider's calls would carry: --api-key, else its variable."""
+    env = os.environ if env is None else env
+    entry = load_providers(env).get(provider)
+    return api_key or (read_key(entry.api_key, env) if entry is not None else None)
+
+
 def _checked_url(url: str, source: str) -> str:
     """A base URL without its trailing slash. One without a scheme is refused now:
     requests would fail only at the first call, after the prompt was typed."""
@@ -258,6 +290,7 @@ def _checked_key(key: Optional[str], provider: str) -> Optional[str]:
     if any(c.isspace() or not c.isprintable() for c in key):
         raise ConfigError(f"the API key for {provider} contains whitespace or control "
                           f"characters")
+    add_secret(key)  # from here on, redacted from stderr and the session file
     return key or None
 
 

@@ -27,7 +27,7 @@ from typing import List, Optional, TextIO
 from . import __version__
 from .limits import parse_cost, parse_positive_int
 from .models import ConfigError, list_models
-from .output import ArgumentParser, say, stdout_failure, usage_error
+from .output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 from .tools import ALL_TOOLS
 
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
@@ -138,6 +138,7 @@ def non_empty(value: str) -> str:
 
 def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    redact_stderr()  # before any key is read: no line on stderr may carry it
     if argv and argv[0] in SUBCOMMANDS:  # only as the first word: "-- stats" is a prompt
         from .commands import run_subcommand
         try:

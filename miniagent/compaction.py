@@ -48,7 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from .messages import Message, tool_calls
+from .messages import Message, clean_usage, tool_calls
 from .sessioncontext import compaction_summary, context_message
 from .summarize import (HISTORY_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT, FileOps,
                         ask_summariser, format_file_lists, summariser_input, without_file_lists)
@@ -137,7 +137,7 @@ def _last_usable_index(messages: List[Message]) -> Optional[int]:
 
 def last_usable_usage(messages: List[Message]) -> Optional[Dict[str, Any]]:
     index = _last_usable_index(messages)
-    return None if index is None else messages[index].get("usage")
+    return None if index is None else clean_usage(messages[index].get("usage"))
 
 
 def estimate_context_tokens(messages: List[Message]) -> int:
@@ -146,7 +146,7 @@ def estimate_context_tokens(messages: List[Message]) -> int:
     index = _last_usable_index(messages)
     if index is None:
         return sum(estimate_tokens(m) for m in messages)
-    return context_tokens(messages[index].get("usage", {})) + \
+    return context_tokens(clean_usage(messages[index].get("usage"))) + \
         sum(estimate_tokens(m) for m in messages[index + 1:])
 
 
@@ -182,7 +182,7 @@ def is_context_overflow(message: Dict[str, Any], context_window: Optional[int] =
         text = message.get("errorMessage") or ""
         return bool(_OVERFLOW.search(text) or _NO_BODY.search(text))
     if context_window and message.get("stopReason") == "stop":
-        usage = message.get("usage", {})
+        usage = clean_usage(message.get("usage"))  # a session file's may be anything
         return usage.get("input", 0) + usage.get("cacheRead", 0) > context_window
     return False
 

@@ -33,6 +33,7 @@ Left out: pi's setting that replaces images with a text placeholder.
 from typing import Any, Dict, List, Optional
 
 from .messages import Message, now_ms, text_block
+from .wrappers import defuse_closing_tags
 
 WIRE_ROLES = ("user", "assistant", "toolResult")
 
@@ -100,9 +101,11 @@ def _to_wire(message: Dict[str, Any]) -> Optional[Message]:
         blocks = [text_block(content)] if isinstance(content, str) else list(content)
         return {"role": "user", "content": blocks, "timestamp": message.get("timestamp", 0)}
     if role == "compactionSummary":
-        return _user(COMPACTION_PREFIX + message["summary"] + SUMMARY_END, message)
+        return _user(COMPACTION_PREFIX + defuse_closing_tags(message["summary"]) + SUMMARY_END,
+                     message)
     if role == "branchSummary":
-        return _user(BRANCH_PREFIX + message["summary"] + SUMMARY_END, message)
+        return _user(BRANCH_PREFIX + defuse_closing_tags(message["summary"]) + SUMMARY_END,
+                     message)
     return None  # a kind this version does not know: never send a provider a strange role
 
 

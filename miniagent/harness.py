@@ -142,6 +142,8 @@ class Harness:
     def _run_then_signal(self, text: Any) -> None:
         try:
             self._run(text)
+        except Exception as exc:  # noqa: BLE001 - a bug, or a session value nobody expected:
+            self.agent.end_with_failure(exc)  # the run must end in an error, not in silence
         finally:
             self._done.set()
 

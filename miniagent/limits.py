@@ -27,6 +27,8 @@ Left out: limits on time or tokens (Ctrl-C is the brake for those).
 import argparse
 from typing import Any, Dict, Optional
 
+from .messages import clean_usage
+
 
 class RunLimits:
     """Counts the replies of one prompt and says when a limit is reached."""
@@ -47,8 +49,8 @@ class RunLimits:
             return
         # Every reply costs what its usage says, failed or not; only replies that
         # the harness will not retry count as turns, so a retried 529 costs no turn.
-        usage = message.get("usage") or {}
-        self.cost += (usage.get("cost") or {}).get("total", 0.0) or 0.0
+        usage = clean_usage(message.get("usage"))
+        self.cost += usage["cost"]["total"]
         self.input_tokens += usage.get("input", 0) + usage.get("cacheRead", 0)
         self.output_tokens += usage.get("output", 0)
         if message.get("stopReason") != "error":

@@ -236,15 +236,57 @@ def one_line(text: str, limit: int = 500) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def set_counts(usage: Usage, counts: Dict[str, Optional[int]]) -> Usage:
+# No request holds a billion tokens: a count above this is a server's garbage, not usage.
+MAX_TOKEN_COUNT = 10 ** 9
+COUNT_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def token_count(value: Any) -> int:
+    """A usage number from a server or a file as a token count, 0 meaning "unknown".
+    Only a whole number from 0 to MAX_TOKEN_COUNT counts (12.0 is 12). Text is unknown
+    even when it is digits ("12"): the protocols send numbers, so a string says the
+    server is not speaking them, and its other numbers deserve no more trust.
+
+    Examples: 12 -> 12;  12.0 -> 12;  "12" -> 0;  -4 -> 0;  1e308 -> 0;  10**400 -> 0;
+    True -> 0;  None -> 0
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0
+    if isinstance(value, float) and not value.is_integer():  # also NaN and infinity
+        return 0
+    return int(value) if 0 <= value <= MAX_TOKEN_COUNT else 0
+
+
+def clean_usage(value: Any) -> Usage:
+    """A usage read back from a session file, whatever it holds (a string, a list,
+    null), as a well-formed Usage: counts through token_count, cost figures finite and
+    non-negative, totalTokens as recorded when it is a count (else their sum).
+
+    Example: clean_usage("lots") -> empty_usage();  clean_usage({"input": "12",
+    "output": 3}) -> input 0, output 3, totalTokens 3
+    """
+    usage = value if isinstance(value, dict) else {}
+    clean = set_counts(empty_usage(), {key: usage.get(key) for key in COUNT_KEYS})
+    clean["totalTokens"] = token_count(usage.get("totalTokens")) or clean["totalTokens"]
+    cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+    for key in clean["cost"]:
+        figure = cost.get(key)
+        if isinstance(figure, (int, float)) and not isinstance(figure, bool) and \
+                0 <= figure < float("inf"):
+            clean["cost"][key] = float(figure)
+    return clean
+
+
+def set_counts(usage: Usage, counts: Dict[str, Any]) -> Usage:
     """Overwrite the token counts that are given (None means "not reported": keep the
-    old one) and recompute totalTokens; returns usage.
+    old one) and recompute totalTokens; returns usage. A count that is no count (see
+    token_count) is recorded as 0, never as it came.
 
     Example: set_counts(usage, {"input": 10, "output": None}) keeps output as it was.
     """
     for key, value in counts.items():
         if value is not None:
-            usage[key] = int(value)
+            usage[key] = token_count(value)
     usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
     return usage
 

@@ -71,15 +71,18 @@ def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
         agent.subscribe(StepPrinter(progress, show_steps=not args.print or args.demo))
     for signum in STOP_SIGNALS:
         signal.signal(signum, stop)
+    earlier = None  # the answer before this prompt's run: never shown as its answer
     for number, prompt in enumerate(prompts):
         if number:  # a replayed session's next prompt: the previous answer first
-            if received or stdout_failed or harness.stop_message or \
-                    is_failed(final_answer(agent.messages) or {}):
+            answer = answer_of_run(agent.messages, earlier)
+            if received or stdout_failed or harness.stop_message or answer is None or \
+                    is_failed(answer):
                 break
             try:
                 show_answer(harness, args)
             except OSError as error:
                 return stdout_failure(error)
+        earlier = final_answer(agent.messages)
         harness.prompt(prompt, keep_counting=number > 0)  # limits count per process
         while not harness.wait(0.5):  # a timeout, so that signal handlers get to run
             # A reader that left while a tool runs quietly would be noticed only at the
@@ -88,15 +91,26 @@ def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
                 stdout_broke(BrokenPipeError())
     if stdout_failed:
         return stdout_failure(stdout_failed[0])
-    code = report(harness, args, 128 + received[0] if received else None)
+    code = report(harness, args, 128 + received[0] if received else None, earlier)
     if args.mode == "text" and not args.print:  # what the run used, on stderr
         say(summary_line(harness.limits, cost_text(harness.limits.cost, agent.model)))
     return code
 
 
-def report(harness: Harness, args: argparse.Namespace, stopped_by: Optional[int]) -> int:
-    """Print the outcome (answer on stdout, error on stderr) and choose the exit code."""
-    last = final_answer(harness.agent.messages)
+def answer_of_run(messages: List[Dict[str, Any]],
+                  earlier: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """The last reply, if this run wrote it: a run that ended before the model
+    answered (a failure around it) must not pass off the session's last answer as its
+    own. None when the run has no reply."""
+    last = final_answer(messages)
+    return None if last is earlier else last
+
+
+def report(harness: Harness, args: argparse.Namespace, stopped_by: Optional[int],
+           earlier: Optional[Dict[str, Any]]) -> int:
+    """Print the outcome (answer on stdout, error on stderr) and choose the exit code;
+    `earlier` is the answer before this run (see answer_of_run)."""
+    last = answer_of_run(harness.agent.messages, earlier)
     if stopped_by is not None:
         say("miniagent: stopped; the run was aborted.")
         return stopped_by

@@ -7,6 +7,7 @@ a traceback. The front ends (oneshot.py, commands.py, cli.py) write through thes
 helpers:
 
     say("miniagent: no prompt")     a line on stderr, silently dropped if stderr is gone
+    redact_stderr()                 every later write to stderr without the API key
     reader_gone(sys.stdout)         True once the pipe's reader has closed its end
     stdout_failure(error)           141 for a reader that left, 1 (with a line) otherwise
     silence_stdout()                point stdout at /dev/null after a failure
@@ -19,7 +20,9 @@ import argparse
 import os
 import select
 import sys
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
+
+from .redaction import redact
 
 PIPE_CLOSED = 141  # the exit status of a program killed by SIGPIPE, as shells report it
 
@@ -32,6 +35,28 @@ def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
     except OSError:
         pass
+
+
+class RedactedStream:
+    """A text stream that redacts the API key from each write (redaction.py) and is
+    otherwise the stream it wraps."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding...
+        return getattr(self.stream, name)
+
+
+def redact_stderr() -> None:
+    """From now on every write to sys.stderr goes through redact: our own lines, the
+    steps of a run, a warning, even a traceback (a server's error may quote the key)."""
+    if sys.stderr is not None and not isinstance(sys.stderr, RedactedStream):
+        sys.stderr = RedactedStream(sys.stderr)
 
 
 def usage_error(text: str) -> int:

@@ -59,6 +59,7 @@ from .models import ConfigError, miniagent_home
 from .settings import project_config_dir
 from .skills import Skill, format_skills
 from .tools import Tool
+from .wrappers import defuse_closing_tags
 
 INTRO = ("You are a coding assistant working in the user's terminal through miniagent. "
          "You help by reading files, running commands, editing code and writing new files. "
@@ -92,7 +93,7 @@ def build_system_prompt(tools: List[Tool], cwd: str, *, home: Optional[Path] = N
     if "read" in names:  # a skill is useless to a model that cannot read its file
         sections.append(format_skills(skills))
     sections.append(f"Current date: {(today or datetime.date.today()).isoformat()}\n"
-                    f"Current working directory: {cwd}")
+                    f"Current working directory: {defuse_closing_tags(cwd)}")
     return "\n\n".join(section.strip("\n") for section in sections if section and section.strip())
 
 
@@ -139,13 +140,14 @@ def context_files(cwd: str, home: Path) -> List[Path]:
 
 
 def context_section(cwd: str, home: Path) -> str:
-    """The context files, each in a tag naming its path; "" when there are none."""
+    """The context files, each in a tag naming its path; "" when there are none. A
+    file's text cannot close the tags around it (wrappers.py)."""
     parts = []
     for path in context_files(cwd, home):
         text = read_text(path)
         if text is not None:
             parts.append(f"<project_instructions path={quoteattr(str(path))}>\n"
-                         f"{text.strip()}\n</project_instructions>")
+                         f"{defuse_closing_tags(text.strip())}\n</project_instructions>")
     if not parts:
         return ""
     return "\n".join(["<project_context>", CONTEXT_INTRO, *parts, "</project_context>"])

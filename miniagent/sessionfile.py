@@ -41,6 +41,8 @@ import json
 import os
 from typing import Any, Dict, List, Tuple
 
+from .redaction import redact_json
+
 MALFORMED = "skipped a malformed line"
 
 
@@ -54,6 +56,7 @@ def to_line(entry: Dict[str, Any]) -> str:
 
     Example: {"type": "label", "label": "é"} -> '{"type":"label","label":"é"}\\n'
     """
+    entry = redact_json(entry)  # no API key in a file that may be shared (redaction.py)
     line = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
     try:
         line.encode("utf-8")

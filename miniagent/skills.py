@@ -34,6 +34,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
 from .settings import project_config_dir
+from .wrappers import defuse_closing_tags
 
 SKILL_FILE = "SKILL.md"
 NAME_RULE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # e.g. "pdf-tools"
@@ -204,7 +205,7 @@ def expand_skill_command(text: str, skills: Sequence[Skill]) -> Optional[str]:
     if skill is None:
         known = ", ".join(s.name for s in skills) or "none are loaded"
         raise SkillError(f"Unknown skill {name!r}. Available skills: {known}.")
+    inside = f"Relative paths below start at {skill.path.parent}.\n\n{skill.body}"
     expanded = (f"<skill name={quoteattr(skill.name)} location={quoteattr(str(skill.path))}>\n"
-                f"Relative paths below start at {skill.path.parent}.\n\n"
-                f"{skill.body}\n</skill>")
+                f"{defuse_closing_tags(inside)}\n</skill>")  # the body cannot close it
     return expanded + ("\n\n" + args.strip() if args.strip() else "")

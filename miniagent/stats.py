@@ -35,10 +35,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
 
+from .messages import COUNT_KEYS, clean_usage
 from .sessionfile import SessionError
 from .sessionstore import STORE
 
-TOKEN_FIELDS = ("input", "output", "cacheRead", "cacheWrite")
+TOKEN_FIELDS = COUNT_KEYS
 
 
 @dataclass
@@ -96,13 +97,12 @@ def count_message(stats: FileStats, message: Dict[str, Any]) -> None:
 
 def add_usage(stats: FileStats, model: str, usage: Any) -> None:
     """One turn of `model` with its usage (missing or odd numbers count as 0)."""
-    usage = usage if isinstance(usage, dict) else {}
-    cost = usage.get("cost")
+    usage = clean_usage(usage)
     row = stats.models.setdefault(model, new_row())
     row["turns"] += 1
     for key in TOKEN_FIELDS:
-        row[key] += number(usage.get(key))
-    row["cost"] += number(cost.get("total") if isinstance(cost, dict) else None)
+        row[key] += usage[key]
+    row["cost"] += usage["cost"]["total"]
 
 
 def new_row() -> Dict[str, float]:

@@ -43,6 +43,7 @@ from typing import Any, Dict, List, Optional, Set
 from .context import convert_to_llm
 from .messages import Message, one_line, text_of, tool_calls, user_message
 from .providers import StreamOptions
+from .wrappers import defuse_closing_tags
 
 TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summariser sees
 CHARS_PER_TOKEN = 3  # conservative, for fitting the summariser's input into its window
@@ -237,11 +238,13 @@ def summariser_input(messages: List[Message], prompt: str, room_tokens: int,
     """
     tail = ""
     if previous_summary:
-        tail += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
+        previous = defuse_closing_tags(previous_summary)
+        tail += f"<previous-summary>\n{previous}\n</previous-summary>\n\n"
     tail += prompt
     if custom_instructions:
         tail += f"\n\nPay particular attention to: {custom_instructions}"
-    conversation = serialize_conversation(convert_to_llm(messages))
+    # Tool output is foreign text: it must not end the <conversation> (wrappers.py).
+    conversation = defuse_closing_tags(serialize_conversation(convert_to_llm(messages)))
     room = room_tokens * CHARS_PER_TOKEN - len(SYSTEM_PROMPT) - len(tail) - 300  # 300: the note
     kept = keep_newest(conversation, room)
     if len(kept) < len(conversation):

@@ -309,7 +309,9 @@ class _EventReader:
 
     def _record_usage(self, usage: Dict[str, Any]) -> None:
         """Counts are cumulative: a field present overwrites, a missing or null one
-        keeps what message_start said."""
+        keeps what message_start said (set_counts makes an odd number 0)."""
+        if not isinstance(usage, dict):
+            return
         self.builder.set_usage(input=usage.get("input_tokens"), output=usage.get("output_tokens"),
                                cacheRead=usage.get("cache_read_input_tokens"),
                                cacheWrite=usage.get("cache_creation_input_tokens"))

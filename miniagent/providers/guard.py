@@ -23,8 +23,9 @@ read as a stream at all:
     with {"error": ...}) is handed to the parser as the one SSE event it would have
     been.
 
-The API key never appears in an errorMessage (a 401 body may quote it back): `redact`
-replaces it, also in the text told to `on_http_retry`.
+The API key never appears in an errorMessage (a 401 body may quote it back, whole,
+percent-encoded or in part): `redact` (redaction.py) replaces it, also in the text
+told to `on_http_retry`.
 
 Left out: the bytes on the wire (transport.py), when to try again (retry.py), and the
 wire formats (openai.py, anthropic.py).
@@ -34,14 +35,11 @@ import json
 import threading
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional
 
+from ..redaction import redact
 from ..retry import Aborted, Failure, not_retried
 from ..transport import iter_body, post_stream
 from .builder import Event, MessageBuilder, Parser, ProviderError
 
-REDACTED = "[redacted]"
-# A "key" this short is a placeholder (local servers take any), not a secret; replacing
-# it everywhere would garble the message instead.
-MIN_SECRET = 4
 HTML_PAGE = ("the server answered with an HTML page, not an event stream "
              "(check the base URL: {url})")
 
@@ -77,22 +75,6 @@ def describe(exc: Exception) -> str:
     if isinstance(exc, (ProviderError, Failure)):
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
-
-
-def redact(text: str, secret: Optional[str]) -> str:
-    """The text with the secret replaced by [redacted], in each form an error may quote
-    it: as sent; stripped (a server strips a stray space before echoing the key); and
-    escaped, as repr() or JSON write it (requests' invalid-header error quotes the
-    header's repr, so a key ending in "\\r" appears with a backslash and an "r").
-
-    Example: redact("401 Incorrect API key: sk-abc123", "sk-abc123")
-             -> "401 Incorrect API key: [redacted]"
-    """
-    forms = {secret, secret.strip(), repr(secret)[1:-1], json.dumps(secret)[1:-1]} if secret else set()
-    for form in sorted(forms, key=len, reverse=True):  # an escaped form holds the plain one
-        if len(form) >= MIN_SECRET:
-            text = text.replace(form, REDACTED)
-    return text
 
 
 def stream_http(model, context: Dict[str, Any], options, build_request, parse: Parser) -> Iterator[Event]:

@@ -47,7 +47,8 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
-from ..messages import clean_text, text_block, text_of, thinking_block, tool_call_block
+from ..messages import (clean_text, text_block, text_of, thinking_block, token_count,
+                        tool_call_block)
 from ..sse import iter_sse
 from .builder import MessageBuilder, ProviderError, error_text, max_output_tokens
 from .compat import compat_for
@@ -280,11 +281,14 @@ class _ChunkReader:
     def _record_usage(self, usage: Dict[str, Any]) -> None:
         """Decision 14. Example: prompt 100 (40 cached), completion 20 ->
         input 60, cacheRead 40, output 20, total 120."""
-        details = usage.get("prompt_tokens_details") or {}
-        cached = details.get("cached_tokens") or usage.get("prompt_cache_hit_tokens") or 0  # DeepSeek
-        written = details.get("cache_write_tokens") or 0
-        self.builder.set_usage(input=max((usage.get("prompt_tokens") or 0) - cached - written, 0),
-                               output=usage.get("completion_tokens") or 0,
+        details = usage.get("prompt_tokens_details")
+        details = details if isinstance(details, dict) else {}
+        cached = token_count(details.get("cached_tokens")) or \
+            token_count(usage.get("prompt_cache_hit_tokens"))  # DeepSeek
+        written = token_count(details.get("cache_write_tokens"))
+        prompt = token_count(usage.get("prompt_tokens"))
+        self.builder.set_usage(input=max(prompt - cached - written, 0),
+                               output=token_count(usage.get("completion_tokens")),
                                cacheRead=cached, cacheWrite=written)
 
     def stop_reason(self) -> str:

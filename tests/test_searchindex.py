@@ -239,3 +239,12 @@ def test_tool_texts_are_cut_and_other_entries_are_not_indexed():
     assert role == "toolResult" and len(text) == searchindex.TOOL_TEXT_LIMIT
     assert searchindex.searchable_text({"type": "model_change", "id": "y"}) is None
     assert searchindex.searchable_text({"type": "message", "id": "z", "message": user("  ")}) is None
+
+
+def test_a_lone_surrogate_in_a_session_pi_wrote_is_indexed_without_it(home):
+    session = Session.create(CWD)
+    entry_id = session.append_message(user("the walrus \ud83d sings"))
+    session.append_message(assistant("ok", {"type": "toolCall", "id": "c1", "name": "bash",
+                                            "arguments": {"command": "echo \udc80 seal"}}))
+    assert found("walrus") == ([(session.path, entry_id, "user")], [])
+    assert len(found("seal")[0]) == 1

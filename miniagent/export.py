@@ -36,12 +36,12 @@ import re
 from typing import Any, Callable, Dict, List, Optional
 
 from .exportstyle import PAGE, SCRIPT, SCRIPT_HASH, STYLE
-from .messages import one_line, text_of
+from .messages import one_line, text_of, to_json
 from .session import Session, TreeNode
 from .sessionfile import SessionError
 from .sessionstore import STORE, LoadedSession
 from .stats import TOKEN_FIELDS, file_stats, number
-from .terminal import BIDI_CONTROLS
+from .terminal import for_terminal
 
 FOLD_ARGUMENT_LINES = 12  # longer tool-call arguments (a whole file to write) are folded
 TITLE_WIDTH = 80  # characters of a folded result's first line shown as its title
@@ -103,8 +103,10 @@ def escape(value: Any) -> str:
 
     Example: '<img src=x onerror="alert(1)">' -> '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
     """
-    # Bidirectional overrides go: one in a name could make "$0.0120" read "0210.0$".
-    return html.escape(str(value).translate(BIDI_CONTROLS), quote=True)
+    # The terminal's rule (terminal.for_terminal): control characters are shown as
+    # symbols, bidirectional controls as U+FFFD (one in a name could make "$0.0120" read
+    # "0210.0$"), a lone surrogate, which no file can hold, as U+FFFD too.
+    return html.escape(for_terminal(str(value)), quote=True)
 
 
 def render_html(header: Dict[str, Any], entries: List[dict]) -> str:
@@ -363,7 +365,7 @@ def markdown_message(message: Dict[str, Any]) -> str:
         elif block.get("type") == "thinking":  # a quote, line by line
             lines.append("".join(f"> {line}\n" for line in block.get("thinking", "").split("\n")))
         elif block.get("type") == "toolCall":
-            arguments = json.dumps(block.get("arguments"), indent=2, ensure_ascii=False)
+            arguments = to_json(block.get("arguments"), indent=2)
             lines.append(f"**{block.get('name')}**\n\n{fenced(arguments, 'json')}")
     if message.get("errorMessage"):
         lines.append(f"*{message.get('stopReason')}: {message['errorMessage']}*\n")

@@ -31,10 +31,10 @@ kept), embedded images (a placeholder names them), and search in the page.
 
 import html
 import json
-import os
 import re
 from typing import Any, Callable, Dict, List, Optional
 
+from .exportfile import ExportError, write_output, write_text
 from .exportstyle import PAGE, SCRIPT, SCRIPT_HASH, STYLE
 from .messages import one_line, text_of, to_json
 from .session import Session, TreeNode
@@ -45,10 +45,6 @@ from .terminal import for_terminal
 
 FOLD_ARGUMENT_LINES = 12  # longer tool-call arguments (a whole file to write) are folded
 TITLE_WIDTH = 80  # characters of a folded result's first line shown as its title
-
-
-class ExportError(SessionError):
-    """A session that cannot be read, or a page that cannot be written (one line)."""
 
 
 # --- Reading and writing ----------------------------------------------------------------
@@ -64,28 +60,6 @@ def load_session(path: str, warn: Optional[Callable[[str], None]] = None) -> Loa
     for line in loaded.warnings if warn else []:
         warn(line)
     return loaded
-
-
-def write_output(text: str, out_path: Optional[str], session_path: str, suffix: str) -> str:
-    """Write `text` to out_path; without one, beside the session with `suffix` instead of
-    .jsonl, or in the current folder when that one cannot be written. Returns the path."""
-    if out_path:
-        return write_text(out_path, text)
-    beside = os.path.splitext(os.path.abspath(session_path))[0] + suffix
-    try:
-        return write_text(beside, text)
-    except ExportError:
-        # A folder we may not write (someone else's sessions, a read-only fixture).
-        return write_text(os.path.join(os.getcwd(), os.path.basename(beside)), text)
-
-
-def write_text(path: str, text: str) -> str:
-    try:
-        with open(path, "w", encoding="utf-8") as file:
-            file.write(text)
-    except OSError as error:
-        raise ExportError(f"cannot write {path}: {error.strerror or error}") from None
-    return os.path.abspath(path)
 
 
 def export_html(session_path: str, out_path: Optional[str] = None,

@@ -19,9 +19,10 @@ The index is **derived data**. The JSONL files stay the truth; runs never touch 
 index; it can always be thrown away and rebuilt from the files:
 
 - Each search first catches up: for every session file in scope, the store's
-  `read_since` looks at its size and mtime, reads nothing when they are unchanged, and
-  otherwise only the new lines (sessionstore.py explains the cursor). A file that shrank
-  or was rewritten is read again whole; a file that is gone leaves the index.
+  `read_since` looks at its size, mtime, inode and ctime, reads nothing when they are
+  unchanged, and otherwise only the new lines (sessionstore.py explains the cursor). A
+  file that shrank or was changed before its end (even in place, keeping its size and
+  mtime) is read again whole; a file that is gone leaves the index.
 - `miniagent sessions reindex` deletes the file and builds a new one from scratch.
 - A file that is not a database, or a damaged one, is deleted and built again.
 - What cannot be fixed (no FTS5 in this Python's SQLite, a directory where the file

@@ -300,7 +300,7 @@ def to_json(value: Any, indent: Optional[int] = None, default: Any = None) -> st
     escape. Every JSON line we write goes through here, so a surrogate can neither crash
     a writer nor put bytes that are not UTF-8 in a file or on stdout.
 
-    Example: {"text": "é \udc80"} -> '{"text":"é \\udc80"}'
+    Example: {"text": "é \\udc80"} -> '{"text":"é \\\\udc80"}' (the escape as six characters)
     """
     separators = (",", ":") if indent is None else (",", ": ")
     text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators,

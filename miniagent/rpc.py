@@ -224,9 +224,8 @@ class Output:
 def unwritable(answer: Dict[str, Any], error: Exception) -> Dict[str, Any]:
     """The error response for one that cannot be written as JSON (an id nested a
     thousand deep parses, but is too deep to write back): without the id."""
-    reason = "nested too deeply" if isinstance(error, RecursionError) else error
     return {"type": "response", "command": answer.get("command"), "success": False,
-            "error": f"The response could not be written as JSON ({reason}): send a "
+            "error": f"The response could not be written as JSON ({reason(error)}): send a "
                      f"string or a number as the id"}
 
 
@@ -258,9 +257,8 @@ def parse_request(line: str) -> Parsed:
     try:
         request = json.loads(line, parse_constant=refuse_constant, parse_float=finite_float)
     except (ValueError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
         return None, {"type": "response", "command": "parse", "success": False,
-                      "error": f"Failed to parse command: {reason}"}
+                      "error": f"Failed to parse command: {reason(exc)}"}
     if not isinstance(request, dict):
         return None, {"type": "response", "command": None, "success": False,
                       "error": 'A command is a JSON object such as {"type": "get_state"}'}
@@ -268,6 +266,11 @@ def parse_request(line: str) -> Parsed:
         return None, response(request, error='The command has no "type": say which command, '
                                              'e.g. {"type": "get_state"}')
     return request, None
+
+
+def reason(error: Exception) -> str:
+    """Why JSON failed, in words (a RecursionError's own are about Python)."""
+    return "nested too deeply" if isinstance(error, RecursionError) else str(error)
 
 
 def refuse_constant(name: str) -> None:

@@ -16,12 +16,12 @@ Left out: the session format itself (session.py), the figures (stats.py), the pa
 (export.py), the script (replay_script.py) and the index (search.py).
 """
 
-import json
 import os
 import sys
 import time
 from typing import Any, List
 
+from .messages import to_json
 from .output import ArgumentParser, say
 from .session import Session, SessionError, list_sessions, session_dir_for
 from .stats import compute_stats, format_stats_text, stats_json
@@ -125,5 +125,4 @@ def describe_age(modified: float) -> str:
 
 
 def print_json(value: Any) -> None:
-    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    sys.stdout.write(to_json(value, indent=2) + "\n")

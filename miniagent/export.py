@@ -31,24 +31,20 @@ kept), embedded images (a placeholder names them), and search in the page.
 
 import html
 import json
-import os
 import re
 from typing import Any, Callable, Dict, List, Optional
 
+from .exportfile import ExportError, write_output, write_text
 from .exportstyle import PAGE, SCRIPT, SCRIPT_HASH, STYLE
-from .messages import one_line, text_of
+from .messages import one_line, text_of, to_json
 from .session import Session, TreeNode
 from .sessionfile import SessionError
 from .sessionstore import STORE, LoadedSession
 from .stats import TOKEN_FIELDS, file_stats, number
-from .terminal import BIDI_CONTROLS
+from .terminal import for_terminal
 
 FOLD_ARGUMENT_LINES = 12  # longer tool-call arguments (a whole file to write) are folded
 TITLE_WIDTH = 80  # characters of a folded result's first line shown as its title
-
-
-class ExportError(SessionError):
-    """A session that cannot be read, or a page that cannot be written (one line)."""
 
 
 # --- Reading and writing ----------------------------------------------------------------
@@ -66,28 +62,6 @@ def load_session(path: str, warn: Optional[Callable[[str], None]] = None) -> Loa
     return loaded
 
 
-def write_output(text: str, out_path: Optional[str], session_path: str, suffix: str) -> str:
-    """Write `text` to out_path; without one, beside the session with `suffix` instead of
-    .jsonl, or in the current folder when that one cannot be written. Returns the path."""
-    if out_path:
-        return write_text(out_path, text)
-    beside = os.path.splitext(os.path.abspath(session_path))[0] + suffix
-    try:
-        return write_text(beside, text)
-    except ExportError:
-        # A folder we may not write (someone else's sessions, a read-only fixture).
-        return write_text(os.path.join(os.getcwd(), os.path.basename(beside)), text)
-
-
-def write_text(path: str, text: str) -> str:
-    try:
-        with open(path, "w", encoding="utf-8") as file:
-            file.write(text)
-    except OSError as error:
-        raise ExportError(f"cannot write {path}: {error.strerror or error}") from None
-    return os.path.abspath(path)
-
-
 def export_html(session_path: str, out_path: Optional[str] = None,
                 warn: Optional[Callable[[str], None]] = None) -> str:
     """Write the session's page (default: beside it, FILE.html); returns the path."""
@@ -103,8 +77,10 @@ def escape(value: Any) -> str:
 
     Example: '<img src=x onerror="alert(1)">' -> '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
     """
-    # Bidirectional overrides go: one in a name could make "$0.0120" read "0210.0$".
-    return html.escape(str(value).translate(BIDI_CONTROLS), quote=True)
+    # The terminal's rule (terminal.for_terminal): control characters are shown as
+    # symbols, bidirectional controls as U+FFFD (one in a name could make "$0.0120" read
+    # "0210.0$"), a lone surrogate, which no file can hold, as U+FFFD too.
+    return html.escape(for_terminal(str(value)), quote=True)
 
 
 def render_html(header: Dict[str, Any], entries: List[dict]) -> str:
@@ -363,7 +339,7 @@ def markdown_message(message: Dict[str, Any]) -> str:
         elif block.get("type") == "thinking":  # a quote, line by line
             lines.append("".join(f"> {line}\n" for line in block.get("thinking", "").split("\n")))
         elif block.get("type") == "toolCall":
-            arguments = json.dumps(block.get("arguments"), indent=2, ensure_ascii=False)
+            arguments = to_json(block.get("arguments"), indent=2)
             lines.append(f"**{block.get('name')}**\n\n{fenced(arguments, 'json')}")
     if message.get("errorMessage"):
         lines.append(f"*{message.get('stopReason')}: {message['errorMessage']}*\n")

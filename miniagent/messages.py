@@ -31,6 +31,7 @@ live with the harness that creates them; validation of incoming dicts (we trust 
 own constructors; a loader of files on disk must check what it reads).
 """
 
+import json
 import re
 import time
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
@@ -333,3 +334,24 @@ def clean_value(value):
     if isinstance(value, dict):
         return {clean_text(key): clean_value(item) for key, item in value.items()}
     return value
+
+
+def to_json(value: Any, indent: Optional[int] = None, default: Any = None) -> str:
+    """`value` as JSON text the way pi's JavaScript writes it (compact unless `indent`):
+    non-ASCII as itself (UTF-8 once written), a lone surrogate as its six-character
+    escape. Every JSON line we write goes through here, so a surrogate can neither crash
+    a writer nor put bytes that are not UTF-8 in a file or on stdout.
+
+    Example: {"text": "é \\udc80"} -> '{"text":"é \\\\udc80"}' (the escape as six characters)
+    """
+    separators = (",", ":") if indent is None else (",", ": ")
+    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators,
+                      default=default)
+    # The common cases cost (almost) nothing: ASCII text has no surrogate, and one
+    # encoding attempt tells the rest; only a failed one pays for the search.
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = _SURROGATES.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return text

@@ -37,7 +37,7 @@ import json
 import sys
 from typing import Any, Callable, Dict, List, Optional, TextIO
 
-from .messages import Message, one_line, text_of, tool_calls
+from .messages import Message, one_line, text_of, to_json, tool_calls
 from .models import ConfigError, find_model, load_providers
 from .terminal import for_terminal
 
@@ -63,7 +63,7 @@ class JsonLines:
             return
         # default=str: a tool's details might hold a value JSON cannot spell (a Path);
         # the line must still be written rather than lose the event.
-        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+        line = to_json(event, default=str)
         try:
             self.out.write(line + "\n")
             self.out.flush()

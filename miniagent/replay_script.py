@@ -34,12 +34,11 @@ replay runs them after the run instead of inside it), tool-call arguments a serv
 as broken JSON replay as {}, and images are not replayed.
 """
 
-import json
 import sys
 from typing import Any, Callable, Dict, List, Optional
 
 from .export import ExportError, blocks_of, load_session, message_text, write_output
-from .messages import is_failed
+from .messages import is_failed, to_json
 from .sessioncontext import path_to
 from .stats import TOKEN_FIELDS
 from .output import ArgumentParser
@@ -58,7 +57,7 @@ def write_script(session_path: str, out_path: Optional[str] = None, keep_usage: 
     """Write the script (default: <session>.script.json beside the session, or in the
     current folder when that one cannot be written); returns the path written."""
     script = session_to_script(session_path, keep_usage, warn)
-    text = json.dumps(script, indent=2, ensure_ascii=False) + "\n"
+    text = to_json(script, indent=2) + "\n"
     return write_output(text, out_path, session_path, ".script.json")
 
 

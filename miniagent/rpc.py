@@ -46,6 +46,7 @@ Left out: pi's extension UI requests and its commands for settings we do not hav
 """
 
 import json
+import math
 import os
 import queue
 import signal
@@ -212,7 +213,20 @@ class Output:
 
     def __call__(self, record: Dict[str, Any]) -> None:
         with self.lock:
-            self._lines(record)
+            try:
+                self._lines(record)
+            except (ValueError, RecursionError) as error:
+                if record.get("type") != "response":
+                    raise  # an event: the agent's emit reports it and the run goes on
+                self._lines(unwritable(record, error))
+
+
+def unwritable(answer: Dict[str, Any], error: Exception) -> Dict[str, Any]:
+    """The error response for one that cannot be written as JSON (an id nested a
+    thousand deep parses, but is too deep to write back): without the id."""
+    return {"type": "response", "command": answer.get("command"), "success": False,
+            "error": f"The response could not be written as JSON ({reason(error)}): send a "
+                     f"string or a number as the id"}
 
 
 # --- Framing -----------------------------------------------------------------------------
@@ -234,12 +248,17 @@ def read_records(stdin: Optional[BinaryIO]) -> Iterator[str]:
 
 
 def parse_request(line: str) -> Parsed:
-    """(the request, None), or (None, the error response for a line that is none)."""
+    """(the request, None), or (None, the error response for a line that is none).
+
+    Strict JSON only: NaN and Infinity are refused (echoed back in a response's id they
+    would make a line no JSON reader accepts), and so is nesting too deep for the
+    decoder (`[[[[...` a hundred thousand deep), which must not end the reader thread.
+    """
     try:
-        request = json.loads(line)
-    except ValueError as exc:
+        request = json.loads(line, parse_constant=refuse_constant, parse_float=finite_float)
+    except (ValueError, RecursionError) as exc:
         return None, {"type": "response", "command": "parse", "success": False,
-                      "error": f"Failed to parse command: {exc}"}
+                      "error": f"Failed to parse command: {reason(exc)}"}
     if not isinstance(request, dict):
         return None, {"type": "response", "command": None, "success": False,
                       "error": 'A command is a JSON object such as {"type": "get_state"}'}
@@ -247,6 +266,23 @@ def parse_request(line: str) -> Parsed:
         return None, response(request, error='The command has no "type": say which command, '
                                              'e.g. {"type": "get_state"}')
     return request, None
+
+
+def reason(error: Exception) -> str:
+    """Why JSON failed, in words (a RecursionError's own are about Python)."""
+    return "nested too deeply" if isinstance(error, RecursionError) else str(error)
+
+
+def refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number; send a finite number or a string")
+
+
+def finite_float(text: str) -> float:
+    """A JSON number as a float, refused when it overflows to infinity (1e999)."""
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        refuse_constant(text)
+    return value
 
 
 def response(request: Dict[str, Any], data: Any = None,

@@ -19,9 +19,10 @@ The index is **derived data**. The JSONL files stay the truth; runs never touch 
 index; it can always be thrown away and rebuilt from the files:
 
 - Each search first catches up: for every session file in scope, the store's
-  `read_since` looks at its size and mtime, reads nothing when they are unchanged, and
-  otherwise only the new lines (sessionstore.py explains the cursor). A file that shrank
-  or was rewritten is read again whole; a file that is gone leaves the index.
+  `read_since` looks at its size, mtime, inode and ctime, reads nothing when they are
+  unchanged, and otherwise only the new lines (sessionstore.py explains the cursor). A
+  file that shrank or was changed before its end (even in place, keeping its size and
+  mtime) is read again whole; a file that is gone leaves the index.
 - `miniagent sessions reindex` deletes the file and builds a new one from scratch.
 - A file that is not a database, or a damaged one, is deleted and built again.
 - What cannot be fixed (no FTS5 in this Python's SQLite, a directory where the file
@@ -36,13 +37,12 @@ compaction summaries and `!command` records, which are not indexed.
 """
 
 import functools
-import json
 import os
 import sqlite3
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from .messages import text_of
+from .messages import clean_text, text_of, to_json
 from .models import miniagent_home
 from .sessionfile import SessionError
 from .sessionstore import STORE, SessionStore, first_user_text, session_name
@@ -141,7 +141,7 @@ def searchable_text(entry: dict) -> Optional[Tuple[str, str]]:
             return None
     except (KeyError, TypeError, AttributeError):
         return None  # a block of a shape nobody writes (a hand-edited file) is not findable
-    text = text.translate(NO_MARKS)
+    text = storable(text.translate(NO_MARKS))
     return (role, text) if text.strip() else None
 
 
@@ -149,9 +149,9 @@ def assistant_text(message: dict) -> str:
     """The reply's text, then each tool call as its name and JSON arguments.
 
     Example: "Let me look." + a call of read {"path": "a.py"}
-             -> 'Let me look.\\nread {"path": "a.py"}'
+             -> 'Let me look.\\nread {"path":"a.py"}'
     """
-    calls = [f"{block.get('name')} {json.dumps(block.get('arguments'), ensure_ascii=False)}"
+    calls = [f"{block.get('name')} {to_json(block.get('arguments'))}"
              [:TOOL_TEXT_LIMIT]
              for block in message.get("content") or [] if block.get("type") == "toolCall"]
     return "\n".join([text_of(message)] + calls)
@@ -227,7 +227,8 @@ class SearchIndex:
                 self.forget(file_id)
             return None
         self.entries_read += len(tail.entries)
-        name, first_prompt = session_name(tail.entries), first_user_text(tail.entries)
+        name, first_prompt = (storable(text) for text in (session_name(tail.entries),
+                                                           first_user_text(tail.entries)))
         if file_id is None:
             file_id = self.db.execute("INSERT INTO files(path) VALUES (?)", (path,)).lastrowid
         elif tail.restarted:
@@ -239,7 +240,8 @@ class SearchIndex:
         header = tail.header
         self.db.execute("UPDATE files SET session_id = ?, cwd = ?, name = ?, first_prompt = ?, "
                         "modified = ?, cursor = ? WHERE id = ?",
-                        (str(header["id"]), str(header.get("cwd") or ""), name, first_prompt,
+                        (storable(str(header["id"])), storable(str(header.get("cwd") or "")),
+                         name, first_prompt,
                          modified, tail.cursor, file_id))
         self.db.executemany(
             "INSERT INTO entries(text, role, file_id, entry_id, timestamp) VALUES (?, ?, ?, ?, ?)",
@@ -275,6 +277,12 @@ def rows_of(entries: List[dict], file_id: int) -> List[tuple]:
             role, text = found
             rows.append((text, role, file_id, entry["id"], str(entry.get("timestamp") or "")))
     return rows
+
+
+def storable(text: Optional[str]) -> Optional[str]:
+    """Text SQLite can store: a lone surrogate (half an emoji in a file pi wrote) has no
+    UTF-8 form, and it is no word anyone searches for, so it is dropped."""
+    return clean_text(text) if text is not None else None
 
 
 def unavailable(path: str, error: Exception) -> IndexUnavailable:

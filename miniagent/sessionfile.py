@@ -41,6 +41,7 @@ import json
 import os
 from typing import Any, Dict, List, Tuple
 
+from .messages import to_json
 from .redaction import redact_json
 
 MALFORMED = "skipped a malformed line"
@@ -57,14 +58,9 @@ def to_line(entry: Dict[str, Any]) -> str:
     Example: {"type": "label", "label": "é"} -> '{"type":"label","label":"é"}\\n'
     """
     entry = redact_json(entry)  # no API key in a file that may be shared (redaction.py)
-    line = json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate (half an emoji from a pi file) has no UTF-8 form; \\u escapes
-        # keep it exact and the line valid.
-        line = json.dumps(entry, separators=(",", ":"))
-    return line + "\n"
+    # A lone surrogate (half an emoji from a pi file) has no UTF-8 form: to_json writes
+    # its \\u escape, byte for byte what pi writes.
+    return to_json(entry) + "\n"
 
 
 def is_header(value: Any) -> bool:

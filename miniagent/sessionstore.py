@@ -19,12 +19,16 @@ the truth, and the index can always be rebuilt from them.
 A cursor is the store's own business, kept by the reader as an opaque string. Here it
 says where the last reading stopped and what the file looked like then:
 
-    {"size": 5120, "mtime": 1767225600000000000, "offset": 5120, "lines": 12, "check": "9f.."}
+    {"stamp": [5120, 1767225600000000000, 1234567, 1767225600000000000],
+     "offset": 5120, "lines": 12, "check": "9f.."}
 
-The same size and mtime: nothing to read (not even the file is opened). Otherwise the
-reading goes on at `offset`, unless the file shrank or the bytes before `offset` changed
-(`check` hashes the header line and the last 4 KB before `offset`): then it starts again
-from the top, and says so, so the reader drops what it kept of that file.
+The same stamp (size, mtime, inode and ctime, in nanoseconds): nothing to read (not
+even the file is opened). The ctime is there because nobody can set it: an edit in
+place that keeps the size and puts the mtime back (`os.utime`) still changes it.
+Otherwise the reading goes on at `offset`, unless the file shrank or a byte before
+`offset` changed (`check` hashes them all): then it starts again from the top, and
+says so, so the reader drops what it kept of that file (a password redacted by hand
+must not stay findable).
 
 The files sit in one folder per project, named after the working directory as pi does,
 so miniagent and pi can read each other's folders:
@@ -165,7 +169,7 @@ class JSONLStore(SessionStore):
         mark = json.loads(cursor) if cursor else None
         try:
             status = os.stat(path)
-            if mark and (mark["size"], mark["mtime"]) == (status.st_size, status.st_mtime_ns):
+            if mark and mark.get("stamp") == stamp_of(status):
                 return SessionTail(None, [], cursor, restarted=False)
             with open(path, "rb") as file:
                 return read_tail(path, file, status, mark)
@@ -190,20 +194,21 @@ STORE = JSONLStore()  # the store every caller uses unless it is given another
 
 # --- Reading only what is new -----------------------------------------------------------
 
-CHECKED_BYTES = 4096  # how much before the cursor must be unchanged for a reading to go on
-
 
 def read_tail(path: str, file: Any, status: os.stat_result, mark: Optional[dict]) -> SessionTail:
     """read_since for a JSONL file: the complete lines after the cursor (or all of them)."""
     header_line = file.readline(65536)
     header_text = header_line.decode("utf-8", errors="replace")
     first_line_header(path, header_text)  # not a session: say so before reading the rest
+    check = hashlib.blake2b(digest_size=16)
     if not (mark and mark["offset"] <= status.st_size
-            and prefix_check(file, header_line, mark["offset"]) == mark["check"]):
+            and hash_prefix(file, mark["offset"], check) == mark.get("check")):
         mark = {"offset": 0, "lines": 0}  # new, shrunk or rewritten: from the top
+        check = hashlib.blake2b(digest_size=16)
     file.seek(mark["offset"])
     data = file.read()
     data = data[:data.rfind(b"\n") + 1]  # a line still being written waits for next time
+    check.update(data)  # now the hash of everything up to the new offset
     text = data.decode("utf-8", errors="replace")
     if mark["offset"]:
         # parse_lines wants the header first. The new text's first line is then its line
@@ -216,18 +221,29 @@ def read_tail(path: str, file: Any, status: os.stat_result, mark: Optional[dict]
         migrate(header, entries, numbers)  # a version-1 file's first new entry gets no parentId
     entries = without_unnamed(path, entries, numbers, [])
     offset = mark["offset"] + len(data)
-    cursor = {"size": status.st_size, "mtime": status.st_mtime_ns, "offset": offset,
-              "lines": mark["lines"] + data.count(b"\n"),
-              "check": prefix_check(file, header_line, offset)}
+    cursor = {"stamp": stamp_of(status), "offset": offset,
+              "lines": mark["lines"] + data.count(b"\n"), "check": check.hexdigest()}
     return SessionTail(header, entries, json.dumps(cursor), restarted=not mark["offset"])
 
 
-def prefix_check(file: Any, header_line: bytes, offset: int) -> str:
-    """A short hash of the header line and the CHECKED_BYTES before `offset`: if either
-    changed, the file was rewritten, and what was read of it before is no longer true."""
-    start = max(0, offset - CHECKED_BYTES)
-    file.seek(start)
-    return hashlib.blake2b(header_line + file.read(offset - start), digest_size=8).hexdigest()
+def stamp_of(status: os.stat_result) -> List[int]:
+    """What a file looked like (a list: the cursor is JSON)."""
+    return [status.st_size, status.st_mtime_ns, status.st_ino, status.st_ctime_ns]
+
+
+def hash_prefix(file: Any, offset: int, check: Any) -> str:
+    """Feed the file's first `offset` bytes to the hash `check`, a block at a time;
+    returns its hex digest. Reading them all costs one pass over the file on each
+    change, far less than parsing it again, and no edit before `offset` goes unseen."""
+    file.seek(0)
+    left = offset
+    while left:
+        block = file.read(min(left, 1 << 20))
+        if not block:
+            break
+        check.update(block)
+        left -= len(block)
+    return check.hexdigest()
 
 
 # --- Folders and file names -------------------------------------------------------------

@@ -42,9 +42,14 @@ _VISIBLE = {code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in
 _VISIBLE[0x7F] = "\u2421"
 _VISIBLE.update({code: "\ufffd" for code in range(0x80, 0xA0)})
 # Bidirectional overrides reorder what follows them ("Trojan source"): a name could make
-# "$0.0120" read as "0210.0$". They are shown as the replacement character.
-BIDI_CONTROLS = {code: "\ufffd" for code in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
+# "$0.0120" read as "0210.0$"; the invisible marks (LRM, RLM, ALM) reorder the digits and
+# signs around them too. They are shown as the replacement character.
+BIDI_CONTROLS = {code: "\ufffd" for code in [*range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                                             0x200E, 0x200F, 0x061C]}
 _VISIBLE.update(BIDI_CONTROLS)
+# A lone surrogate (half an emoji in a file pi wrote) has no UTF-8 form: written as it is,
+# it would stop the output with an error.
+_VISIBLE.update({code: "\ufffd" for code in range(0xD800, 0xE000)})
 
 
 def for_terminal(text: str) -> str:

@@ -166,6 +166,24 @@ def test_unencodable_model_text_does_not_break_print_or_json_mode(tmp_path):
     assert json.loads(lines.splitlines()[-1])["type"] == "agent_end"
 
 
+def test_json_mode_on_a_strict_stdout_escapes_lone_surrogates_and_ends_with_agent_end(tmp_path):
+    script = write_script(tmp_path, [{"content": [{"type": "text", "text": "bad \ud83d end"}]},
+                                     {"content": [{"type": "text", "text": "again"}]}])
+    strict = {"PYTHONIOENCODING": "utf-8", "MINIAGENT_HOME": str(tmp_path / "home")}
+    # A prompt byte that is not UTF-8 reaches Python as a lone surrogate ("\udcff").
+    first = run_cli("--script", script, "--mode", "json", os.fsdecode(b"caf\xc3\xa9 \xff"),
+                    cwd=str(tmp_path), env=strict)
+    records = [json.loads(line) for line in first.stdout.splitlines()]
+    assert "Traceback" not in first.stderr, first.stderr
+    assert records[-1]["type"] == "agent_end"
+    assert records[-1]["messages"][0]["content"][0]["text"] == "caf\u00e9 \udcff"
+    assert b"caf\xc3\xa9 \\udcff" in first.stdout.encode("utf-8", "surrogateescape")
+    # Resumed, the recorded surrogate is in the history again: still one JSON line each.
+    again = run_cli("--script", script, "--mode", "json", "-c", "more", cwd=str(tmp_path),
+                    env=strict)
+    assert json.loads(again.stdout.splitlines()[-1])["type"] == "agent_end", again.stderr
+
+
 def test_thinking_on_a_model_that_does_not_reason_is_a_warning(tmp_path):
     from fake_server import FakeServer
 

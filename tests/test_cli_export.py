@@ -72,3 +72,36 @@ def test_a_recorded_session_replays_offline_with_the_same_tool_calls(tmp_path, p
     last = [e for e in events if e["type"] == "agent_end"][-1]["messages"][-1]
     assert last["content"][0]["text"] == "It prints hello."
     assert (recorded_copy / "app.py").read_text() == "print('hello')\n"
+
+
+def test_export_and_script_refuse_a_link_planted_at_their_default_path(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    session = shared / "pi.jsonl"
+    shutil.copy(PI_V1, session)
+    bashrc = tmp_path / "bashrc"
+    bashrc.write_text("alias ls='ls --color'\n")
+    for command, suffix in (("export", ".html"), ("script", ".script.json")):
+        planted = shared / ("pi" + suffix)
+        planted.symlink_to(bashrc)
+        result = run_cli(command, str(session), cwd=str(tmp_path))
+        assert result.returncode == 1, result.stderr
+        assert result.stderr == (f"miniagent {command}: not writing {planted}: it is a "
+                                 f"symbolic link (remove it, or name the output file with -o)\n")
+        assert bashrc.read_text() == "alias ls='ls --color'\n" and planted.is_symlink()
+        planted.unlink()
+        # Nothing there: a new plain file.
+        assert run_cli(command, str(session), cwd=str(tmp_path)).returncode == 0
+        assert planted.is_file() and not planted.is_symlink()
+
+
+def test_an_output_path_the_user_names_is_written_even_through_a_link(tmp_path):
+    session = tmp_path / "pi.jsonl"
+    shutil.copy(PI_V1, session)
+    page = tmp_path / "pages" / "today.html"
+    page.parent.mkdir()
+    link = tmp_path / "latest.html"
+    link.symlink_to(page)  # the user's own link, named with -o: written as given
+    result = run_cli("export", str(session), "-o", str(link))
+    assert result.returncode == 0, result.stderr
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

@@ -228,6 +228,25 @@ def test_bidirectional_overrides_cannot_reorder_the_figures(tmp_path):
     assert "\u202e" not in page and "\u2066" not in page
 
 
+def test_control_characters_bidi_marks_and_lone_surrogates_never_reach_the_page(tmp_path):
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z",
+              "cwd": "/"}
+    hostile = "a\x00b\x1b[31mc\x07\x7fd\x85e\x9bf\u200eg\u200fh\u061ci\ud800j\tk\nl"
+    reply = assistant_message("openai-completions", "evil\u200fprovider", "m\u061cx")
+    reply["content"] = [{"type": "text", "text": hostile}]
+    entry = {"type": "message", "id": "a1", "parentId": None,
+             "timestamp": "2026-01-01T00:00:01.000Z", "message": reply}
+    page = render_html(header, [entry])
+    kept = {"\t", "\n"}
+    raw = {ch for ch in page if (ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0) and ch not in kept}
+    assert raw == set()
+    assert not {"\u200e", "\u200f", "\u061c", "\ud800"} & set(page)
+    assert "a\u2400b\u241b[31mc\u2407\u2421d\ufffde\ufffdf\ufffdg\ufffdh\ufffdi\ufffdj\tk\nl" \
+        in html.unescape(page)
+    out = tmp_path / "page.html"
+    out.write_text(page, encoding="utf-8")  # a page that can be written at all
+
+
 def test_export_to_a_md_file_writes_the_transcript(tmp_path):
     source = tmp_path / "s.jsonl"
     shutil.copy(V3, source)

@@ -365,3 +365,64 @@ def test_set_model_of_the_same_provider_keeps_its_server_and_key(tmp_path):
         request = srv.requests[-1]
     assert request["body"]["model"] == "gpt-4.1"
     assert request["headers"]["authorization"] == "Bearer sk-test"
+
+
+def test_a_lone_surrogate_in_a_command_is_answered_and_written_escaped(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("ok")]))
+    try:
+        # The JSON escape as a program sends it: half an emoji, no partner.
+        rpc.send(b'{"id": "p", "type": "prompt", "message": "caf\\u00e9 \\ud800 half"}')
+        records = rpc.until(lambda r: r["type"] == "agent_end")
+        assert records[0] == {"id": "p", "type": "response", "command": "prompt",
+                              "success": True}
+        assert records[-1]["messages"][0]["content"][0]["text"] == "caf\u00e9 \ud800 half"
+        session_file = rpc.call({"type": "get_state"})["sessionFile"]
+        status, _, stderr = rpc.close()
+    finally:
+        rpc.kill()
+    assert status == 0 and "Traceback" not in stderr, stderr
+    # pi's bytes: non-ASCII as UTF-8, the lone surrogate as its six-character escape.
+    with open(session_file, "rb") as file:
+        lines = file.read().splitlines()
+    assert any(b'"text":"caf\xc3\xa9 \\ud800 half"' in line for line in lines), lines
+
+
+def test_a_line_nested_too_deeply_gets_a_parse_error_and_the_loop_goes_on(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]), "--no-session")
+    try:
+        rpc.send(b"[" * 100000)
+        reply = rpc.next()
+        assert (reply["command"], reply["success"]) == ("parse", False)
+        assert reply["error"].startswith("Failed to parse command: ")
+        # Around the decoder's limit an id may parse yet be too deep to write back:
+        # every one of these lines still gets its one response.
+        for depth in range(940, 1001, 5):
+            rpc.send(b'{"type": "get_state", "id": ' + b"[" * depth + b"]" * depth + b"}")
+            reply = rpc.lines.get(timeout=WAIT)  # raw: an echoed id may be too deep for us too
+            assert reply.startswith(b'{"') and b'"type":"response"' in reply, reply
+        assert rpc.ask({"type": "get_messages"})["success"]
+        status, rest, stderr = rpc.close()
+    finally:
+        rpc.kill()
+    assert status == 0 and rest == [] and "Traceback" not in stderr, stderr
+
+
+def test_non_finite_numbers_are_refused_and_a_stray_confirmation_is_ignored(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]), "--no-session",
+              "--confirm")
+    try:
+        for bad in (b"NaN", b"Infinity", b"-Infinity", b"1e999"):
+            rpc.send(b'{"id": ' + bad + b', "type": "get_state"}')
+            reply = rpc.next()  # json.loads in the test: a NaN echoed back would fail here
+            assert (reply["command"], reply["success"], "id" in reply) == ("parse", False, False)
+            assert bad.decode() in reply["error"]
+        for stray in ({"type": "confirm_response", "id": "confirm-7", "confirmed": True},
+                      {"type": "confirm_response"},
+                      {"type": "confirm_response", "id": [{"deep": [1]}], "confirmed": "yes"}):
+            rpc.send(stray)
+        assert rpc.ask({"type": "get_messages"})["success"]
+        status, rest, stderr = rpc.close()
+    finally:
+        rpc.kill()
+    assert status == 0 and rest == [] and "Traceback" not in stderr, stderr
+    assert stderr.count("not a pending question") == 3

@@ -239,3 +239,32 @@ def test_tool_texts_are_cut_and_other_entries_are_not_indexed():
     assert role == "toolResult" and len(text) == searchindex.TOOL_TEXT_LIMIT
     assert searchindex.searchable_text({"type": "model_change", "id": "y"}) is None
     assert searchindex.searchable_text({"type": "message", "id": "z", "message": user("  ")}) is None
+
+
+def test_a_lone_surrogate_in_a_session_pi_wrote_is_indexed_without_it(home):
+    session = Session.create(CWD)
+    entry_id = session.append_message(user("the walrus \ud83d sings"))
+    session.append_message(assistant("ok", {"type": "toolCall", "id": "c1", "name": "bash",
+                                            "arguments": {"command": "echo \udc80 seal"}}))
+    assert found("walrus") == ([(session.path, entry_id, "user")], [])
+    assert len(found("seal")[0]) == 1
+
+
+def test_a_password_redacted_in_place_is_no_longer_found(home):
+    session = Session.create(CWD)
+    session.append_message(user("the database password is hunter2 for now"))
+    session.append_message(assistant("Noted."))
+    path = session.path
+    assert len(found("hunter2")[0]) == 1
+    # Redacted by hand in place: same inode, same size, and the mtime put back.
+    before = os.stat(path)
+    with open(path, "r+b") as file:
+        data = file.read()
+        file.seek(data.index(b"hunter2"))
+        file.write(b"*******")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == \
+        (before.st_size, before.st_mtime_ns, before.st_ino)
+    assert found("hunter2") == ([], [])
+    assert len(found("database")[0]) == 1  # indexed again from the top, once

@@ -105,6 +105,12 @@ def test_lines_are_compact_and_keep_non_ascii_text():
     assert to_line({"a": "é", "b": [1, 2]}) == '{"a":"é","b":[1,2]}\n'
 
 
+def test_a_lone_surrogate_is_written_as_pi_writes_it():
+    # JSON.stringify: the surrogate as the six characters \ud800, the rest as UTF-8.
+    line = to_line({"text": "é \ud800 😀", "k\udc80": 1}).encode("utf-8")
+    assert line == b'{"text":"\xc3\xa9 \\ud800 \xf0\x9f\x98\x80","k\\udc80":1}\n'
+
+
 def test_an_absurdly_nested_line_is_skipped_not_a_crash(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_text(to_line(HEADER) + "[" * 100_000 + "\n")

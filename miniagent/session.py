@@ -101,7 +101,9 @@ class Session:
         """`--session FILE`: the session in FILE, or a new one to be written there when the
         file is missing or empty. Raises SessionError for a file that is not a session."""
         path = os.path.abspath(path)
-        if not os.path.exists(path) or os.path.getsize(path) == 0:
+        # Only a missing or empty REGULAR file is new; anything else (a FIFO, a device)
+        # goes to load(), which refuses it in one line.
+        if not os.path.exists(path) or (os.path.isfile(path) and os.path.getsize(path) == 0):
             cwd = cwd or os.getcwd()
             return cls(new_header(cwd), [], path, cwd, store=store)
         loaded = store.load(path)

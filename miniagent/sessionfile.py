@@ -41,6 +41,8 @@ import json
 import os
 from typing import Any, Dict, List, Tuple
 
+from .safeopen import open_regular
+
 MALFORMED = "skipped a malformed line"
 
 
@@ -73,7 +75,7 @@ def read_text(path: str) -> str:
     """The whole file as text. Bytes that are not UTF-8 (a line cut inside a character)
     become U+FFFD, so they spoil only their own line."""
     try:
-        with open(path, "rb") as file:
+        with open_regular(path) as file:  # a FIFO or /dev/zero here is refused, not read
             return file.read().decode("utf-8", errors="replace")
     except OSError as error:
         raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
@@ -144,7 +146,7 @@ def read_header(path: str, limit: int = 65536) -> Dict[str, Any]:
     Raises SessionError when the file has none. (pi reads 512 bytes; a header naming a
     long parentSession path can be longer than that.)"""
     try:
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             line = file.readline(limit).decode("utf-8", errors="replace")
     except OSError as error:
         raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None

@@ -50,6 +50,7 @@ from .models import miniagent_home
 from .sessionfile import (SessionError, append_lines, first_line_header, parse_lines,
                           read_header, read_text)
 from .sessionmigrate import CURRENT_VERSION, migrate, version_of
+from .safeopen import open_regular
 
 
 @dataclass
@@ -167,7 +168,7 @@ class JSONLStore(SessionStore):
             status = os.stat(path)
             if mark and (mark["size"], mark["mtime"]) == (status.st_size, status.st_mtime_ns):
                 return SessionTail(None, [], cursor, restarted=False)
-            with open(path, "rb") as file:
+            with open_regular(path) as file:
                 return read_tail(path, file, status, mark)
         except OSError as error:
             raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None

@@ -186,7 +186,9 @@ class Session:
     def save(self) -> None:
         """Write the file now if it is not written yet (a fork is written at once)."""
         if self.persist and not self._written:
-            self.store.append(self.file_path, [self.header] + self.entries)
+            # Another process may have created the file a moment ago: then our entries
+            # go under its header, and that header is this session's from now on.
+            self.header = self.store.create(self.file_path, self.header, self.entries)
             self._written, self.needs_new_file = True, False
 
     def _append(self, entry_type: str, fields: Dict[str, Any]) -> str:

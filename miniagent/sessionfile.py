@@ -39,7 +39,7 @@ import fcntl
 import gc
 import json
 import os
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 from .safeopen import open_regular
 
@@ -158,17 +158,46 @@ def append_lines(path: str, entries: List[Dict[str, Any]]) -> None:
 
     Raises SessionError on failure, after cutting the file back to its old size.
     """
-    data = "".join(to_line(entry) for entry in entries).encode("utf-8")
+    append_locked(path, lambda fd, size: entries)
+
+
+def create_lines(path: str, header: Dict[str, Any], entries: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Write a new session file: the header and the entries in one write. Returns the
+    header now at the top of the file.
+
+    Two processes may create the same `--session FILE` at once. Whoever holds the lock
+    first and finds the file empty writes the header; the other finds a header there,
+    reads it back and appends its entries under it, so a file never gets a second header
+    in the middle. (Creating with O_EXCL would not be enough on its own: the loser could
+    look between the winner's create and its write and find the file still empty.)
+    """
+    found = {}
+
+    def lines_for(fd: int, size: int) -> List[Dict[str, Any]]:
+        if size == 0:
+            return [header] + entries
+        first_line = os.pread(fd, 65536, 0).split(b"\n")[0].decode("utf-8", errors="replace")
+        found["header"] = first_line_header(path, first_line)  # not a session: refused
+        return entries
+
+    append_locked(path, lines_for)
+    return found.get("header", header)
+
+
+def append_locked(path: str, lines_for: Callable[[int, int], List[Dict[str, Any]]]) -> None:
+    """Open for appending, take the lock, and write `lines_for(fd, size)` in one write."""
     try:
         fd = open_for_append(path)
     except OSError as error:
         raise write_error(path, error) from None
     try:
         # The lock is not what keeps lines whole (the single write does that): it makes
-        # "look at the last byte, then write" one step. Without it, another writer's line
+        # "look at the file, then write" one step. Without it, another writer's line
         # still being copied in would look torn, and we would add an empty line.
         fcntl.flock(fd, fcntl.LOCK_EX)  # released by os.close
         size = os.fstat(fd).st_size
+        entries = lines_for(fd, size)
+        data = "".join(to_line(entry) for entry in entries).encode("utf-8")
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data  # a torn last line: keep it alone on its line
         write_all(fd, data, path, size)

@@ -47,8 +47,8 @@ from typing import Any, Dict, List, Optional
 
 from .messages import text_of
 from .models import miniagent_home
-from .sessionfile import (SessionError, append_lines, first_line_header, parse_lines,
-                          read_header, read_text)
+from .sessionfile import (SessionError, append_lines, create_lines, first_line_header,
+                          parse_lines, read_header, read_text)
 from .sessionmigrate import CURRENT_VERSION, migrate, version_of
 from .safeopen import open_regular
 
@@ -92,6 +92,12 @@ class SessionStore:
         All of them or none: raises SessionError and leaves the session as it was."""
         raise NotImplementedError
 
+    def create(self, path: str, header: Dict[str, Any], entries: List[dict]) -> Dict[str, Any]:
+        """Write a new session (header and entries) at `path`. When another process has
+        just created it, append the entries under ITS header instead; return the header
+        the session now has."""
+        raise NotImplementedError
+
     def load(self, path: str) -> LoadedSession:
         """Read a session. Raises SessionError when it cannot be read or is not one."""
         raise NotImplementedError
@@ -120,6 +126,9 @@ class JSONLStore(SessionStore):
 
     def append(self, path: str, entries: List[dict]) -> None:
         append_lines(path, entries)
+
+    def create(self, path: str, header: Dict[str, Any], entries: List[dict]) -> Dict[str, Any]:
+        return create_lines(path, header, entries)
 
     def load(self, path: str) -> LoadedSession:
         header, entries, numbers, warnings = parse_lines(path, read_text(path))

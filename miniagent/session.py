@@ -47,7 +47,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .models import miniagent_home  # noqa: F401  (part of this module's API)
 from .sessioncontext import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
-from .sessionfile import SessionError
+from .sessionfile import SessionError, check_writable
 from .sessionmigrate import CURRENT_VERSION
 from .sessionstore import (STORE, JSONLStore, SessionInfo, SessionStore,  # noqa: F401
                            find_most_recent, find_sessions_by_prefix, list_sessions,
@@ -182,6 +182,11 @@ class Session:
 
     def append_session_info(self, name: str) -> str:
         return self._append("session_info", {"name": name.strip()})
+
+    def check_writable(self) -> None:
+        """Raise SessionError now if this session's file could not be written later."""
+        if self.persist:
+            check_writable(self.file_path)
 
     def save(self) -> None:
         """Write the file now if it is not written yet (a fork is written at once)."""

@@ -39,6 +39,7 @@ import fcntl
 import gc
 import json
 import os
+import tempfile
 from typing import Any, Callable, Dict, List, Tuple
 
 from .safeopen import open_regular
@@ -213,6 +214,32 @@ def open_for_append(path: str) -> int:
     except FileNotFoundError:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         return os.open(path, flags, 0o644)
+
+
+def check_writable(path: str) -> None:
+    """Raise SessionError NOW when a session could not be written at `path` later.
+
+    The file is born with the first answer, and an answer is paid for: a folder that is
+    really a file, a path under a regular file or a read-only disk must be found before
+    the first request. We try it (os.access says yes to root for anything): an existing
+    file is opened for appending; otherwise a temporary file is made and removed in the
+    nearest folder that exists (we create no folder for a prompt that may fail).
+    """
+    try:
+        if os.path.lexists(path):
+            # O_NONBLOCK: opening a FIFO for writing would wait for a reader.
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+            return
+        folder = os.path.dirname(path)
+        while not os.path.lexists(folder):
+            folder = os.path.dirname(folder)
+        if not os.path.isdir(folder):
+            raise SessionError(f"cannot write session {path}: {folder} is a file, not a folder")
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".miniagent-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as error:
+        raise write_error(path, error) from None
 
 
 def write_all(fd: int, data: bytes, path: str, size: int) -> None:

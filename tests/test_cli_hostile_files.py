@@ -1,25 +1,35 @@
 """Files from elsewhere through the command line: FIFOs and devices among the sessions,
-config files that are not what their names say (issue 17, items 11 and 15)."""
+config files that are not what their names say, session paths that cannot be written
+(issue 17, items 11, 15 and 19)."""
 
 import glob
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 
 import pytest
 
+from fake_server import FakeServer
 from test_cli import ROOT, write_script
 
 BOUND = 10  # seconds: each command here ends at once; a hang would wait forever
 
 
-def run_bounded(*args, cwd, env=None):
+def run_bounded(*args, cwd, env=None, **options):
     """`python -m miniagent ARGS` that must end within BOUND seconds (TimeoutExpired
     fails the test: that is the hang)."""
     full_env = dict(os.environ, PYTHONPATH=ROOT, **(env or {}))
     return subprocess.run([sys.executable, "-m", "miniagent", *args], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, cwd=cwd, env=full_env, timeout=BOUND)
+                          capture_output=True, text=True, cwd=cwd, env=full_env, timeout=BOUND,
+                          **options)
+
+
+def told(stderr):
+    """stderr's lines without the note that model "m" of the fake server is unknown."""
+    return [line for line in stderr.splitlines() if "is not in the registry" not in line]
 
 
 def answer(text):
@@ -113,3 +123,36 @@ def test_malformed_config_is_one_line_naming_the_file_exit_2(tmp_path, private_h
     result = run_bounded(*run, cwd=str(tmp_path))
     assert result.returncode == 2
     assert result.stderr == f"miniagent: {path}: invalid JSON: {says}\n"
+
+
+# --- A session path that cannot be written (item 19) ------------------------------------
+
+
+@pytest.mark.parametrize("where", ["session-dir is a file", "session under a file"])
+def test_an_unusable_session_path_is_refused_before_any_request(tmp_path, where):
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("a file, not a folder")
+    place = (["--session-dir", str(blocker)] if where == "session-dir is a file"
+             else ["--session", str(blocker / "s.jsonl")])
+    with FakeServer([answer("paid for")]) as srv:
+        result = run_bounded("--base-url", srv.base_url + "/v1", "--model", "m", *place,
+                             "-p", "hi", cwd=str(tmp_path))
+        assert srv.requests == []
+    assert result.returncode == 1 and result.stdout == ""
+    [line] = told(result.stderr)
+    assert line.startswith("miniagent: cannot write session ") and line.endswith(
+        f"{blocker} is a file, not a folder")
+
+
+def test_an_answer_received_is_printed_even_when_the_session_write_fails(tmp_path):
+    def tiny_files():  # runs in the child: no file may grow past 100 bytes
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk sends no signal
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+    with FakeServer([answer("paid for")]) as srv:
+        result = run_bounded("--base-url", srv.base_url + "/v1", "--model", "m", "-p", "hi",
+                             cwd=str(tmp_path), preexec_fn=tiny_files)
+    assert result.stdout == "paid for\n"
+    assert result.returncode == 1
+    [line] = told(result.stderr)
+    assert line.startswith("miniagent: cannot write session ") and "File too large" in line
+    assert "make room" not in line

@@ -78,9 +78,11 @@ USAGE: Shape = {key: (NUMBER,) for key in ("input", "output", "cacheRead", "cach
 USAGE["cost"] = (OBJECT,)
 COST: Shape = {key: (NUMBER,) for key in ("input", "output", "cacheRead", "cacheWrite", "total")}
 
-# Fields without which an entry, message or block cannot be used at all.
+# Each known type's fields with the common ones, looked up once per entry.
+ENTRY_SHAPES = {kind: {**COMMON, **shape} for kind, shape in SHAPES.items()}
+
+# Fields without which an entry or block cannot be used at all (and a message's role).
 ENTRY_REQUIRED = ("id", "timestamp")
-MESSAGE_REQUIRED = ("role",)
 BLOCK_REQUIRED = {"toolCall": ("id", "name", "arguments"),  # every block needs a type
                   "image": ("data", "mimeType")}
 
@@ -90,8 +92,8 @@ def entry_problem(entry: Dict[str, Any]) -> Optional[str]:
     kind = entry["type"]
     if type(kind) is not str:
         return "type must be a string"
-    problem = (missing(entry, ENTRY_REQUIRED) or fields_problem(entry, COMMON)
-               or fields_problem(entry, SHAPES.get(kind, {})))
+    shape = ENTRY_SHAPES.get(kind, COMMON)  # a type we do not know: only its place
+    problem = missing(entry, ENTRY_REQUIRED) or fields_problem(entry, shape)
     if problem or kind != "message":
         return problem
     return message_problem(entry["message"] if "message" in entry else None)
@@ -100,10 +102,10 @@ def entry_problem(entry: Dict[str, Any]) -> Optional[str]:
 def message_problem(message: Any) -> Optional[str]:
     if message is None:
         return "message is missing"
-    problem = missing(message, MESSAGE_REQUIRED) or fields_problem(message, {"role": (STRING,)})
-    if problem:
-        return "message." + problem
-    shape = ROLES.get(message["role"], {})  # a role we do not know: kept, not looked into
+    role = message.get("role")
+    if type(role) is not str:
+        return "message.role " + ("is missing" if role is None else "must be a string")
+    shape = ROLES.get(role, {})  # a role we do not know: kept, not looked into
     problem = fields_problem(message, shape) or content_problem(message.get("content")) \
         or usage_problem(message.get("usage"))
     return "message." + problem if problem else None
@@ -115,16 +117,22 @@ def content_problem(content: Any, name: str = "content") -> Optional[str]:
     if not isinstance(content, list):
         return None  # a string (or absent): already checked against the role's shape
     for number, block in enumerate(content):
-        where = f"{name}[{number}]"
-        if type(block) is not dict:
-            return f"{where} must be an object"
-        problem = missing(block, ("type",)) or fields_problem(block, {"type": (STRING,)})
-        if not problem:
-            problem = (missing(block, BLOCK_REQUIRED.get(block["type"], ()))
-                       or fields_problem(block, BLOCKS.get(block["type"], {})))
+        problem = block_problem(block)
         if problem:
-            return f"{where}.{problem}"
+            return f"{name}[{number}]{problem}"
     return None
+
+
+def block_problem(block: Any) -> Optional[str]:
+    """What is wrong with one content block, as a suffix: " must be an object", ".text ..."."""
+    if type(block) is not dict:
+        return " must be an object"
+    kind = block.get("type")
+    if type(kind) is not str:
+        return ".type " + ("is missing" if kind is None else "must be a string")
+    problem = (missing(block, BLOCK_REQUIRED.get(kind, ()))
+               or fields_problem(block, BLOCKS.get(kind, {})))
+    return "." + problem if problem else None
 
 
 def usage_problem(usage: Any) -> Optional[str]:
@@ -147,18 +155,12 @@ def missing(value: Dict[str, Any], names: Tuple[str, ...]) -> Optional[str]:
 def fields_problem(value: Dict[str, Any], shape: Shape) -> Optional[str]:
     """The first field of `shape` present in `value` with a JSON type it may not hold."""
     for name, allowed in shape.items():
-        if name in value and json_type(value[name]) not in allowed:
+        if name in value and JSON_TYPES.get(type(value[name])) not in allowed:
             return f"{name} must be {' or '.join(allowed)}"
     return None
 
 
-def json_type(value: Any) -> str:
-    """The JSON type of a parsed value, in the words of the messages above. (bool is an
-    int in Python; JSON keeps them apart, and so do we.)"""
-    if value is None:
-        return NULL
-    if type(value) is bool:
-        return BOOL
-    if type(value) in (int, float):
-        return NUMBER
-    return {str: STRING, dict: OBJECT, list: LIST}.get(type(value), "?")
+# The JSON type of a parsed value, looked up by its Python type (a bool is an int in
+# Python; JSON keeps them apart, and so do we, since type(True) is bool, not int).
+JSON_TYPES = {str: STRING, int: NUMBER, float: NUMBER, bool: BOOL, dict: OBJECT, list: LIST,
+              type(None): NULL}

@@ -160,7 +160,8 @@ def append_lines(path: str, entries: List[Dict[str, Any]]) -> None:
     append_locked(path, lambda fd, size: entries)
 
 
-def create_lines(path: str, header: Dict[str, Any], entries: List[Dict[str, Any]]) -> Dict[str, Any]:
+def create_lines(path: str, header: Dict[str, Any],
+                 entries: List[Dict[str, Any]]) -> Dict[str, Any]:
     """Write a new session file: the header and the entries in one write. Returns the
     header now at the top of the file.
 

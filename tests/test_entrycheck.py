@@ -27,7 +27,8 @@ def test_json_types_are_kept_apart_from_python_ones():
     assert entry_problem(message(message={"role": "assistant", "content": [],
                                           "usage": cost})) == \
         "message.usage.cost.total must be a number"
-    assert entry_problem(message(message={"role": "user", "content": "hi", "timestamp": 1.5})) is None
+    text = {"role": "user", "content": "hi", "timestamp": 1.5}
+    assert entry_problem(message(message=text)) is None
 
 
 def test_required_fields_and_a_custom_name_for_the_list():

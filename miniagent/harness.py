@@ -86,6 +86,7 @@ class Harness:
         agent.convert_to_llm = convert_to_llm  # summaries etc. become wire messages
         agent.should_stop = self.limits.should_stop
         agent.subscribe(self._record)
+        self.session.check_writable()  # before the first (paid) request, not after it
         self.attach_session(self.session)
 
     # --- The session file ------------------------------------------------------------------
@@ -108,7 +109,7 @@ class Harness:
             self.session.append_message(event["message"])
         except SessionError as exc:
             self.stop_message = (f"{exc}; the run was stopped, and the file keeps every "
-                                 f"entry before this one (make room, then continue with -c)")
+                                 f"entry before this one")
             self.abort()
 
     def record_settings(self) -> None:

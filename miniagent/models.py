@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Dict, List, Mapping, Optional
 
+from .safeopen import read_regular
+
 BUILTIN_REGISTRY = Path(__file__).with_name("models.json")
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
@@ -213,17 +215,26 @@ def _read_user_file(path: Path, builtin: Collection[str]) -> Dict[str, Any]:
     return data["providers"]
 
 
+# Config files are a few KB; a megabyte leaves room for a models.json listing hundreds
+# of models while keeping a file someone planted from filling memory or stalling start-up.
+CONFIG_LIMIT = 1024 * 1024
+
+
 def read_json_file(path: Path) -> Any:
-    """Parse a JSON configuration file (models.json, settings.json); every failure is a
-    ConfigError naming the file."""
+    """Parse a JSON configuration file (models.json, settings.json, trust.json): a regular
+    file of at most CONFIG_LIMIT bytes. Every failure is a ConfigError naming the file."""
     try:  # utf-8-sig: Windows editors may start the file with a byte order mark
-        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
+        return json.loads(read_regular(str(path), CONFIG_LIMIT).decode("utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
                           f"{exc.msg}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:  # a directory, no permission
+    except ValueError:  # Python 3.11+ refuses integers of thousands of digits
+        raise ConfigError(f"{path}: invalid JSON: a number too long to read") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid JSON: nested too deeply") from None
+    except OSError as exc:  # a directory, a FIFO, too large, no permission
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 

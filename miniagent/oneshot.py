@@ -114,7 +114,12 @@ def report(harness: Harness, args: argparse.Namespace, stopped_by: Optional[int]
     if stopped_by is not None:
         say("miniagent: stopped; the run was aborted.")
         return stopped_by
-    if harness.stop_message:  # a run limit or a failed compaction ended the run
+    if harness.stop_message:  # a run limit, a failed compaction or session write ended it
+        if last is not None and last.get("stopReason") == "stop" and args.mode != "json":
+            try:  # an answer received (and paid for) is never dropped: it, then the error
+                show_answer(harness, args)
+            except OSError as error:
+                return stdout_failure(error)
         say("miniagent: " + harness.stop_message)
         return 1
     if last is None or is_failed(last):

@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from .assemble import model_for, report_warnings
 from .attach import expand_prompt
+from .entrycheck import content_problem
 from .harness import Harness
 from .messages import Message, text_of, user_message
 from .output import say
@@ -111,9 +112,8 @@ class Commands:
         terminal expands it (/skill:name, @path; skills.SkillError is an error
         response), plus any "images"."""
         text = text_field(request, "message")
-        images = request.get("images")
-        if isinstance(images, list):
-            return user_message(text, images)
+        if request.get("images") is not None:
+            return user_message(text, images_of(request))
         skills = self.harness.project.skills if self.harness.project else ()
         prompt, warnings = expand_prompt(text, self.agent.cwd, skills)
         for warning in warnings:
@@ -268,6 +268,20 @@ def text_field(request: dict, name: str) -> str:
     if not isinstance(value, str) or not value:
         raise ValueError(f'{request["type"]} needs "{name}" (a non-empty string)')
     return value
+
+
+def images_of(request: dict) -> List[Dict[str, Any]]:
+    """A prompt's "images" as image blocks, or an error response: a bad one must not
+    reach the session file, which could then not be loaded back."""
+    images = request["images"]
+    if not isinstance(images, list):
+        raise ValueError(f'{request["type"]}: images must be a list of image objects '
+                         f'({{"type": "image", "data": base64, "mimeType": "image/png"}})')
+    blocks = [dict(image, type="image") if isinstance(image, dict) else image for image in images]
+    problem = content_problem(blocks, "images")
+    if problem:
+        raise ValueError(f'{request["type"]}: {problem}')
+    return blocks
 
 
 def model_info(model: Any) -> Dict[str, Any]:

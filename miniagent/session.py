@@ -47,7 +47,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .models import miniagent_home  # noqa: F401  (part of this module's API)
 from .sessioncontext import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
-from .sessionfile import SessionError
+from .sessionfile import SessionError, check_writable
 from .sessionmigrate import CURRENT_VERSION
 from .sessionstore import (STORE, JSONLStore, SessionInfo, SessionStore,  # noqa: F401
                            find_most_recent, find_sessions_by_prefix, list_sessions,
@@ -101,7 +101,9 @@ class Session:
         """`--session FILE`: the session in FILE, or a new one to be written there when the
         file is missing or empty. Raises SessionError for a file that is not a session."""
         path = os.path.abspath(path)
-        if not os.path.exists(path) or os.path.getsize(path) == 0:
+        # Only a missing or empty REGULAR file is new; anything else (a FIFO, a device)
+        # goes to load(), which refuses it in one line.
+        if not os.path.exists(path) or (os.path.isfile(path) and os.path.getsize(path) == 0):
             cwd = cwd or os.getcwd()
             return cls(new_header(cwd), [], path, cwd, store=store)
         loaded = store.load(path)
@@ -181,10 +183,17 @@ class Session:
     def append_session_info(self, name: str) -> str:
         return self._append("session_info", {"name": name.strip()})
 
+    def check_writable(self) -> None:
+        """Raise SessionError now if this session's file could not be written later."""
+        if self.persist:
+            check_writable(self.file_path)
+
     def save(self) -> None:
         """Write the file now if it is not written yet (a fork is written at once)."""
         if self.persist and not self._written:
-            self.store.append(self.file_path, [self.header] + self.entries)
+            # Another process may have created the file a moment ago: then our entries
+            # go under its header, and that header is this session's from now on.
+            self.header = self.store.create(self.file_path, self.header, self.entries)
             self._written, self.needs_new_file = True, False
 
     def _append(self, entry_type: str, fields: Dict[str, Any]) -> str:

@@ -39,7 +39,10 @@ import fcntl
 import gc
 import json
 import os
-from typing import Any, Dict, List, Tuple
+import tempfile
+from typing import Any, Callable, Dict, List, Tuple
+
+from .safeopen import open_regular
 
 from .messages import to_json
 from .redaction import redact_json
@@ -72,7 +75,7 @@ def read_text(path: str) -> str:
     """The whole file as text. Bytes that are not UTF-8 (a line cut inside a character)
     become U+FFFD, so they spoil only their own line."""
     try:
-        with open(path, "rb") as file:
+        with open_regular(path) as file:  # a FIFO or /dev/zero here is refused, not read
             return file.read().decode("utf-8", errors="replace")
     except OSError as error:
         raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
@@ -82,8 +85,8 @@ def parse_lines(path: str, text: str) -> Tuple[Dict[str, Any], List[dict], List[
     """Split a session file's text into (header, entries, line numbers, warnings).
 
     Blank lines are ignored; a line that is not a JSON object with a "type" is skipped
-    with a warning. Loading must stay close to the cost of json.loads per line, so an
-    entry is checked for its type only; session.py trusts the rest.
+    with a warning. The fields of each entry are checked later, by the store
+    (entrycheck.py), after an older file's entries have been migrated.
 
     Example: 'HEADER\\n{"type":"message",...}\\n{"ty' -> (header, [entry], [2],
     ["FILE:3: skipped a malformed line"])
@@ -120,10 +123,8 @@ def parse_lines(path: str, text: str) -> Tuple[Dict[str, Any], List[dict], List[
 
 
 def is_entry(value: Any) -> bool:
-    """An object with a type; a message entry must hold a message object."""
-    if type(value) is not dict or "type" not in value:
-        return False
-    return value["type"] != "message" or type(value.get("message")) is dict
+    """An object with a type (its fields are entrycheck.py's business)."""
+    return type(value) is dict and "type" in value
 
 
 def first_line_header(path: str, line: str) -> Dict[str, Any]:
@@ -143,7 +144,7 @@ def read_header(path: str, limit: int = 65536) -> Dict[str, Any]:
     Raises SessionError when the file has none. (pi reads 512 bytes; a header naming a
     long parentSession path can be longer than that.)"""
     try:
-        with open(path, "rb") as file:
+        with open_regular(path) as file:
             line = file.readline(limit).decode("utf-8", errors="replace")
     except OSError as error:
         raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
@@ -155,17 +156,47 @@ def append_lines(path: str, entries: List[Dict[str, Any]]) -> None:
 
     Raises SessionError on failure, after cutting the file back to its old size.
     """
-    data = "".join(to_line(entry) for entry in entries).encode("utf-8")
+    append_locked(path, lambda fd, size: entries)
+
+
+def create_lines(path: str, header: Dict[str, Any],
+                 entries: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Write a new session file: the header and the entries in one write. Returns the
+    header now at the top of the file.
+
+    Two processes may create the same `--session FILE` at once. Whoever holds the lock
+    first and finds the file empty writes the header; the other finds a header there,
+    reads it back and appends its entries under it, so a file never gets a second header
+    in the middle. (Creating with O_EXCL would not be enough on its own: the loser could
+    look between the winner's create and its write and find the file still empty.)
+    """
+    found = {}
+
+    def lines_for(fd: int, size: int) -> List[Dict[str, Any]]:
+        if size == 0:
+            return [header] + entries
+        first_line = os.pread(fd, 65536, 0).split(b"\n")[0].decode("utf-8", errors="replace")
+        found["header"] = first_line_header(path, first_line)  # not a session: refused
+        return entries
+
+    append_locked(path, lines_for)
+    return found.get("header", header)
+
+
+def append_locked(path: str, lines_for: Callable[[int, int], List[Dict[str, Any]]]) -> None:
+    """Open for appending, take the lock, and write `lines_for(fd, size)` in one write."""
     try:
         fd = open_for_append(path)
     except OSError as error:
         raise write_error(path, error) from None
     try:
         # The lock is not what keeps lines whole (the single write does that): it makes
-        # "look at the last byte, then write" one step. Without it, another writer's line
+        # "look at the file, then write" one step. Without it, another writer's line
         # still being copied in would look torn, and we would add an empty line.
         fcntl.flock(fd, fcntl.LOCK_EX)  # released by os.close
         size = os.fstat(fd).st_size
+        entries = lines_for(fd, size)
+        data = "".join(to_line(entry) for entry in entries).encode("utf-8")
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data  # a torn last line: keep it alone on its line
         write_all(fd, data, path, size)
@@ -181,6 +212,32 @@ def open_for_append(path: str) -> int:
     except FileNotFoundError:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         return os.open(path, flags, 0o644)
+
+
+def check_writable(path: str) -> None:
+    """Raise SessionError NOW when a session could not be written at `path` later.
+
+    The file is born with the first answer, and an answer is paid for: a folder that is
+    really a file, a path under a regular file or a read-only disk must be found before
+    the first request. We try it (os.access says yes to root for anything): an existing
+    file is opened for appending; otherwise a temporary file is made and removed in the
+    nearest folder that exists (we create no folder for a prompt that may fail).
+    """
+    try:
+        if os.path.lexists(path):
+            # O_NONBLOCK: opening a FIFO for writing would wait for a reader.
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK))
+            return
+        folder = os.path.dirname(path)
+        while not os.path.lexists(folder):
+            folder = os.path.dirname(folder)
+        if not os.path.isdir(folder):
+            raise SessionError(f"cannot write session {path}: {folder} is a file, not a folder")
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".miniagent-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as error:
+        raise write_error(path, error) from None
 
 
 def write_all(fd: int, data: bytes, path: str, size: int) -> None:

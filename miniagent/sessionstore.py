@@ -37,6 +37,9 @@ so miniagent and pi can read each other's folders:
 
 (`MINIAGENT_HOME` moves ~/.miniagent; `--session-dir` moves the project's folder.)
 
+Loading checks every entry's known fields (entrycheck.py): one of the wrong type is
+skipped with a warning naming FILE:LINE, and an empty node keeps its place in the tree.
+
 "Newest" is the file's modification time: files are append-only, so that is the time of
 the last entry, and `-c` (find_most_recent) and the listing agree on which one is first.
 
@@ -49,11 +52,13 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
+from .entrycheck import entry_problem
 from .messages import text_of
 from .models import miniagent_home
-from .sessionfile import (SessionError, append_lines, first_line_header, parse_lines,
-                          read_header, read_text)
+from .sessionfile import (SessionError, append_lines, create_lines, first_line_header,
+                          parse_lines, read_header, read_text)
 from .sessionmigrate import CURRENT_VERSION, migrate, version_of
+from .safeopen import open_regular
 
 
 @dataclass
@@ -95,6 +100,12 @@ class SessionStore:
         All of them or none: raises SessionError and leaves the session as it was."""
         raise NotImplementedError
 
+    def create(self, path: str, header: Dict[str, Any], entries: List[dict]) -> Dict[str, Any]:
+        """Write a new session (header and entries) at `path`. When another process has
+        just created it, append the entries under ITS header instead; return the header
+        the session now has."""
+        raise NotImplementedError
+
     def load(self, path: str) -> LoadedSession:
         """Read a session. Raises SessionError when it cannot be read or is not one."""
         raise NotImplementedError
@@ -124,13 +135,15 @@ class JSONLStore(SessionStore):
     def append(self, path: str, entries: List[dict]) -> None:
         append_lines(path, entries)
 
+    def create(self, path: str, header: Dict[str, Any], entries: List[dict]) -> Dict[str, Any]:
+        return create_lines(path, header, entries)
+
     def load(self, path: str) -> LoadedSession:
         header, entries, numbers, warnings = parse_lines(path, read_text(path))
         version = version_of(header)
         if version < CURRENT_VERSION:
             migrate(header, entries, numbers)
-        if not all(type(entry.get("id")) is str for entry in entries):
-            entries = without_unnamed(path, entries, numbers, warnings)
+        entries = checked(path, entries, numbers, warnings)
         return LoadedSession(header, entries, warnings, version)
 
     def list_sessions(self, session_dirs: List[str]) -> List[SessionInfo]:
@@ -171,22 +184,46 @@ class JSONLStore(SessionStore):
             status = os.stat(path)
             if mark and mark.get("stamp") == stamp_of(status):
                 return SessionTail(None, [], cursor, restarted=False)
-            with open(path, "rb") as file:
+            with open_regular(path) as file:
                 return read_tail(path, file, status, mark)
         except OSError as error:
             raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
 
 
-def without_unnamed(path: str, entries: List[dict], numbers: List[int],
-                    warnings: List[str]) -> List[dict]:
-    """Entries without a string id cannot sit in the tree: skip them with a warning."""
+def checked(path: str, entries: List[dict], numbers: List[int],
+            warnings: List[str]) -> List[dict]:
+    """The entries whose known fields hold the right types (entrycheck.py). A bad one is
+    skipped with a warning; when its id and parentId can still be read, an empty node
+    takes its place, so the entries after it stay on their branch. The file itself is
+    never changed."""
     kept = []
     for entry, number in zip(entries, numbers):
-        if type(entry.get("id")) is str:
+        problem = entry_problem(entry)
+        if problem is None:
             kept.append(entry)
-        else:
+            continue
+        if type(entry.get("id")) is not str:
             warnings.append(f"{path}:{number}: skipped an entry without an id")
+            continue
+        warnings.append(f"{path}:{number}: skipped a malformed entry ({problem})")
+        node = empty_node(entry)
+        if node is not None:
+            kept.append(node)
     return kept
+
+
+def empty_node(entry: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """A stand-in for a bad entry: its place in the tree and nothing else (a custom entry,
+    which the model never sees), or None when even its place cannot be read."""
+    parent = entry.get("parentId")
+    if not (parent is None or type(parent) is str):
+        return None
+    timestamp = entry.get("timestamp")
+    return {"type": "custom", "id": entry["id"], "parentId": parent,
+            "timestamp": timestamp if type(timestamp) is str else "", "customType": SKIPPED}
+
+
+SKIPPED = "miniagent.skipped"  # the customType of an empty node
 
 
 STORE = JSONLStore()  # the store every caller uses unless it is given another
@@ -219,7 +256,7 @@ def read_tail(path: str, file: Any, status: os.stat_result, mark: Optional[dict]
         header, entries, numbers, _ = parse_lines(path, text)
     if version_of(header) < CURRENT_VERSION:
         migrate(header, entries, numbers)  # a version-1 file's first new entry gets no parentId
-    entries = without_unnamed(path, entries, numbers, [])
+    entries = checked(path, entries, numbers, [])
     offset = mark["offset"] + len(data)
     cursor = {"stamp": stamp_of(status), "offset": offset,
               "lines": mark["lines"] + data.count(b"\n"), "check": check.hexdigest()}

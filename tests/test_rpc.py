@@ -9,6 +9,7 @@ import sys
 import threading
 
 from fake_server import FakeServer
+from miniagent.session import Session
 from test_cli import wait_gone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -426,3 +427,28 @@ def test_non_finite_numbers_are_refused_and_a_stray_confirmation_is_ignored(tmp_
         rpc.kill()
     assert status == 0 and rest == [] and "Traceback" not in stderr, stderr
     assert stderr.count("not a pending question") == 3
+
+
+def test_a_prompt_with_bad_images_is_refused_and_writes_nothing(tmp_path):
+    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("seen")]))
+    good = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
+    bad = ["aGk=", {"data": "aGk="}, ["aGk="], ["not an object"], [{"mimeType": "image/png"}],
+           [{"data": 5, "mimeType": "image/png"}], [{"data": "aGk=", "mimeType": None}],
+           [good, {"data": "aGk=", "mimeType": ["png"]}]]
+    try:
+        for number, images in enumerate(bad):
+            reply = rpc.ask({"type": "prompt", "message": f"bad {number}", "images": images})
+            assert not reply["success"] and "images" in reply["error"], reply
+        rpc.send({"id": "ok", "type": "prompt", "message": "look", "images": [good]})
+        records = rpc.until(lambda r: r["type"] == "agent_end")
+        assert records[0]["success"] is True
+        path = rpc.call({"type": "get_state"})["sessionFile"]
+        status, _, stderr = rpc.close()
+    finally:
+        rpc.kill()
+    assert status == 0, stderr
+    session = Session.open(path)
+    assert session.warnings == []
+    users = [e["message"] for e in session.entries
+             if e["type"] == "message" and e["message"]["role"] == "user"]
+    assert [user["content"] for user in users] == [[{"type": "text", "text": "look"}, good]]

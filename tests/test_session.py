@@ -127,6 +127,25 @@ def test_a_zero_byte_file_is_a_new_session_at_that_path(tmp_path):
     assert Session.open(str(path)).id == session.id
 
 
+def test_two_sessions_creating_one_file_leave_one_header_and_both_answers(tmp_path):
+    # The lost race, made deterministic: both processes looked, found no file, and each
+    # holds a new session for that path; the second to write finds the first's header.
+    path = tmp_path / "shared.jsonl"
+    first, second = Session.open(str(path)), Session.open(str(path))
+    first.append_message(user("one"))
+    first.append_message(assistant("answer one"))
+    second.append_message(user("two"))
+    second.append_message(assistant("answer two"))
+    written = lines(path)
+    assert [e["type"] for e in written] == ["session"] + ["message"] * 4
+    assert second.id == first.id == written[0]["id"]
+    second.append_message(user("three"))  # goes on under the shared header
+    reloaded = Session.open(str(path))
+    assert reloaded.warnings == [] and len(reloaded.entries) == 5
+    texts = [e["message"]["content"][0]["text"] for e in reloaded.get_branch()]
+    assert texts == ["two", "answer two", "three"]
+
+
 @pytest.mark.parametrize("content", ['{"type":"message","id":"a","parentId":null}\n', "not json\n",
                                      "\n", '{"type":"session"}\n'])
 def test_a_file_without_a_valid_header_is_refused_and_left_alone(tmp_path, content):

@@ -74,6 +74,33 @@ def test_two_processes_appending_never_interleave_within_a_line(tmp_path):
     assert all(e["data"] == e["customType"] * 20000 for e in written)
 
 
+def test_two_processes_creating_one_session_file_leave_one_header(tmp_path):
+    # Both open the missing file (each sees no file, so each holds a new header), say so,
+    # and wait on stdin; only when both have looked does the test let them write.
+    path = tmp_path / "new.jsonl"
+    creator = (
+        "import sys\n"
+        "from miniagent.session import Session\n"
+        "session = Session.open(sys.argv[1])\n"
+        "print('looked', flush=True)\n"
+        "sys.stdin.readline()\n"
+        "for role in ('user', 'assistant'):\n"
+        "    session.append_message({'role': role, 'content': [], 'timestamp': 1})\n")
+    env = dict(os.environ, PYTHONPATH=REPO)
+    children = [subprocess.Popen([sys.executable, "-c", creator, str(path)], env=env, text=True,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                for _ in range(2)]
+    assert [child.stdout.readline() for child in children] == ["looked\n"] * 2
+    assert not path.exists()
+    for child in children:
+        child.stdin.write("go\n")
+        child.stdin.close()
+    assert [child.wait(timeout=60) for child in children] == [0, 0]
+    types = [json.loads(line)["type"] for line in path.read_text().splitlines()]
+    assert types == ["session"] + ["message"] * 4
+    assert len(Session.open(str(path)).entries) == 4
+
+
 def test_a_full_disk_raises_one_line_and_leaves_the_file_whole(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_bytes(to_line(HEADER).encode() + to_line(entry("aaaaaaaa", None, "hi")).encode())

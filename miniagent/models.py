@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Dict, List, Mapping, Optional
 
-from .safeopen import read_regular
+from .safeopen import TEXT_LIMIT, read_regular
 
 BUILTIN_REGISTRY = Path(__file__).with_name("models.json")
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -215,16 +215,11 @@ def _read_user_file(path: Path, builtin: Collection[str]) -> Dict[str, Any]:
     return data["providers"]
 
 
-# Config files are a few KB; a megabyte leaves room for a models.json listing hundreds
-# of models while keeping a file someone planted from filling memory or stalling start-up.
-CONFIG_LIMIT = 1024 * 1024
-
-
 def read_json_file(path: Path) -> Any:
     """Parse a JSON configuration file (models.json, settings.json, trust.json): a regular
-    file of at most CONFIG_LIMIT bytes. Every failure is a ConfigError naming the file."""
+    file of at most TEXT_LIMIT bytes. Every failure is a ConfigError naming the file."""
     try:  # utf-8-sig: Windows editors may start the file with a byte order mark
-        return json.loads(read_regular(str(path), CONFIG_LIMIT).decode("utf-8-sig"))
+        return json.loads(read_regular(str(path), TEXT_LIMIT).decode("utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
                           f"{exc.msg}") from None

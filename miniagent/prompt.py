@@ -58,6 +58,7 @@ from xml.sax.saxutils import quoteattr
 from .models import ConfigError, miniagent_home
 from .settings import project_config_dir
 from .skills import Skill, format_skills
+from .safeopen import TEXT_LIMIT, read_regular
 from .tools import Tool
 from .wrappers import defuse_closing_tags
 
@@ -154,9 +155,10 @@ def context_section(cwd: str, home: Path) -> str:
 
 
 def read_text(path: Path) -> Optional[str]:
-    """A context file's text; None if it cannot be read (it is left out, not fatal)."""
+    """A context file's text; None if it cannot be read (it is left out, not fatal).
+    A clone may plant a FIFO or a link to a device under that name: regular files only."""
     try:
-        return path.read_text(encoding="utf-8-sig", errors="replace")
+        return read_regular(str(path), TEXT_LIMIT).decode("utf-8-sig", errors="replace")
     except OSError:
         return None
 

@@ -24,6 +24,11 @@ import os
 import stat
 from typing import BinaryIO, Optional
 
+# Config files and instructions (AGENTS.md, SKILL.md) are a few KB; a megabyte leaves
+# room for a models.json listing hundreds of models while keeping a file someone planted
+# from filling memory or stalling start-up.
+TEXT_LIMIT = 1024 * 1024
+
 KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device",
          stat.S_IFDIR: "a directory", stat.S_IFSOCK: "a socket"}
 

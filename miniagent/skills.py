@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
+from .safeopen import TEXT_LIMIT, read_regular
 from .settings import project_config_dir
 from .wrappers import defuse_closing_tags
 
@@ -97,7 +98,7 @@ def find_skill_files(root: Path) -> List[Path]:
 def read_skill(path: Path) -> Skill:
     """Parse one SKILL.md; ValueError says what is wrong with it."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_regular(str(path), TEXT_LIMIT).decode("utf-8-sig")  # not a FIFO
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot be read ({exc})") from None
     fields, body = split_front_matter(text)

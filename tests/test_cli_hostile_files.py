@@ -156,3 +156,18 @@ def test_an_answer_received_is_printed_even_when_the_session_write_fails(tmp_pat
     [line] = told(result.stderr)
     assert line.startswith("miniagent: cannot write session ") and "File too large" in line
     assert "make room" not in line
+
+
+def test_a_fifo_named_skill_md_or_a_device_named_agents_md_does_not_hang_the_start(
+        tmp_path, private_home):
+    """A skill folder and a project hold names that promise text: a FIFO behind SKILL.md,
+    a link to /dev/zero behind AGENTS.md. The run skips them and answers."""
+    skill = private_home / "skills" / "stuck"
+    skill.mkdir(parents=True)
+    os.mkfifo(str(skill / "SKILL.md"))
+    os.symlink("/dev/zero", str(tmp_path / "AGENTS.md"))
+    done = run_bounded("--script", write_script(tmp_path, [answer("fine")]), "-p", "hi",
+                       cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "fine"
+    assert "SKILL.md" in done.stderr and "not a regular file" in done.stderr

@@ -187,6 +187,8 @@ class OutputSink:
         self.total_bytes = 0
         self.newlines = 0
         self.path: Optional[str] = None
+        self.save_error: Optional[str] = None
+        """Why the full output could not be kept in a file, once that has failed."""
         self._file = None
 
     def __enter__(self) -> "OutputSink":
@@ -200,8 +202,8 @@ class OutputSink:
         self.newlines += data.count(b"\n")
         self.tail += data
         if self._file is not None:
-            self._file.write(data)
-        elif self.total_bytes > DEFAULT_MAX_BYTES:
+            self._save(lambda: self._file.write(data))
+        elif self.total_bytes > DEFAULT_MAX_BYTES and self.save_error is None:
             self._spill()  # the tail is still complete here: trimming starts at 100 KB
         self._trim()
 
@@ -209,8 +211,30 @@ class OutputSink:
         """Open the temp file and write everything so far into it."""
         self.path = os.path.join(tempfile.gettempdir(),
                                  f"miniagent-bash-{secrets.token_hex(8)}.log")
-        self._file = open(self.path, "xb")  # "x": never write into someone else's file
-        self._file.write(self.tail)
+
+        def create() -> None:
+            self._file = open(self.path, "xb")  # "x": never write into someone else's file
+            self._file.write(self.tail)
+        self._save(create)
+
+    def _save(self, step: Callable[[], None]) -> None:
+        """Do one step of keeping the full output; if it fails, keep going without it.
+
+        The file is a convenience, the command's result is not: a full disk, a TMPDIR
+        that is not a folder or a file size limit must not kill the command or hide
+        its output. The half-written file is removed and the reason kept for the
+        notice (`save_error`)."""
+        try:
+            step()
+        except OSError as exc:
+            self.save_error = f"{exc.strerror or exc} ({self.path})"
+            self.close()
+            self._file = None
+            try:
+                os.remove(self.path)
+            except OSError:
+                pass  # never created, or already gone
+            self.path = None
 
     def _trim(self) -> None:
         """Drop the oldest bytes beyond ROLLING_BYTES, cutting at a character start."""
@@ -233,20 +257,25 @@ class OutputSink:
         return replace(truncation, total_lines=self.newlines + 1,
                        total_bytes=self.total_bytes)
 
-    def save_full_output(self) -> str:
-        """The path of a file that holds every byte so far, flushed to disk.
+    def save_full_output(self) -> Optional[str]:
+        """The path of a file that holds every byte so far, flushed to disk, or None
+        when it could not be written (`save_error` says why).
 
         Output under 50 KB was never spilled; it is written now (a notice that cuts
         2001 short lines must still point to all of them).
         """
-        if self._file is None:
+        if self._file is None and self.save_error is None:
             self._spill()
-        self._file.flush()
+        if self._file is not None:
+            self._save(self._file.flush)
         return self.path
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            try:
+                self._file.close()
+            except OSError:
+                pass  # its last bytes could not be written: save_error tells why
 
 
 # Every command still running, so that quitting at once can kill them first: the

@@ -18,7 +18,8 @@ Three problems, three answers:
     waits in `poll` at most 100 ms at a time, so it notices an abort or a timeout
     within 100 ms even when the command prints nothing. The command starts in a new
     session (its own process group), so one `killpg(SIGKILL)` stops the shell AND
-    everything it started (`sleep 60 & sleep 60`).
+    everything it started (`sleep 60 & sleep 60`); reaper.kill_tree adds what left
+    the group (`setsid`), and reaper.py sweeps up at exit.
 
   * A command can leave a background job behind (`server &`) that keeps the pipe open
     after the shell has exited. We stop reading once the shell is gone and the pipe is
@@ -33,7 +34,6 @@ import os
 import secrets
 import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -42,6 +42,7 @@ from dataclasses import replace
 from typing import Callable, Optional, Tuple
 
 from . import ToolError
+from .reaper import kill_tree, tracked
 from .truncate import DEFAULT_MAX_BYTES, Truncation, truncate_tail
 
 ROLLING_BYTES = 2 * DEFAULT_MAX_BYTES
@@ -74,18 +75,15 @@ def run_command(command: str, cwd: str, sink: "OutputSink", timeout: Optional[fl
     `shell` is settings.json's shellPath; None finds bash.
     """
     proc = start(command, cwd, shell)
-    with _running_lock:
-        _running.add(proc)
-    try:
-        stopped_by = pump(proc, sink, timeout, abort, on_output)
-    except BaseException:
-        kill_group(proc)  # never leave a command running behind a failure of ours
-        raise
-    finally:
-        proc.stdout.close()
-        proc.wait()  # reap it: a killed child stays a zombie until its parent waits
-        with _running_lock:
-            _running.discard(proc)
+    with tracked(proc):  # so that the final sweep can find it (reaper.py)
+        try:
+            stopped_by = pump(proc, sink, timeout, abort, on_output)
+        except BaseException:
+            kill_tree(proc.pid)  # never leave a command running behind a failure of ours
+            raise
+        finally:
+            proc.stdout.close()
+            proc.wait()  # reap it: a killed child stays a zombie until its parent waits
     return proc.returncode, stopped_by
 
 
@@ -126,11 +124,11 @@ def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],
     unreported = False  # output arrived since the last live update
     while True:
         if abort.is_set():
-            kill_group(proc)
+            kill_tree(proc.pid)
             return "aborted"
         now = time.monotonic()
         if deadline is not None and now >= deadline:
-            kill_group(proc)
+            kill_tree(proc.pid)
             return "timeout"
         wait = POLL_SECONDS if deadline is None else min(POLL_SECONDS, deadline - now)
         if unreported:  # wake up when the pending update is due
@@ -159,13 +157,6 @@ def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],
             last_update = time.monotonic()
             unreported = False
             on_output()
-
-
-def kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # already gone
 
 
 class OutputSink:
@@ -276,20 +267,3 @@ class OutputSink:
                 self._file.close()
             except OSError:
                 pass  # its last bytes could not be written: save_error tells why
-
-
-# Every command still running, so that quitting at once can kill them first: the
-# commands run in sessions of their own, and a process that simply exits would leave
-# them running (a second Ctrl-C during `sleep 30` must not orphan the sleep).
-_running = set()
-_running_lock = threading.Lock()
-
-
-def quit_now(code: int) -> None:
-    """Kill the process group of every command still running, then exit at once
-    (without waiting for threads: a tool thread may be deep in a huge file)."""
-    with _running_lock:
-        procs = list(_running)
-    for proc in procs:
-        kill_group(proc)
-    os._exit(code)

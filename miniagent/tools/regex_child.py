@@ -1,0 +1,134 @@
+"""The regex matcher's own process: match the lines of the files it is handed, report them.
+
+regex_worker.py starts this file as a script, `python -I -S regex_child.py PARENT_PID`,
+in the temp folder: isolated mode, so no folder that could hold someone's `json.py` is
+on its path, and no site-packages. It imports only the standard library. It opens no
+file itself: each file arrives as an open descriptor, chosen and opened by grep.
+
+    in (stdin, a Unix socket)           out (stdout, JSON lines)
+    {"pattern": "def ", "flags": 32,
+     "context": 1, "maxChars": 500}
+    {"limit": 100}  + a file's fd  -->  ["c", 4, "x = 1"]     a context line
+                                        ["m", 5, "def f():"]  a matching line
+                                        ["p", 0, ""]          still working (progress)
+                                        ["done", 0, ""]       this file is finished
+    (end of input)                 -->  exits
+
+The next file is sent only after "done", with the matches still allowed. "p" comes at
+least every PROGRESS_SECONDS while lines are being matched, so silence means one line
+is taking the engine that long: regex_worker.py then kills this process. Python's `re`
+holds the interpreter lock for the whole of one search, so nothing inside the process
+could interrupt it; only a process can be stopped from outside.
+
+On Linux the kernel kills this process if the grep thread that started it dies
+(PR_SET_PDEATHSIG), so even SIGKILL of the agent leaves no runaway match behind.
+
+Left out: multiline patterns, and encodings other than UTF-8 (as grep.py says).
+"""
+
+import ctypes
+import json
+import os
+import re
+import signal
+import socket
+import sys
+import time
+from collections import deque
+
+PROGRESS_LINES = 64
+"""How often (in lines) the clock is looked at: often enough, and cheap."""
+PROGRESS_SECONDS = 0.5
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def main() -> None:
+    die_with_parent(int(sys.argv[1]))
+    requests = Requests(socket.socket(fileno=0))
+    setup = requests.next()
+    regex = re.compile(setup["pattern"], setup["flags"])
+    out = os.fdopen(1, "wb")
+    max_chars = setup["maxChars"] + 1  # one more than grep shows, so it knows to cut
+
+    def emit(kind: str, number: int = 0, text: str = "") -> None:
+        out.write(json.dumps([kind, number, text[:max_chars]]).encode() + b"\n")
+
+    while True:
+        request = requests.next()
+        if request is None:
+            return
+        with os.fdopen(requests.fds.pop(0), "rb") as f:  # every file request brings one
+            scan(f, regex, setup["context"], request["limit"], emit, out.flush)
+        emit("done")
+        out.flush()
+
+
+def die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL us when the thread that started us ends; elsewhere, and if
+    the parent is already gone, there is nobody to answer to either way."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # it died before the request above took effect
+        sys.exit(1)
+
+
+class Requests:
+    """JSON lines from the socket, and the descriptors that came with them, in order
+    (a stream socket may deliver two requests in one read)."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock, self.buffer, self.fds = sock, b"", []
+
+    def next(self):
+        """The next request, or None at the end of input."""
+        while b"\n" not in self.buffer:
+            data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 1)
+            if not data:
+                return None
+            self.buffer += data
+            self.fds += fds
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line)
+
+
+def scan(f, regex, context: int, limit: int, emit, flush) -> None:
+    """Report the matches of one file, with context, until `limit` matches.
+
+    `before` holds the last `context` lines not yet reported; `after` counts the
+    context lines still owed to the last match. Every line lands in exactly one place
+    (reported as a match, reported as context, or held in `before`), so no line is
+    reported twice: that is what merges the blocks of two nearby matches. Example,
+    context=1, matches on lines 3 and 5 -> lines 2-6 once. After the last allowed
+    match its context is still reported, then the file is left.
+    """
+    before: deque = deque(maxlen=context)  # older lines drop out on their own
+    after = matches = 0
+    last_report = time.monotonic()
+    for number, raw in enumerate(f, start=1):
+        if number % PROGRESS_LINES == 0 and time.monotonic() - last_report >= PROGRESS_SECONDS:
+            emit("p")
+            flush()
+            last_report = time.monotonic()
+        text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
+        # Past the limit a match is not counted: it can only appear as context.
+        if matches < limit and regex.search(text):
+            for context_number, context_text in before:
+                emit("c", context_number, context_text)
+            before.clear()  # reported now, so no later match reports them again
+            emit("m", number, text)
+            matches += 1
+            after = context  # owed from the newest match on, not added up
+        elif after > 0:
+            emit("c", number, text)
+            after -= 1
+        elif matches >= limit:
+            return  # the last match's context is complete: nothing more to show
+        else:
+            before.append((number, text))
+
+
+if __name__ == "__main__":
+    main()

@@ -28,7 +28,6 @@ zombies until we exit: a pid we did not start might be one `subprocess` owns).
 """
 
 import atexit
-import ctypes
 import os
 import signal
 import subprocess
@@ -119,6 +118,7 @@ def adopt_orphans() -> None:
     stay its children; everywhere, `sweep` runs at exit."""
     global _adopting
     if sys.platform.startswith("linux"):
+        import ctypes  # only here: a library user of the tools never needs it
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             _adopting = libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0

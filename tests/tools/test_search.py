@@ -8,8 +8,8 @@ import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
 from miniagent.tools import grep as grep_module
-from miniagent.tools.reaper import descendants
 from miniagent.tools.walk import glob_matcher, walk
+from helpers import processes_below
 
 
 def run(name, cwd, **args):
@@ -94,16 +94,8 @@ RUNAWAY_LINE = "a" * 34 + "b\n"
 
 
 def matcher_children():
-    """The pids of this process's regex matcher children, as /proc shows them."""
-    found = []
-    for pid in descendants(os.getpid()):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"regex_child" in f.read():
-                    found.append(pid)
-        except OSError:
-            pass
-    return found
+    """The pids of this process's regex matcher children."""
+    return processes_below(os.getpid(), b"regex_child")
 
 
 def test_a_runaway_pattern_ends_the_call_with_an_error_naming_it(tmp_path, monkeypatch):

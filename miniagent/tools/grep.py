@@ -29,12 +29,12 @@ UTF-8, and ripgrep's regex dialect (Python's `re` is close for everyday patterns
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Pattern, Tuple
+from typing import BinaryIO, Dict, Iterator, List, Pattern, Tuple
 
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .binary import SNIFF_BYTES, is_binary
 from .paths import check_exists, refuse_special_file, resolve_path
-from .regex_worker import Matcher, regex_matcher
+from .regex_worker import regex_matcher
 from .truncate import (DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, parse_limit,
                        truncate_line)
 from .walk import glob_matcher, walk
@@ -99,12 +99,14 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     refuse_special_file(root)
     search = Search(regex=compile_pattern(args), context=max(0, int(args.get("context") or 0)),
                     limit=parse_limit(args.get("limit"), DEFAULT_LIMIT))
-    with regex_matcher(search.regex, search.context, MAX_LINE_CHARS, ctx.abort) as matcher:
-        for path, rel in files_to_search(root, args.get("glob"), ctx):
-            check_not_aborted(ctx.abort)  # walk checks per directory; one may hold many files
-            search_file(path, rel, search, matcher)
-            if search.matches >= search.limit:
-                break
+    # The child process, not this thread, runs the regex: a runaway pattern stalls only
+    # the child, which regex_worker.py can kill (regex_child.py says how the context
+    # blocks are merged so that no line is shown twice).
+    with regex_matcher(search.regex, search.context, search.limit, MAX_LINE_CHARS,
+                       ctx.abort) as matcher:
+        for rel, kind, number, text in matcher.search(text_files(root, search, args, ctx)):
+            search.add(rel, number, text, is_match=kind == "m")
+    search.matches = matcher.matches
     notices, details = [], {}
     if search.matches >= search.limit:
         notices.append(f"Match limit reached ({search.limit}). Use "
@@ -144,23 +146,20 @@ def files_to_search(root: str, glob: str, ctx: ToolContext) -> Iterator[Tuple[st
             yield entry.path, entry.rel
 
 
-def search_file(path: str, rel: str, search: Search, matcher: Matcher) -> None:
-    """Add the matches of one file, with their context, until the match limit is reached.
-
-    The file is opened here and handed to the matcher's child process, which reads its
-    lines and reports those to show (regex_child.py says how context blocks are merged
-    so that no line is shown twice). The child, not this thread, runs the regex: a
-    runaway pattern stalls only the child, which regex_worker.py can kill.
-    """
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        search.unreadable.append(f"{rel} ({exc.strerror or exc})")
-        return
-    with f:
+def text_files(root: str, search: Search, args: Dict,
+               ctx: ToolContext) -> Iterator[Tuple[BinaryIO, str]]:
+    """(open file, path to show) of each text file to search; binary files are skipped
+    and files that cannot be opened noted in `search.unreadable`. The matcher closes
+    the files it is given."""
+    for path, rel in files_to_search(root, args.get("glob"), ctx):
+        check_not_aborted(ctx.abort)  # walk checks per directory; one may hold many files
+        try:
+            f = open(path, "rb")
+        except OSError as exc:
+            search.unreadable.append(f"{rel} ({exc.strerror or exc})")
+            continue
         if is_binary(f.read(SNIFF_BYTES)):
-            return
+            f.close()
+            continue
         f.seek(0)  # the child shares this descriptor, and its position
-        for kind, number, text in matcher.scan(f, rel, search.limit - search.matches):
-            search.add(rel, number, text, is_match=kind == "m")
-            search.matches += kind == "m"
+        yield f, rel

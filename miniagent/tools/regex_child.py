@@ -7,14 +7,16 @@ file itself: each file arrives as an open descriptor, chosen and opened by grep.
 
     in (stdin, a Unix socket)           out (stdout, JSON lines)
     {"pattern": "def ", "flags": 32,
-     "context": 1, "maxChars": 500}
-    {"limit": 100}  + a file's fd  -->  ["c", 4, "x = 1"]     a context line
+     "limit": 100, "context": 1,
+     "maxChars": 500}
+    {}  + a file's descriptor      -->  ["c", 4, "x = 1"]     a context line
                                         ["m", 5, "def f():"]  a matching line
                                         ["p", 0, ""]          still working (progress)
                                         ["done", 0, ""]       this file is finished
     (end of input)                 -->  exits
 
-The next file is sent only after "done", with the matches still allowed. "p" comes at
+Files are answered in the order they came; the limit counts matches over all of them
+(a file after the limit costs one line's read). "p" comes at
 least every PROGRESS_SECONDS while lines are being matched, so silence means one line
 is taking the engine that long: regex_worker.py then kills this process. Python's `re`
 holds the interpreter lock for the whole of one search, so nothing inside the process
@@ -53,14 +55,13 @@ def main() -> None:
     def emit(kind: str, number: int = 0, text: str = "") -> None:
         out.write(json.dumps([kind, number, text[:max_chars]]).encode() + b"\n")
 
-    while True:
-        request = requests.next()
-        if request is None:
-            return
+    remaining = setup["limit"]  # matches still allowed, over all the files
+    # Replies are flushed when there is no file left to work on (and with each "p"):
+    # a batch of small files costs grep one wake-up, not one each.
+    while requests.next(before_waiting=out.flush) is not None:
         with os.fdopen(requests.fds.pop(0), "rb") as f:  # every file request brings one
-            scan(f, regex, setup["context"], request["limit"], emit, out.flush)
+            remaining -= scan(f, regex, setup["context"], remaining, emit, out.flush)
         emit("done")
-        out.flush()
 
 
 def die_with_parent(parent: int) -> None:
@@ -82,9 +83,11 @@ class Requests:
     def __init__(self, sock: socket.socket):
         self.sock, self.buffer, self.fds = sock, b"", []
 
-    def next(self):
-        """The next request, or None at the end of input."""
+    def next(self, before_waiting=lambda: None):
+        """The next request, or None at the end of input; `before_waiting` is called
+        when none has arrived yet."""
         while b"\n" not in self.buffer:
+            before_waiting()
             data, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 1)
             if not data:
                 return None
@@ -94,8 +97,9 @@ class Requests:
         return json.loads(line)
 
 
-def scan(f, regex, context: int, limit: int, emit, flush) -> None:
-    """Report the matches of one file, with context, until `limit` matches.
+def scan(f, regex, context: int, limit: int, emit, flush) -> int:
+    """Report the matches of one file, with context, until `limit` matches; return
+    how many it reported.
 
     `before` holds the last `context` lines not yet reported; `after` counts the
     context lines still owed to the last match. Every line lands in exactly one place
@@ -125,9 +129,10 @@ def scan(f, regex, context: int, limit: int, emit, flush) -> None:
             emit("c", number, text)
             after -= 1
         elif matches >= limit:
-            return  # the last match's context is complete: nothing more to show
+            break  # the last match's context is complete: nothing more to show
         else:
             before.append((number, text))
+    return matches
 
 
 if __name__ == "__main__":

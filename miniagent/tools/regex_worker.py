@@ -6,9 +6,9 @@ whole time, so in our own process no thread, no signal handler and no Ctrl-C wou
 run again. So grep hands the matching to a child process, which can always be killed:
 
     grep.py (what grep means)          regex_child.py (a separate Python process)
-      open a file, skip binaries
-      matcher.scan(f, rel, limit)  -->  match its lines, report matches and context
-      <-- ("m", 5, "def f():") ...      (and "still working" at least every 0.5 s)
+      open the files, skip binaries
+      matcher.search(files)        -->  match their lines, report matches and context
+      <-- ("a.py", "m", 5, "def f():")  (and "still working" at least every 0.5 s)
 
     while it waits, this file watches three things:
       the call is aborted (Ctrl-C, SIGTERM)         -> kill the child, "Operation aborted"
@@ -16,7 +16,9 @@ run again. So grep hands the matching to a child process, which can always be ki
                                                        pattern and the file
       the child died                                -> an error saying so
 
-One child serves a whole call (one per file would cost a Python start-up per file).
+One child serves a whole call (one per file would cost a Python start-up per file),
+and up to 16 files are handed over ahead of its answers, so small files do not cost a
+round trip each.
 It runs `sys.executable -I -S` in the temp folder, so nothing in the project (a
 `json.py`, a `re.py`) is imported by it, and it receives open file descriptors over a
 Unix socket, never paths. The child is tracked like a command (reaper.py), so a second
@@ -36,8 +38,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
-from typing import BinaryIO, Iterator, Pattern, Tuple
+from typing import BinaryIO, Deque, Iterator, Pattern, Tuple
 
 from . import ToolError, check_not_aborted
 from .reaper import kill_tree, tracked
@@ -47,6 +50,8 @@ STALL_SECONDS = 5.0
 POLL_SECONDS = 0.1
 """Longest wait for the child's next line: how quickly an abort is noticed."""
 READ_BYTES = 64 * 1024
+IN_FLIGHT = 16
+"""Files handed to the child ahead of its answers (each holds a descriptor open)."""
 
 
 def stall_seconds() -> float:
@@ -59,7 +64,7 @@ def stall_seconds() -> float:
 
 
 @contextmanager
-def regex_matcher(regex: Pattern, context: int, max_chars: int,
+def regex_matcher(regex: Pattern, context: int, limit: int, max_chars: int,
                   abort: threading.Event) -> Iterator["Matcher"]:
     """A child process ready to match `regex`, stopped when the block ends."""
     ours, theirs = socket.socketpair()
@@ -75,8 +80,8 @@ def regex_matcher(regex: Pattern, context: int, max_chars: int,
         theirs.close()
     with tracked(proc):
         try:
-            matcher = Matcher(proc, ours, regex.pattern, abort)
-            matcher.send({"pattern": regex.pattern, "flags": regex.flags,
+            matcher = Matcher(proc, ours, regex.pattern, limit, abort)
+            matcher.send({"pattern": regex.pattern, "flags": regex.flags, "limit": limit,
                           "context": context, "maxChars": max_chars})
             yield matcher
         finally:
@@ -92,9 +97,10 @@ class Matcher:
     """One call's conversation with the child: a file goes in, its lines come back."""
 
     def __init__(self, proc: subprocess.Popen, sock: socket.socket, pattern: str,
-                 abort: threading.Event):
+                 limit: int, abort: threading.Event):
         self.proc, self.sock, self.pattern, self.abort = proc, sock, pattern, abort
-        self.pending = b""  # a reply line not yet complete
+        self.limit, self.matches = limit, 0
+        self.pending = b""  # replies read but not yet handled
 
     def send(self, request: dict, fd: int = -1) -> None:
         data = [json.dumps(request).encode() + b"\n"]
@@ -103,23 +109,54 @@ class Matcher:
         except OSError:
             pass  # the child is gone: reading its replies says so
 
-    def scan(self, f: BinaryIO, rel: str, limit: int) -> Iterator[Tuple[str, int, str]]:
-        """("m" or "c", line number, text) for each line of `f` grep shows, in order."""
-        self.send({"limit": limit}, f.fileno())
-        for reply in self.replies(rel):
-            if reply[0] == "done":
-                return
-            if reply[0] != "p":
-                yield tuple(reply)
+    def search(self, files: Iterator[Tuple[BinaryIO, str]]) -> Iterator[Tuple[str, str, int, str]]:
+        """(path shown, "m" or "c", line number, text) for each line grep shows.
+
+        `files` are open files and the names to show. Up to IN_FLIGHT of them are
+        handed over ahead, so the child never waits for us between two small files;
+        the child answers them in order, and each is closed once it is done. Once the
+        limit is reached, no more files are handed over (nor opened)."""
+        in_flight: Deque[Tuple[BinaryIO, str]] = deque()
+        files = iter(files)
+        try:
+            while in_flight or self.hand_over(files, in_flight):
+                while len(in_flight) < IN_FLIGHT and self.hand_over(files, in_flight):
+                    pass
+                rel = in_flight[0][1]
+                for kind, number, text in self.replies(rel):
+                    if kind == "done":
+                        break
+                    if kind != "p":
+                        self.matches += kind == "m"
+                        yield rel, kind, number, text
+                in_flight.popleft()[0].close()
+        finally:
+            for f, _ in in_flight:
+                f.close()
+
+    def hand_over(self, files: Iterator[Tuple[BinaryIO, str]],
+                  in_flight: Deque[Tuple[BinaryIO, str]]) -> bool:
+        """Send the next file to the child; False when there is none (or enough matches)."""
+        if self.matches >= self.limit:
+            return False
+        for f, rel in files:
+            self.send({}, f.fileno())
+            in_flight.append((f, rel))
+            return True
+        return False
 
     def replies(self, rel: str) -> Iterator[list]:
-        """The child's reply lines, while watching for an abort, a stall or its end."""
+        """The child's replies about the file `rel`, while watching for an abort, a
+        stall or the child's end."""
         fd = self.proc.stdout.fileno()
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         limit = stall_seconds()
         heard = time.monotonic()
         while True:
+            while b"\n" in self.pending:  # replies read earlier, with the previous file's
+                line, self.pending = self.pending.split(b"\n", 1)
+                yield json.loads(line)
             if self.abort.is_set():
                 kill_tree(self.proc.pid)
                 check_not_aborted(self.abort)
@@ -136,9 +173,7 @@ class Matcher:
             if not data:
                 raise self.died(rel)
             heard = time.monotonic()
-            *lines, self.pending = (self.pending + data).split(b"\n")
-            for line in lines:
-                yield json.loads(line)
+            self.pending += data
 
     def died(self, rel: str) -> ToolError:
         """The error for a child that ended in the middle of a file."""

@@ -7,10 +7,12 @@ to take the working directory off the path; the package's own modules are found
 through the package, never through sys.path, so nothing of ours is lost.
 
 What this cannot stop, because Python imports it before this file runs: the modules of
-Python's own start-up found in the working directory (runpy, importlib, functools, ...
-on 3.10; importlib and types on 3.12 and 3.13), and a `miniagent/` folder in the clone,
-which IS the package `python -m miniagent` runs. In a directory you do not trust, start
-`miniagent` (the console script) or `python -I -m miniagent`.
+Python's own start-up, when the working directory holds one (runpy, importlib,
+functools, collections, types, warnings, contextlib, keyword, operator, reprlib on
+3.10; none on 3.11; importlib, types and warnings on 3.12; importlib and types on
+3.13), and a `miniagent/` folder in the clone, which IS the package `python -m
+miniagent` runs. In a directory you do not trust, start `miniagent` (the console
+script) or `python -I -m miniagent`.
 """
 
 import os

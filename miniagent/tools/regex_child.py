@@ -15,10 +15,10 @@ file itself: each file arrives as an open descriptor, chosen and opened by grep.
                                         ["done", 0, ""]       this file is finished
     (end of input)                 -->  exits
 
-Files are answered in the order they came; the limit counts matches over all of them
-(a file after the limit costs one line's read). "p" comes at
-least every PROGRESS_SECONDS while lines are being matched, so silence means one line
-is taking the engine that long: regex_worker.py then kills this process. Python's `re`
+Files are answered in the order they came, and the limit counts matches over all of
+them. "p" comes at least every PROGRESS_SECONDS while lines are being matched, so
+silence means one line is taking the engine that long: regex_worker.py then kills this
+process. Python's `re`
 holds the interpreter lock for the whole of one search, so nothing inside the process
 could interrupt it; only a process can be stopped from outside.
 

@@ -137,6 +137,9 @@ def non_empty(value: str) -> str:
 
 
 def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> int:
+    """Run the command line `argv` (None: this process's own, as the console script and
+    `python -m miniagent` do) and return the exit status."""
+    own_process = argv is None  # a caller passing argv keeps its process to itself
     argv = sys.argv[1:] if argv is None else argv
     redact_stderr()  # before any key is read: no line on stderr may carry it
     if argv and argv[0] in SUBCOMMANDS:  # only as the first word: "-- stats" is a prompt
@@ -156,7 +159,7 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
         except ConfigError as exc:
             return usage_error(str(exc))
         return 0
-    return start(args, stdin, on_terminal)
+    return start(args, stdin, on_terminal, own_process)
 
 
 def expand(harness, text: str):
@@ -169,9 +172,16 @@ def expand(harness, text: str):
     return prompt
 
 
-def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool) -> int:
+def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
+          own_process: bool = False) -> int:
     """Assemble the run and hand it to print/JSON mode (the importing of the model and
-    session machinery starts here, after the cheap flags have been answered)."""
+    session machinery starts here, after the cheap flags have been answered).
+
+    When the process is ours (`own_process`), nothing its commands start may outlive
+    it: it adopts their orphans and sweeps them up at exit (tools/reaper.py)."""
+    if own_process:
+        from .tools.reaper import adopt_orphans
+        adopt_orphans()
     from .assemble import build_harness, prepare_cwd, read_prompt
     from .oneshot import run
     from .session import SessionError

@@ -31,7 +31,7 @@ from .messages import is_failed, one_line, text_of
 from .output import reader_gone, say, silence_stdout, stdout_failure
 from .limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
-from .tools.process import quit_now
+from .tools.reaper import quit_now
 
 # Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. Each
 # aborts the run, so that bash kills its process group instead of leaving commands

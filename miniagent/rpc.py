@@ -60,7 +60,7 @@ from .oneshot import STOP_SIGNALS
 from .output import say, stdout_failure
 from .render import JsonLines
 from .rpccommands import LATER, Commands
-from .tools.process import quit_now
+from .tools.reaper import quit_now
 
 # A line of stdin, parsed: (the request, None) or (None, the error response to write).
 Parsed = Tuple[Optional[Dict[str, Any]], Optional[Dict[str, Any]]]

@@ -61,6 +61,40 @@ def rows():
     yield ("read: peak memory, offset near the end of a 1 GB file", mb(read["peak_kb"]),
            f"{mb(count['peak_kb'])} for-line pass",
            ratio(read["peak_kb"], count["peak_kb"]))
+    yield from grep_rows()
+
+
+def grep_rows():
+    """grep against the least any line-by-line regex search must do: a for-line pass
+    calling re.search, in the measuring process. Two shapes: the package's own source
+    (many small files, many matches: start-up costs show) and 100 MB with no match
+    (per-line costs show)."""
+    tree = os.path.join(REPO, "miniagent")
+    for label, path, pattern in (("the package's source, 'def '", tree, "def "),
+                                 ("100 MB, no match", ensure_grep_file(), "zzzz")):
+        argument = json.dumps({"path": path, "pattern": pattern, "limit": 100000,
+                               "glob": "*.py" if path == tree else None})
+        measure("grep-pass", argument)  # warm the page cache
+        grep = best_of_measures("grep", argument)
+        bare = best_of_measures("grep-pass", argument)
+        yield (f"grep: time, {label}", f"{grep * 1000:.0f} ms",
+               f"{bare * 1000:.0f} ms re.search pass",
+               ratio(grep, bare))
+
+
+def best_of_measures(case: str, argument: str, runs: int = 3) -> float:
+    return min(measure(case, argument)["seconds"] for _ in range(runs))
+
+
+def ensure_grep_file() -> str:
+    """The first 100 MB of the 1 GB file, written once beside it."""
+    path = os.path.join(os.path.dirname(BIG_FILE), "100m.txt")
+    if not (os.path.exists(path) and os.path.getsize(path) == BIG_LINES * LINE_BYTES // 10):
+        ensure_big_file()
+        with open(BIG_FILE, "rb") as source, open(path + ".part", "wb") as target:
+            target.write(source.read(BIG_LINES * LINE_BYTES // 10))
+        os.replace(path + ".part", path)
+    return path
 
 
 def measure(case: str, argument: str) -> dict:
@@ -89,12 +123,31 @@ def run_case(case: str, argument: str) -> dict:
         args = {"path": argument, "offset": BIG_LINES - 5}
         result = tool.execute("bench", validate_arguments(tool, args), ctx)
         assert result.content[0]["text"].endswith("\n"), "unexpected read result"
+    elif case == "grep":
+        tool = tools["grep"]
+        tool.execute("bench", validate_arguments(tool, json.loads(argument)), ctx)
+    elif case == "grep-pass":
+        grep_pass(**json.loads(argument))
     elif case == "count":
         with open(argument, "rb") as f:
             lines = sum(1 for _ in f)
         assert lines == BIG_LINES
     elapsed = time.perf_counter() - started
     return {"seconds": elapsed, "peak_kb": peak_rss_kb()}
+
+
+def grep_pass(path: str, pattern: str, limit: int, glob: str) -> int:
+    """The yardstick for grep: every line of every file through re.search, nothing more."""
+    import fnmatch
+    import re
+    regex, found = re.compile(pattern), 0
+    paths = [os.path.join(top, name) for top, _, names in os.walk(path) for name in names
+             if fnmatch.fnmatch(name, glob)] if os.path.isdir(path) else [path]
+    for name in paths:
+        with open(name, "rb") as f:
+            for raw in f:
+                found += bool(regex.search(raw.decode("utf-8", errors="replace")))
+    return found
 
 
 def peak_rss_kb() -> int:

@@ -1,5 +1,6 @@
 """Helpers the tests share: where the fixtures are, a scripted agent, small tools."""
 
+import os
 import threading
 from pathlib import Path
 
@@ -65,3 +66,27 @@ def make_file(tmp_path, content, name="f.txt"):
 
 def first_text(result):
     return result.content[0]["text"]
+
+
+def processes_below(pid, marker):
+    """The pids under `pid` in the process tree (from /proc) whose command line holds
+    the bytes `marker`; found on its own here, so a test does not trust the code under test."""
+    children = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                parent = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except OSError:
+            continue
+        children.setdefault(parent, []).append(int(name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            todo.append(child)
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as f:
+                    if marker in f.read():
+                        found.append(child)
+            except OSError:
+                pass
+    return found

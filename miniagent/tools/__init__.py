@@ -90,7 +90,7 @@ def check_not_aborted(abort: threading.Event) -> None:
 
 
 ABORT_CHECK_LINES = 4096
-"""How often a line-by-line loop (grep's scan, edit's normalising) looks at the abort
+"""How often a line-by-line loop (edit's normalising) looks at the abort
 event: `number % ABORT_CHECK_LINES == 0` costs next to nothing per line, and 4096 lines
 take milliseconds, so even a 1 GB file stops promptly when the user aborts."""
 

@@ -107,16 +107,19 @@ def final_text(sink: OutputSink) -> Tuple[str, Optional[Dict]]:
     if not truncation.truncated:
         return text, None
     path = sink.save_full_output()
+    # A full disk must not cost the model the output it can see: only the pointer goes.
+    full = (f"Full output: {path}" if path else
+            f"The full output could not be saved: {sink.save_error}")
     last = truncation.total_lines
     first = last - truncation.output_lines + 1
     if truncation.last_line_partial:  # one line longer than 50 KB: only its end is shown
         notice = (f"[Showing the last {format_size(truncation.output_bytes)} of line "
-                  f"{first}. Full output: {path}]")
+                  f"{first}. {full}]")
     elif truncation.truncated_by == "lines":
-        notice = f"[Showing lines {first}-{last} of {last}. Full output: {path}]"
+        notice = f"[Showing lines {first}-{last} of {last}. {full}]"
     else:
         notice = (f"[Showing lines {first}-{last} of {last} "
-                  f"({format_size(DEFAULT_MAX_BYTES)} limit). Full output: {path}]")
+                  f"({format_size(DEFAULT_MAX_BYTES)} limit). {full}]")
     details = {"truncation": truncation.to_details(), "fullOutputPath": path}
     return f"{text}\n\n{notice}", details
 

@@ -29,7 +29,8 @@ file's line ending (CRLF if the first line ends with "\\r\\n"). Bytes that are n
 UTF-8 survive untouched (decoded with surrogateescape, encoded back the same way).
 The result's details hold a line-numbered diff (see diff.py; undecodable bytes shown as
 U+FFFD there) and the first changed line. A pipe or a device is refused before it is
-opened (paths.refuse_special_file): opening a pipe would wait forever.
+opened (paths.refuse_special_file): opening a pipe would wait forever. A file over
+10 MB is refused before it is loaded (paths.refuse_oversized), with a bash way out.
 
 A per-file lock (filelock.path_lock) makes two parallel edits of one file take turns, so
 both land. Reading the file first is not enforced. Two shapes of arguments models send
@@ -39,6 +40,7 @@ Left out: creating files (that is write's job), regular expressions, replace-all
 """
 
 import json
+import shlex
 import threading
 from typing import Dict, List, Optional, Tuple
 
@@ -47,10 +49,15 @@ from .diff import generate_diff
 from .edit_args import prepare_arguments
 from .filelock import path_lock
 from .fuzzy import NormalisedText, normalise
-from .paths import describe_os_error, refuse_special_file, resolve_path
+from .paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_path
 from .truncate import printable
 
 BOM = b"\xef\xbb\xbf"
+MAX_EDIT_BYTES = 10 * 1024 * 1024
+"""edit holds a file several times over (bytes, text, its normalised copy, the result:
+a 10 MB file peaks near 170 MB), so bigger files are changed with bash instead."""
+TOO_BIG_TO_EDIT = ("are not loaded into memory to be edited. Change it with bash instead, "
+                   "for example `sed -i 's/OLD/NEW/' {path}` (read shows any part of it).")
 
 DESCRIPTION = (
     "Edit a file by replacing exact text. Give one or more edits, each an oldText to find "
@@ -97,6 +104,8 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
         refuse_special_file(path, "edit")
         try:
             with open(path, "rb") as f:
+                refuse_oversized(f, path, MAX_EDIT_BYTES, "file", TOO_BIG_TO_EDIT.format(
+                    path=shlex.quote(path)))
                 raw = f.read()
         except OSError as exc:
             raise describe_os_error(exc, path) from exc

@@ -12,9 +12,12 @@ twice.
 
 The search walks the tree with walk.py (skips `.git`, honours `.gitignore`, includes
 hidden files), skips binary files (a NUL byte in the first 8 KB) and anything that is not
-a regular file (opening a named pipe would wait forever), reads each file line by line,
-and stops at the match limit (100 by default). Lines are cut at 500 characters and the
-whole output at 50 KB; each limit adds a notice saying how to get more. Files that
+a regular file (opening a named pipe would wait forever), and stops at the match limit
+(100 by default). The lines are matched in a child process (regex_worker.py), so a
+pattern that keeps the regex engine busy forever, like `(a+)+$`, cannot freeze the
+agent: Ctrl-C still works, and 5 s without progress end the call with an error. Lines
+are cut at 500 characters and the whole output at 50 KB; each limit adds a notice
+saying how to get more. Files that
 cannot be opened (permission denied) are skipped and named in a notice, so "No matches
 found" never hides them. The pattern is a Python regular expression unless `literal`
 is set.
@@ -25,15 +28,13 @@ UTF-8, and ripgrep's regex dialect (Python's `re` is close for everyday patterns
 
 import os
 import re
-import threading
-from collections import deque
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Pattern, Tuple
+from typing import BinaryIO, Dict, Iterator, List, Pattern, Tuple
 
-from . import (ABORT_CHECK_LINES, Tool, ToolContext, ToolError, ToolResult, check_not_aborted,
-               text_result)
+from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .binary import SNIFF_BYTES, is_binary
 from .paths import check_exists, refuse_special_file, resolve_path
+from .regex_worker import regex_matcher
 from .truncate import (DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, parse_limit,
                        truncate_line)
 from .walk import glob_matcher, walk
@@ -98,11 +99,14 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     refuse_special_file(root)
     search = Search(regex=compile_pattern(args), context=max(0, int(args.get("context") or 0)),
                     limit=parse_limit(args.get("limit"), DEFAULT_LIMIT))
-    for path, rel in files_to_search(root, args.get("glob"), ctx):
-        check_not_aborted(ctx.abort)  # walk checks per directory; one may hold many files
-        search_file(path, rel, search, ctx.abort)
-        if search.matches >= search.limit:
-            break
+    # The child process, not this thread, runs the regex: a runaway pattern stalls only
+    # the child, which regex_worker.py can kill (regex_child.py says how the context
+    # blocks are merged so that no line is shown twice).
+    with regex_matcher(search.regex, search.context, search.limit, MAX_LINE_CHARS,
+                       ctx.abort) as matcher:
+        for rel, kind, number, text in matcher.search(text_files(root, search, args, ctx)):
+            search.add(rel, number, text, is_match=kind == "m")
+    search.matches = matcher.matches
     notices, details = [], {}
     if search.matches >= search.limit:
         notices.append(f"Match limit reached ({search.limit}). Use "
@@ -142,50 +146,20 @@ def files_to_search(root: str, glob: str, ctx: ToolContext) -> Iterator[Tuple[st
             yield entry.path, entry.rel
 
 
-def search_file(path: str, rel: str, search: Search, abort: threading.Event) -> None:
-    """Add the matches of one file, with context, until the match limit is reached.
-
-    `before` holds the last `context` lines not yet printed; `after` counts the context
-    lines still owed to the last match. After the last allowed match its context is
-    still printed, then the file is left.
-
-    Every line lands in exactly one place (printed as a match, printed as context, or
-    held in `before`), so no line is printed twice: that is what merges the blocks of
-    two nearby matches. Example, context=1, matches on lines 3 and 5 -> lines 2-6 once.
-
-    The abort event is checked every ABORT_CHECK_LINES lines, not only per file: a file
-    of 10 MB of short lines takes about a second to scan, and a tree of such files
-    much longer, too long to ignore the user's Ctrl-C.
-    """
-    try:
-        f = open(path, "rb")
-    except OSError as exc:
-        search.unreadable.append(f"{rel} ({exc.strerror or exc})")
-        return
-    with f:
+def text_files(root: str, search: Search, args: Dict,
+               ctx: ToolContext) -> Iterator[Tuple[BinaryIO, str]]:
+    """(open file, path to show) of each text file to search; binary files are skipped
+    and files that cannot be opened noted in `search.unreadable`. The matcher closes
+    the files it is given."""
+    for path, rel in files_to_search(root, args.get("glob"), ctx):
+        check_not_aborted(ctx.abort)  # walk checks per directory; one may hold many files
+        try:
+            f = open(path, "rb")
+        except OSError as exc:
+            search.unreadable.append(f"{rel} ({exc.strerror or exc})")
+            continue
         if is_binary(f.read(SNIFF_BYTES)):
-            return
-        f.seek(0)
-        # A bounded deque: only the last `context` lines can still become context of a
-        # later match; older ones drop out on their own.
-        before: deque = deque(maxlen=search.context)
-        after = 0
-        for number, raw in enumerate(f, start=1):
-            if number % ABORT_CHECK_LINES == 0:
-                check_not_aborted(abort)
-            text = raw.rstrip(b"\r\n").decode("utf-8", errors="replace")
-            # Past the limit a match is not counted: it can only appear as context.
-            if search.matches < search.limit and search.regex.search(text):
-                for context_number, context_text in before:
-                    search.add(rel, context_number, context_text, is_match=False)
-                before.clear()  # printed now, so no later match prints them again
-                search.add(rel, number, text, is_match=True)
-                search.matches += 1
-                after = search.context  # owed from the newest match on, not added up
-            elif after > 0:
-                search.add(rel, number, text, is_match=False)
-                after -= 1
-            elif search.matches >= search.limit:
-                return  # the last match's context is complete: nothing more to show
-            else:
-                before.append((number, text))
+            f.close()
+            continue
+        f.seek(0)  # the child shares this descriptor, and its position
+        yield f, rel

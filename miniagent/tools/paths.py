@@ -20,7 +20,7 @@ path as written does not exist.
 directory where a file was expected, permission denied), `check_exists` keeps that
 reason where a plain exists() would only say "not found" (a symlink loop), and
 `refuse_special_file` stops a tool before it opens a pipe or a device (which could block
-it forever).
+it forever), and `refuse_oversized` before it loads a file too big to hold in memory.
 
 What a tool does with the file once it has the path is elsewhere: the per-file lock in
 filelock.py, "is it text?" in binary.py.
@@ -33,8 +33,10 @@ import os
 import shlex
 import stat
 import unicodedata
+from typing import BinaryIO
 
 from . import ToolError
+from .truncate import format_size
 
 # Spaces that look like " " but are not (no-break, en/em/thin spaces, ideographic space).
 _SPECIAL_SPACES = {0x00A0: " ", **{c: " " for c in range(0x2000, 0x200B)},
@@ -184,3 +186,17 @@ def refuse_special_file(path: str, operation: str = "read") -> None:
             hint = _SPECIAL_FILE_HINTS[operation].format(path=shlex.quote(path))
             raise ToolError(f"{path} is {kind}, not a regular file. Opening it could wait "
                             f"forever or never end, so this tool does not. {hint}")
+
+
+def refuse_oversized(f: BinaryIO, path: str, limit: int, kind: str, way_out: str) -> None:
+    """Raise ToolError if the open file `f` is over `limit` bytes, before it is loaded.
+
+    The size comes from the open file (fstat), so it is the file about to be read, even
+    if the path was replaced meanwhile. Example: a 5 MB image for read ->
+    "/r/huge.png is a 5.0MB image; images over 4.5MB cannot be sent to the model. Make
+    a smaller copy ...". `way_out` is the sentence that follows: what to do instead.
+    """
+    size = os.fstat(f.fileno()).st_size
+    if size > limit:
+        raise ToolError(f"{path} is a {format_size(size)} {kind}; {kind}s over "
+                        f"{format_size(limit)} {way_out}")

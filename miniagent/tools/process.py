@@ -18,7 +18,8 @@ Three problems, three answers:
     waits in `poll` at most 100 ms at a time, so it notices an abort or a timeout
     within 100 ms even when the command prints nothing. The command starts in a new
     session (its own process group), so one `killpg(SIGKILL)` stops the shell AND
-    everything it started (`sleep 60 & sleep 60`).
+    everything it started (`sleep 60 & sleep 60`); reaper.kill_tree adds what left
+    the group (`setsid`), and reaper.py sweeps up at exit.
 
   * A command can leave a background job behind (`server &`) that keeps the pipe open
     after the shell has exited. We stop reading once the shell is gone and the pipe is
@@ -33,7 +34,6 @@ import os
 import secrets
 import select
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -42,6 +42,7 @@ from dataclasses import replace
 from typing import Callable, Optional, Tuple
 
 from . import ToolError
+from .reaper import kill_tree, tracked
 from .truncate import DEFAULT_MAX_BYTES, Truncation, truncate_tail
 
 ROLLING_BYTES = 2 * DEFAULT_MAX_BYTES
@@ -74,18 +75,15 @@ def run_command(command: str, cwd: str, sink: "OutputSink", timeout: Optional[fl
     `shell` is settings.json's shellPath; None finds bash.
     """
     proc = start(command, cwd, shell)
-    with _running_lock:
-        _running.add(proc)
-    try:
-        stopped_by = pump(proc, sink, timeout, abort, on_output)
-    except BaseException:
-        kill_group(proc)  # never leave a command running behind a failure of ours
-        raise
-    finally:
-        proc.stdout.close()
-        proc.wait()  # reap it: a killed child stays a zombie until its parent waits
-        with _running_lock:
-            _running.discard(proc)
+    with tracked(proc):  # so that the final sweep can find it (reaper.py)
+        try:
+            stopped_by = pump(proc, sink, timeout, abort, on_output)
+        except BaseException:
+            kill_tree(proc.pid)  # never leave a command running behind a failure of ours
+            raise
+        finally:
+            proc.stdout.close()
+            proc.wait()  # reap it: a killed child stays a zombie until its parent waits
     return proc.returncode, stopped_by
 
 
@@ -126,11 +124,11 @@ def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],
     unreported = False  # output arrived since the last live update
     while True:
         if abort.is_set():
-            kill_group(proc)
+            kill_tree(proc.pid)
             return "aborted"
         now = time.monotonic()
         if deadline is not None and now >= deadline:
-            kill_group(proc)
+            kill_tree(proc.pid)
             return "timeout"
         wait = POLL_SECONDS if deadline is None else min(POLL_SECONDS, deadline - now)
         if unreported:  # wake up when the pending update is due
@@ -161,13 +159,6 @@ def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],
             on_output()
 
 
-def kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # already gone
-
-
 class OutputSink:
     """Every byte of a command's output: the tail in memory, all of it in a temp file.
 
@@ -187,6 +178,8 @@ class OutputSink:
         self.total_bytes = 0
         self.newlines = 0
         self.path: Optional[str] = None
+        self.save_error: Optional[str] = None
+        """Why the full output could not be kept in a file, once that has failed."""
         self._file = None
 
     def __enter__(self) -> "OutputSink":
@@ -200,8 +193,8 @@ class OutputSink:
         self.newlines += data.count(b"\n")
         self.tail += data
         if self._file is not None:
-            self._file.write(data)
-        elif self.total_bytes > DEFAULT_MAX_BYTES:
+            self._save(lambda: self._file.write(data))
+        elif self.total_bytes > DEFAULT_MAX_BYTES and self.save_error is None:
             self._spill()  # the tail is still complete here: trimming starts at 100 KB
         self._trim()
 
@@ -209,8 +202,30 @@ class OutputSink:
         """Open the temp file and write everything so far into it."""
         self.path = os.path.join(tempfile.gettempdir(),
                                  f"miniagent-bash-{secrets.token_hex(8)}.log")
-        self._file = open(self.path, "xb")  # "x": never write into someone else's file
-        self._file.write(self.tail)
+
+        def create() -> None:
+            self._file = open(self.path, "xb")  # "x": never write into someone else's file
+            self._file.write(self.tail)
+        self._save(create)
+
+    def _save(self, step: Callable[[], None]) -> None:
+        """Do one step of keeping the full output; if it fails, keep going without it.
+
+        The file is a convenience, the command's result is not: a full disk, a TMPDIR
+        that is not a folder or a file size limit must not kill the command or hide
+        its output. The half-written file is removed and the reason kept for the
+        notice (`save_error`)."""
+        try:
+            step()
+        except OSError as exc:
+            self.save_error = f"{exc.strerror or exc} ({self.path})"
+            self.close()
+            self._file = None
+            try:
+                os.remove(self.path)
+            except OSError:
+                pass  # never created, or already gone
+            self.path = None
 
     def _trim(self) -> None:
         """Drop the oldest bytes beyond ROLLING_BYTES, cutting at a character start."""
@@ -233,34 +248,22 @@ class OutputSink:
         return replace(truncation, total_lines=self.newlines + 1,
                        total_bytes=self.total_bytes)
 
-    def save_full_output(self) -> str:
-        """The path of a file that holds every byte so far, flushed to disk.
+    def save_full_output(self) -> Optional[str]:
+        """The path of a file that holds every byte so far, flushed to disk, or None
+        when it could not be written (`save_error` says why).
 
         Output under 50 KB was never spilled; it is written now (a notice that cuts
         2001 short lines must still point to all of them).
         """
-        if self._file is None:
+        if self._file is None and self.save_error is None:
             self._spill()
-        self._file.flush()
+        if self._file is not None:
+            self._save(self._file.flush)
         return self.path
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
-
-
-# Every command still running, so that quitting at once can kill them first: the
-# commands run in sessions of their own, and a process that simply exits would leave
-# them running (a second Ctrl-C during `sleep 30` must not orphan the sleep).
-_running = set()
-_running_lock = threading.Lock()
-
-
-def quit_now(code: int) -> None:
-    """Kill the process group of every command still running, then exit at once
-    (without waiting for threads: a tool thread may be deep in a huge file)."""
-    with _running_lock:
-        procs = list(_running)
-    for proc in procs:
-        kill_group(proc)
-    os._exit(code)
+            try:
+                self._file.close()
+            except OSError:
+                pass  # its last bytes could not be written: save_error tells why

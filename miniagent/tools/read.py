@@ -45,7 +45,7 @@ from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_
 from .binary import SNIFF_BYTES, is_binary
 from .filelock import path_lock
 from .lines import count_lines, decode_lines, read_window
-from .paths import describe_os_error, refuse_special_file, resolve_read_path
+from .paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_read_path
 from .truncate import (DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size,
                        truncate_head)
 
@@ -112,13 +112,10 @@ def image_mime(head: bytes) -> Optional[str]:
 
 
 def read_image(f: BinaryIO, path: str, mime: str) -> ToolResult:
-    size = os.fstat(f.fileno()).st_size
-    if size > MAX_IMAGE_BYTES:
-        raise ToolError(
-            f"{path} is a {format_size(size)} image; images over "
-            f"{format_size(MAX_IMAGE_BYTES)} cannot be sent to the model. Make a smaller "
-            f"copy with bash (for example with ImageMagick: convert in.png -resize 50% "
-            f"out.png) and read that.")
+    refuse_oversized(f, path, MAX_IMAGE_BYTES, "image",
+                     "cannot be sent to the model. Make a smaller copy with bash (for "
+                     "example with ImageMagick: convert in.png -resize 50% out.png) and "
+                     "read that.")
     f.seek(0)
     data = base64.b64encode(f.read()).decode("ascii")
     return ToolResult(content=[text_block(f"Read image file [{mime}]"), image_block(data, mime)])

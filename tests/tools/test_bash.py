@@ -4,6 +4,7 @@ How the command runs (shell, environment, process group, output pump) is tested 
 test_process.py."""
 
 import os
+import tempfile
 import threading
 import time
 
@@ -145,3 +146,18 @@ def test_abort_after_large_output_shows_the_tail_and_the_temp_file(tmp_path, tem
 def test_shell_killed_by_a_signal_is_an_error(tmp_path):
     with pytest.raises(ToolError, match="killed by signal 9"):
         bash(tmp_path, "echo partial; kill -9 $$")
+
+
+def test_output_that_cannot_be_saved_is_still_shown_with_the_reason(tmp_path, monkeypatch):
+    # TMPDIR pointing at a regular file: the full-output file cannot be created. The
+    # command must run on, and the model see its tail and why there is no full copy.
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_dir))
+    result = bash(tmp_path, "seq 1 30000; echo done")
+    text = text_of(result)
+    assert "\n30000\ndone\n" in text and not result.is_error
+    last_line = text.splitlines()[-1]
+    assert last_line.startswith("[Showing lines 28003-30002 of 30002.")
+    assert "full output could not be saved" in last_line and "Not a directory" in last_line
+    assert result.details["fullOutputPath"] is None

@@ -180,3 +180,17 @@ def test_two_parallel_edits_of_one_file_both_land(tmp_path, monkeypatch):
     assert errors == []
     text = path.read_text()
     assert "LINE 10\n" in text and "LINE 150\n" in text
+
+
+def test_a_file_too_big_to_hold_in_memory_is_refused_with_a_way_out(tmp_path):
+    # A sparse file: huge on paper, no time spent writing it. Unbounded, edit read it
+    # whole (a 2 GB file peaked at 4.2 GB of memory).
+    path = tmp_path / "huge.log"
+    with open(path, "wb") as f:
+        f.write(b"needle\n")
+        f.truncate(edit_module.MAX_EDIT_BYTES + 1)
+    with pytest.raises(ToolError) as info:
+        edit(tmp_path, "huge.log", one("needle", "thread"))
+    message = str(info.value)
+    assert "10.0MB" in message and "sed -i" in message and "huge.log" in message
+    assert path.read_bytes()[:7] == b"needle\n"

@@ -110,6 +110,30 @@ def test_abort_stops_a_running_command_and_its_children(tmp_path):
     assert gone_within(int((tmp_path / "child.pid").read_text()), 5)
 
 
+def test_abort_also_kills_what_left_the_process_group(tmp_path):
+    # `setsid` puts the job in a session of its own, out of reach of killpg; it is still
+    # the shell's descendant while the call runs, and that is how it is found.
+    abort = threading.Event()
+
+    def on_update(partial):
+        if "started" in text_of(partial):
+            abort.set()
+
+    command = ("setsid sleep 300 & echo $! > escaped.pid; nohup sleep 300 > /dev/null 2>&1 & "
+               "echo $! > nohup.pid; echo started; sleep 60")
+    try:
+        with pytest.raises(ToolError, match="Command aborted"):
+            bash(tmp_path, command, abort=abort, on_update=on_update)
+        assert gone_within(int((tmp_path / "escaped.pid").read_text()), 5)
+        assert gone_within(int((tmp_path / "nohup.pid").read_text()), 5)
+    finally:
+        for name in ("escaped.pid", "nohup.pid"):
+            try:
+                os.kill(int((tmp_path / name).read_text()), signal.SIGKILL)
+            except (OSError, ValueError):
+                pass
+
+
 def test_background_job_does_not_keep_the_call_waiting(tmp_path):
     started = time.monotonic()
     result = bash(tmp_path, "sleep 30 & echo $! > bg.pid; echo done")

@@ -9,6 +9,7 @@ import pytest
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
 from miniagent.tools import grep as grep_module
 from miniagent.tools.walk import glob_matcher, walk
+from helpers import processes_below
 
 
 def run(name, cwd, **args):
@@ -85,43 +86,58 @@ def test_grep_errors(tmp_path):
         run("grep", tmp_path, pattern="(unclosed")
 
 
+# A pattern Python's `re` takes exponential time on: nested repeats, then a line that
+# almost matches. The engine holds the interpreter lock while it works, so no thread,
+# signal handler or Ctrl-C of the grep process itself could stop it.
+RUNAWAY = "(a+)+$"
+RUNAWAY_LINE = "a" * 34 + "b\n"
+
+
+def matcher_children():
+    """The pids of this process's regex matcher children."""
+    return processes_below(os.getpid(), b"regex_child")
+
+
+def test_a_runaway_pattern_ends_the_call_with_an_error_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINIAGENT_GREP_TIMEOUT", "1")  # no progress for 1 s, not 5
+    tree(tmp_path, {"a.txt": "fine\n", "b/evil.txt": "ok\n" + RUNAWAY_LINE})
+    started = time.monotonic()
+    with pytest.raises(ToolError) as info:
+        run("grep", tmp_path, pattern=RUNAWAY)
+    assert time.monotonic() - started < 30  # the match alone would run for hours
+    message = str(info.value)
+    assert RUNAWAY in message and os.path.join("b", "evil.txt") in message
+    assert "no progress for 1 s" in message
+    assert matcher_children() == []
+
+
 def test_abort_stops_grep_inside_a_big_file(tmp_path, monkeypatch):
-    # One file of 2 million lines, and grep used to check the abort event only between
-    # files and directories: it scanned to the end and answered "No matches found".
-    # Abort is set from another thread after the first line is scanned (so the check
-    # at the start of the call cannot catch it); the scan waits for that, because a
-    # thread that is busy reading a file can starve another of the GIL for a long time.
-    lines = 2_000_000
-    (tmp_path / "big.txt").write_bytes(b"line\n" * lines)
-    abort, scanning = threading.Event(), threading.Event()
-    compile_pattern = grep_module.compile_pattern
+    # The runaway pattern keeps the matcher busy inside one line; abort (what Ctrl-C
+    # and SIGTERM do) must end the call at once and kill the matcher. Abort is set from
+    # another thread once the matcher process runs.
+    monkeypatch.setenv("MINIAGENT_GREP_TIMEOUT", "600")
+    tree(tmp_path, {"big.txt": "line\n" * 100_000 + RUNAWAY_LINE})
+    abort, seen, set_at = threading.Event(), [], []
 
-    class CountingPattern:
-        """The real pattern, counting the lines it is asked about."""
-        def __init__(self, regex):
-            self.regex, self.calls = regex, 0
+    def abort_once_matching():
+        deadline = time.monotonic() + 20
+        while not seen and time.monotonic() < deadline:
+            seen.extend(matcher_children())
+            time.sleep(0.02)  # polling /proc, bounded: no event to wait on
+        set_at.append(time.monotonic())
+        abort.set()
 
-        def search(self, text):
-            self.calls += 1
-            if self.calls == 1:
-                scanning.set()
-                assert abort.wait(10)
-            return self.regex.search(text)
-
-    patterns = []
-    monkeypatch.setattr(grep_module, "compile_pattern",
-                        lambda args: patterns.append(CountingPattern(compile_pattern(args)))
-                        or patterns[-1])
-    aborter = threading.Thread(target=lambda: scanning.wait(10) and abort.set())
+    aborter = threading.Thread(target=abort_once_matching)
     aborter.start()
     tool = create_tools(["grep"])[0]
-    started = time.monotonic()
     with pytest.raises(ToolError, match="Operation aborted"):
-        tool.execute("c", validate_arguments(tool, {"pattern": "needle"}),
+        tool.execute("c", validate_arguments(tool, {"pattern": RUNAWAY}),
                      ToolContext(cwd=str(tmp_path), abort=abort))
-    assert time.monotonic() - started < 5
+    ended_at = time.monotonic()
     aborter.join()
-    assert patterns[0].calls < lines // 100  # stopped early in the file, not at its end
+    assert seen, "the match did not run in a child process"
+    assert ended_at - set_at[0] < 5
+    assert matcher_children() == []
 
 
 def test_grep_on_a_symlink_loop_says_what_is_wrong(tmp_path):

@@ -29,20 +29,20 @@ import tempfile
 from typing import List, Optional, TextIO, Tuple
 
 from .agent import Agent
-from .choose import Resolved, is_own_server, own_key, resolve
-from .commands import describe_age
+from .models.choose import Resolved, is_own_server, own_key, resolve
+from .subcommands.dispatch import describe_age
 from .harness import Harness
-from .limits import RunLimits, cost_is_known
-from .models import ConfigError, Model
-from .output import say
-from .confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
+from .harness.limits import RunLimits, cost_is_known
+from .models.registry import ConfigError, Model
+from .modes.output import say
+from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
-from .session import (Session, SessionError, find_most_recent, find_sessions_by_prefix,
+from .session.tree import (Session, SessionError, find_most_recent, find_sessions_by_prefix,
                       fork_session, list_sessions, parse_fork_argument, session_dir_for)
-from .project import Project, choose_tools, load_project, system_prompt_builder
-from .settings import Settings
-from .window import probe_context_window
-from .terminal import for_terminal
+from .project.resources import Project, choose_tools, load_project, system_prompt_builder
+from .project.settings import Settings
+from .models.window import probe_context_window
+from .modes.terminal import for_terminal
 
 
 def read_prompt(words: List[str], piped_input: Optional[TextIO]) -> str:

@@ -25,9 +25,9 @@ import sys
 from typing import List, Optional, TextIO
 
 from . import __version__
-from .limits import parse_cost, parse_positive_int
-from .models import ConfigError, list_models
-from .output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
+from .harness.limits import parse_cost, parse_positive_int
+from .models.registry import ConfigError, list_models
+from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 from .tools import ALL_TOOLS
 
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
@@ -143,7 +143,7 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
     argv = sys.argv[1:] if argv is None else argv
     redact_stderr()  # before any key is read: no line on stderr may carry it
     if argv and argv[0] in SUBCOMMANDS:  # only as the first word: "-- stats" is a prompt
-        from .commands import run_subcommand
+        from .subcommands.dispatch import run_subcommand
         try:
             return run_subcommand(argv[0], argv[1:])
         except BrokenPipeError as error:  # `miniagent sessions | head -1`
@@ -165,7 +165,7 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
 def expand(harness, text: str):
     """A prompt as the terminal would send it: a /skill:name inlined, @path files
     attached (a file that cannot be is named in a warning, and the word stays)."""
-    from .attach import expand_prompt
+    from .modes.attach import expand_prompt
     prompt, warnings = expand_prompt(text, harness.agent.cwd, harness.project.skills)
     for warning in warnings:
         say(f"miniagent: warning: {warning}")
@@ -180,12 +180,12 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
     When the process is ours (`own_process`), nothing its commands start may outlive
     it: it adopts their orphans and sweeps them up at exit (tools/reaper.py)."""
     if own_process:
-        from .tools.reaper import adopt_orphans
+        from .tools.hardening.reaper import adopt_orphans
         adopt_orphans()
     from .assemble import build_harness, prepare_cwd, read_prompt
-    from .oneshot import run
-    from .session import SessionError
-    from .skills import SkillError
+    from .modes.print_mode import run
+    from .session.tree import SessionError
+    from .project.skills import SkillError
     try:
         rpc = args.mode == "rpc"  # stdin carries the protocol, never the prompt
         prompt = "" if args.demo or rpc else read_prompt(args.prompt,
@@ -197,7 +197,7 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
             return usage_error(NO_PROMPT)
         ask_trust = None
         if interactive:  # the terminal asks once about an undecided project's .miniagent/
-            from .questions import ask_trust
+            from .modes.interactive.questions import ask_trust
         harness = build_harness(args, cwd, on_terminal, interactive, ask_trust)
     except (ConfigError, ValueError) as exc:
         return usage_error(str(exc))
@@ -207,10 +207,10 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
     except KeyboardInterrupt:  # Ctrl-C while the piped prompt was still being read
         return 130
     if rpc:
-        from .rpc import run_rpc
+        from .modes.rpc.rpc_mode import run_rpc
         return run_rpc(harness)
     if interactive:
-        from .interactive import run_interactive
+        from .modes.interactive.interactive_mode import run_interactive
         project = harness.project
         script = harness.agent.model.script  # a replayed session plays its prompts
         return run_interactive(harness, args, prompt, skills=project.skills,

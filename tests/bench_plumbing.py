@@ -16,9 +16,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fake_server import PROTOCOLS, FakeServer, stream_pieces  # noqa: E402
-from miniagent.retry import Aborted  # noqa: E402
-from miniagent.sse import SSEDecoder  # noqa: E402
-from miniagent.transport import iter_body, post_stream  # noqa: E402
+from miniagent.http.retry import Aborted  # noqa: E402
+from miniagent.http.sse import SSEDecoder  # noqa: E402
+from miniagent.http.transport import iter_body, post_stream  # noqa: E402
 
 CHUNK = 8192
 ABORT_GOAL = 0.2

@@ -21,8 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench_plumbing import best_of  # noqa: E402
 from miniagent import searchindex  # noqa: E402
-from miniagent.search import fts_query, scope_paths  # noqa: E402
-from miniagent.sessionfile import append_lines, to_line  # noqa: E402
+from miniagent.subcommands.search import fts_query, scope_paths  # noqa: E402
+from miniagent.session.file import append_lines, to_line  # noqa: E402
 
 SESSIONS = 1_000
 ENTRIES = 100

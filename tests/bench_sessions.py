@@ -16,8 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench_plumbing import best_of  # noqa: E402
-from miniagent.session import Session  # noqa: E402
-from miniagent.sessionfile import to_line  # noqa: E402
+from miniagent.session.tree import Session  # noqa: E402
+from miniagent.session.file import to_line  # noqa: E402
 
 LOAD_ENTRIES = 100_000
 APPENDS = 200

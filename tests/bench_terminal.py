@@ -21,8 +21,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench_plumbing import best_of  # noqa: E402
 from fake_server import FakeServer  # noqa: E402
 from pty_driver import Terminal  # noqa: E402
-from miniagent.liveview import LiveView  # noqa: E402
-from miniagent.terminal import Screen  # noqa: E402
+from miniagent.modes.interactive.liveview import LiveView  # noqa: E402
+from miniagent.modes.terminal import Screen  # noqa: E402
 
 ABORTS = 5
 STREAM_GOAL, TOOL_GOAL = 0.2, 0.5

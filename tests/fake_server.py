@@ -50,8 +50,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from miniagent.providers import with_tool_use
-from miniagent.sse import iter_sse
-from miniagent.transport import iter_body, post_stream
+from miniagent.http.sse import iter_sse
+from miniagent.http.transport import iter_body, post_stream
 
 MODEL = "fake-model"
 PIECE = 8  # characters per streamed text / argument delta

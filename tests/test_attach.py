@@ -2,7 +2,7 @@
 
 import base64
 
-from miniagent.attach import expand_attachments
+from miniagent.modes.attach import expand_attachments
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8Dw"
                        "HwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
@@ -47,7 +47,7 @@ def test_a_long_file_is_cut_as_the_read_tool_cuts_it(tmp_path):
 def test_typed_text_gives_back_the_prompt_without_its_attachments(tmp_path):
     """/fork and /tree put a prompt back in the input line: resending it must not attach
     the files a second time."""
-    from miniagent.attach import typed_text
+    from miniagent.modes.attach import typed_text
     (tmp_path / "a.py").write_text("x = 1\n</file>\n")  # even a file that looks like a tag
     message, _ = expand_attachments("look at @a.py and @a.py", str(tmp_path))
     assert typed_text(message["content"][0]["text"]) == "look at @a.py and @a.py"

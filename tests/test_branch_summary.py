@@ -5,12 +5,12 @@ import pytest
 
 from helpers import call, text
 from miniagent import providers
-from miniagent.branch_summary import (NO_BRANCH_CONTENT, collect_entries_to_summarise,
+from miniagent.compaction.branch_summary import (NO_BRANCH_CONTENT, collect_entries_to_summarise,
                                       prepare_branch_summary, summarize_branch)
-from miniagent.compaction import CompactionError, CompactionSettings
+from miniagent.compaction.compaction import CompactionError, CompactionSettings
 from miniagent.messages import assistant_message, text_of, tool_result_message, user_message
 from miniagent.providers.scripted import parse_script, scripted_model
-from miniagent.summarize import BRANCH_PROMPT
+from miniagent.compaction.summarize import BRANCH_PROMPT
 
 
 def entry(entry_id, parent, message=None, **fields):

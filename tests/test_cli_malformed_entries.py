@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from miniagent.session import Session
+from miniagent.session.tree import Session
 from test_cli import run_cli, write_script
 
 STAMP = "2026-03-15T10:20:30.123Z"

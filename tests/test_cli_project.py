@@ -194,7 +194,7 @@ def test_an_extensions_message_reaches_the_model_with_the_next_prompt(tmp_path, 
 def test_the_terminals_trust_question_unanswered_records_nothing(tmp_path, private_home):
     """load_project leaves recording to the question: a Ctrl-C there decides nothing."""
     import argparse
-    from miniagent.project import load_project
+    from miniagent.project.resources import load_project
     project, marker = planted_project(tmp_path)
     args = argparse.Namespace(approve=False, no_approve=False, extension=None,
                               no_extensions=False)

@@ -9,7 +9,7 @@ import pytest
 
 from fake_server import FakeServer
 from helpers import make_agent, text
-from miniagent import oneshot
+from miniagent.modes import print_mode
 from miniagent.harness import Harness
 from test_cli import run_cli, write_script
 from test_cli_sessions import answer, lines_of, session_files
@@ -103,7 +103,7 @@ def broken_harness(tmp_path):
 
 def test_a_failed_run_never_prints_the_previous_answer(tmp_path, capsys):
     args = argparse.Namespace(mode="text", print=True, demo=False)
-    code = oneshot.run(broken_harness(tmp_path), ["second"], args)
+    code = print_mode.run(broken_harness(tmp_path), ["second"], args)
     out, err = capsys.readouterr()
     assert code == 1
     assert out == ""
@@ -112,7 +112,7 @@ def test_a_failed_run_never_prints_the_previous_answer(tmp_path, capsys):
 
 def test_a_failed_run_ends_with_an_agent_end_carrying_the_error(tmp_path, capsys):
     args = argparse.Namespace(mode="json", print=False, demo=False)
-    code = oneshot.run(broken_harness(tmp_path), ["second"], args)
+    code = print_mode.run(broken_harness(tmp_path), ["second"], args)
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1
     assert events[-1]["type"] == "agent_end"

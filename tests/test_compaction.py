@@ -9,16 +9,16 @@ import pytest
 
 from helpers import FIXTURES, call, text
 from miniagent import providers
-from miniagent.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER, CompactionError,
+from miniagent.compaction.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER, CompactionError,
                                   CompactionSettings, compact, context_tokens,
                                   estimate_context_tokens, estimate_tokens, find_cut_point,
                                   is_context_overflow, last_usable_usage,
                                   nothing_to_compact_message, prepare_compaction,
                                   should_compact)
-from miniagent.httperrors import http_error_message
+from miniagent.http.errors import http_error_message
 from miniagent.messages import assistant_message, text_of, tool_result_message, user_message
 from miniagent.providers.scripted import parse_script, scripted_model
-from miniagent.summarize import SYSTEM_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT
+from miniagent.compaction.summarize import SYSTEM_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT
 
 BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
@@ -442,7 +442,7 @@ def test_a_failed_or_cancelled_summary_is_a_one_line_error():
 
 
 def test_a_second_compaction_may_cut_before_the_first_ones_entry():
-    from miniagent.sessioncontext import build_session_context
+    from miniagent.session.context import build_session_context
     branch = Branch()
     for n in range(1, 5):
         branch.turn(n)

@@ -6,7 +6,7 @@ import select
 import threading
 
 from helpers import call, make_agent, text
-from miniagent.confirm import (ConfirmGate, compose_before_hooks, describe_for_confirmation,
+from miniagent.modes.confirm import (ConfirmGate, compose_before_hooks, describe_for_confirmation,
                                no_terminal_available, terminal_asker)
 from miniagent.tools import create_tools
 

@@ -4,7 +4,7 @@ pass unchanged, and no provider ever receives a role it does not know."""
 import json
 
 from helpers import FIXTURES
-from miniagent.context import bash_execution_message, convert_to_llm, custom_message
+from miniagent.session.convert import bash_execution_message, convert_to_llm, custom_message
 from miniagent.messages import assistant_message, text_of, user_message
 
 

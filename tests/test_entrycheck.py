@@ -1,6 +1,6 @@
 """entrycheck: a known field of the wrong type is named; unknown types and fields pass."""
 
-from miniagent.entrycheck import content_problem, entry_problem
+from miniagent.session.check import content_problem, entry_problem
 
 STAMP = "2026-03-15T10:20:30.123Z"
 

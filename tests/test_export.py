@@ -11,10 +11,10 @@ import subprocess
 import pytest
 
 from helpers import FIXTURES, call, text
-from miniagent.commands import export_command as main
-from miniagent.export import ExportError, export_html, export_markdown, render_html
+from miniagent.subcommands.dispatch import export_command as main
+from miniagent.subcommands.export import ExportError, export_html, export_markdown, render_html
 from miniagent.messages import assistant_message, tool_result_message, user_message
-from miniagent.session import Session
+from miniagent.session.tree import Session
 
 V1 = FIXTURES / "pi-sessions/pi-v1-before-compaction.jsonl"
 V3 = FIXTURES / "pi-run/pi-0.73.1/print.session.jsonl"

@@ -4,9 +4,9 @@ import base64
 import hashlib
 import re
 
-from miniagent.export import render_html
-from miniagent.exportstyle import SCRIPT, SCRIPT_HASH
-from miniagent.session import Session
+from miniagent.subcommands.export import render_html
+from miniagent.subcommands.export_style import SCRIPT, SCRIPT_HASH
+from miniagent.session.tree import Session
 
 
 def test_the_page_loads_nothing_and_runs_only_its_own_script(tmp_path):

@@ -2,7 +2,7 @@
 
 from helpers import make_agent, text
 from miniagent.harness import Harness
-from miniagent.session import Session
+from miniagent.session.tree import Session
 
 
 def answer(value):

@@ -1,4 +1,4 @@
-"""Failed HTTP exchanges as one readable line (httperrors.py).
+"""Failed HTTP exchanges as one readable line (errors.py).
 
 The 404 / 405 wording is checked through the transport against the scripted server,
 since which URL was asked is part of the message; the rest on plain texts.
@@ -9,18 +9,18 @@ import threading
 import pytest
 
 from fake_server import FAST, FakeServer, status
-from miniagent import httperrors
-from miniagent.httperrors import http_error_message
-from miniagent.retry import HTTPError, is_final
-from miniagent.transport import post_stream
+from miniagent.http import errors
+from miniagent.http.errors import http_error_message
+from miniagent.http.retry import HTTPError, is_final
+from miniagent.http.transport import post_stream
 
 
 def test_the_server_running_hint_is_only_for_this_machine():
     for url in ("http://[::1]:8080/v1", "http://127.8.9.10/v1"):
-        assert httperrors.unreachable(url, "connection refused").endswith("is the server running?)")
-    assert httperrors.unreachable("http://10.0.0.7:11434/v1", "connection refused") == (
+        assert errors.unreachable(url, "connection refused").endswith("is the server running?)")
+    assert errors.unreachable("http://10.0.0.7:11434/v1", "connection refused") == (
         "Connection error: could not reach http://10.0.0.7:11434/v1 (connection refused)")
-    assert httperrors.unreachable("http://localhost:1/v1", "unknown host name").endswith("(unknown host name)")
+    assert errors.unreachable("http://localhost:1/v1", "unknown host name").endswith("(unknown host name)")
 
 
 @pytest.mark.parametrize("text", [
@@ -30,7 +30,7 @@ def test_the_server_running_hint_is_only_for_this_machine():
     "[Errno 11001] getaddrinfo failed",  # Windows
 ])
 def test_the_resolver_errors_of_each_platform_mean_an_unknown_host(text):
-    assert httperrors.connection_reason(OSError(text)) == httperrors.UNKNOWN_HOST
+    assert errors.connection_reason(OSError(text)) == errors.UNKNOWN_HOST
 
 
 @pytest.mark.parametrize("path, body, expected", [

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from miniagent.jsonpartial import parse_arguments, parse_partial
+from miniagent.providers.jsonpartial import parse_arguments, parse_partial
 
 EXAMPLES = [  # every example of pi-behaviour.md §2.3, plus the empty inputs
     (None, {}),

@@ -15,9 +15,9 @@ import pytest
 import requests
 
 from fake_server import MODEL as FAKE_MODEL, FakeServer
-from miniagent import choose
-from miniagent.choose import ollama_base_url, probe_first_model, read_key, resolve
-from miniagent.models import (
+from miniagent.models import choose
+from miniagent.models.choose import ollama_base_url, probe_first_model, read_key, resolve
+from miniagent.models.registry import (
     BUILTIN_REGISTRY,
     DEFAULT_CONTEXT_WINDOW,
     DEFAULT_MAX_TOKENS,

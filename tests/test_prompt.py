@@ -5,9 +5,9 @@ import os
 
 import pytest
 
-from miniagent.models import ConfigError
-from miniagent.prompt import build_system_prompt, first_sentence, read_text_or_file
-from miniagent.skills import Skill
+from miniagent.models.registry import ConfigError
+from miniagent.project.system_prompt import build_system_prompt, first_sentence, read_text_or_file
+from miniagent.project.skills import Skill
 from miniagent.tools import ALL_TOOLS, create_tools
 
 DAY = datetime.date(2026, 3, 1)

@@ -1,9 +1,13 @@
-"""The reading path (miniagent/__init__.py and the README) matches the files on disk.
+"""The reading path matches the files on disk.
 
-A learner follows the package docstring's list, file by file, trusting its line counts;
-a stale count or a missing file is a broken promise, so this test fails on either.
+AGENTS.md holds the one map of the package: every module once, in reading order, with
+a line count that is a reader's budget. The package docstring and the README give the
+spine in one line and point to that map. A missing file, a file listed twice, or a
+count far from the truth is a broken promise, so these tests fail on each; a count
+only a little off (an exercise solved with a longer, correct body) is not.
 """
 
+import ast
 import re
 from pathlib import Path
 
@@ -11,14 +15,26 @@ import miniagent
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "miniagent"
-# "`loop.py` (212 lines)" or "`tools/read.py` (180 lines)"
-COUNTED = re.compile(r"`([\w/]+\.py)` \((\d+) lines\)")
+# "- `loop.py` (189 lines): ..." in AGENTS.md's map
+LISTED = re.compile(r"^- `([\w/]+\.py)` \((\d+) lines\)", re.M)
+SPINE = ["messages.py", "loop.py", "toolcalls.py", "agent.py", "events.py", "tools/__init__.py",
+         "tools/read.py", "tools/bash.py", "tools/edit.py", "tools/write.py",
+         "providers/__init__.py", "providers/scripted.py", "http/sse.py",
+         "providers/builder.py", "providers/openai.py", "cli.py"]
 
 
 def modules():
-    """Every Python file of the package, as a path relative to miniagent/."""
-    return sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
-                  if "__pycache__" not in p.parts and "demo" not in p.parts)  # demo: data
+    """Every Python file of the package that holds code, relative to miniagent/ (a
+    folder's __init__.py that is only its docstring is the folder's guide, not a
+    module to read)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "__pycache__" in path.parts or "demo" in path.parts:  # demo: data
+            continue
+        if path.name == "__init__.py" and len(ast.parse(path.read_text()).body) == 1:
+            continue
+        found.append(str(path.relative_to(PACKAGE)))
+    return found
 
 
 def line_count(relative: str) -> int:
@@ -26,45 +42,44 @@ def line_count(relative: str) -> int:
         return f.read().count(b"\n")  # what `wc -l` says
 
 
-def counted_files(text: str):
-    return [(name, int(count)) for name, count in COUNTED.findall(text)]
+def close_enough(written: int, actual: int) -> bool:
+    """A budget, not a checksum: within 60 lines or 30 %."""
+    return abs(written - actual) <= max(60, 0.3 * actual)
 
 
-def readme_reading_section() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = readme.index("## Reading the code")
-    end = readme.find("\n## ", start + 1)
-    return readme[start:end if end != -1 else None]
+def the_map():
+    text = (ROOT / "AGENTS.md").read_text(encoding="utf-8")
+    return [(name, int(count)) for name, count in LISTED.findall(text)]
 
 
-def check_listing(listed):
-    """Every module exactly once, each with the count `wc -l` gives."""
-    names = [name for name, _ in listed]
+def test_agents_md_maps_every_module_once():
+    names = [name for name, _ in the_map()]
     missing, extra = set(modules()) - set(names), set(names) - set(modules())
-    assert not missing and not extra, f"not listed: {missing}; no such file: {extra}"
+    assert not missing and not extra, f"not in the map: {missing}; no such file: {extra}"
     assert len(names) == len(set(names)), "every module appears exactly once"
-    stale = [(name, count, line_count(name)) for name, count in listed
-             if count != line_count(name)]
-    assert not stale, f"stale line counts (file, written, actual): {stale}"
 
 
-def test_package_docstring_lists_every_module_once_with_its_line_count():
-    check_listing(counted_files(miniagent.__doc__))
+def test_the_maps_line_counts_are_a_fair_budget():
+    far = [(name, count, line_count(name)) for name, count in the_map()
+           if not close_enough(count, line_count(name))]
+    assert not far, f"refresh these counts in AGENTS.md (file, written, actual): {far}"
 
 
-def test_readme_reading_path_matches_the_files():
-    check_listing(counted_files(readme_reading_section()))
-
-
-def test_the_afternoon_path_starts_with_the_spine_top_down():
+def test_the_map_starts_with_the_spine_top_down():
     """messages -> loop (and its tool calls) -> agent -> events -> tools -> provider
     contract -> ... -> cli."""
-    names = [name for name, _ in counted_files(miniagent.__doc__)]
-    spine = ["messages.py", "loop.py", "toolcalls.py", "agent.py", "events.py", "tools/__init__.py",
-             "tools/read.py", "tools/bash.py", "tools/edit.py", "tools/write.py",
-             "providers/__init__.py", "providers/scripted.py", "sse.py",
-             "providers/builder.py", "providers/openai.py", "cli.py"]
-    assert names[:len(spine)] == spine
+    assert [name for name, _ in the_map()][:len(SPINE)] == SPINE
+
+
+def spine_in(text: str):
+    return re.findall(r"[\w/]+\.py", text[text.index("messages.py"):text.index("cli.py") + 6])
+
+
+def test_the_package_docstring_and_the_readme_give_the_same_spine():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    reading = readme[readme.index("## Reading the code"):]
+    assert spine_in(miniagent.__doc__) == SPINE
+    assert spine_in(reading) == SPINE
 
 
 def test_no_module_is_over_400_lines():

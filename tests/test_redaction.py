@@ -5,8 +5,10 @@ import time
 
 import pytest
 
-from miniagent import output, redaction
-from miniagent.redaction import REDACTED, add_secret, redact, redact_json
+from miniagent.modes import output
+
+from miniagent.files import redaction
+from miniagent.files.redaction import REDACTED, add_secret, redact, redact_json
 
 KEY = "sk-ant-api03-Zx8/Qw7+Tr4=Lm2Vb8Nc5Hj1Kp9"
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from fake_server import FakeServer, status
-from miniagent.session import Session
+from miniagent.session.tree import Session
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ANSWER = "All done: the answer arrived whole."

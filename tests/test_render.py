@@ -4,10 +4,10 @@ import io
 
 from pty_driver import screen_of
 
-from miniagent.liveview import LiveView
-from miniagent.models import Model
-from miniagent.render import Notices, StepPrinter, cost_text, fold_result, footer_text
-from miniagent.terminal import Screen
+from miniagent.modes.interactive.liveview import LiveView
+from miniagent.models.registry import Model
+from miniagent.modes.render import Notices, StepPrinter, cost_text, fold_result, footer_text
+from miniagent.modes.terminal import Screen
 
 
 class FakeTerminal(io.StringIO):

@@ -10,10 +10,10 @@ from miniagent.agent import Agent
 from miniagent.harness import Harness
 from miniagent.messages import is_failed, text_of, tool_calls, user_message
 from miniagent.providers.scripted import parse_script, scripted_model
-from miniagent.replay_script import main, session_to_script, write_script
-from miniagent.session import Session
-from miniagent.sessionstore import STORE
-from miniagent.stats import file_stats
+from miniagent.subcommands.script import main, session_to_script, write_script
+from miniagent.session.tree import Session
+from miniagent.session.store import STORE
+from miniagent.session.stats import file_stats
 from miniagent.tools import create_tools
 
 HELLO = 'def greet(name):\n    return "Hello, " + nme + "!"\n\nprint(greet("world"))\n'

@@ -14,9 +14,9 @@ import pytest
 
 from fake_server import FAST, HELLO, FakeServer, abort_when, chat, read_text, status, turn_from_capture
 from helpers import FIXTURES
-from miniagent.retry import (Aborted, HTTPError, backoff_delay, error_for_status, is_final,
+from miniagent.http.retry import (Aborted, HTTPError, backoff_delay, error_for_status, is_final,
                              is_quota_error, server_retry_delay, with_retries)
-from miniagent.transport import post_stream
+from miniagent.http.transport import post_stream
 
 CAPTURES = FIXTURES / "llama-server"
 

@@ -9,7 +9,7 @@ import sys
 import threading
 
 from fake_server import FakeServer
-from miniagent.session import Session
+from miniagent.session.tree import Session
 from test_cli import wait_gone
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -346,7 +346,7 @@ def test_sigterm_aborts_the_run_kills_its_commands_and_exits_143(tmp_path):
 def test_records_split_on_newline_only():
     from io import BytesIO
 
-    from miniagent.rpc import read_records
+    from miniagent.modes.rpc.rpc_mode import read_records
 
     stdin = BytesIO(b'{"type": "abort"}\r\n\n{"a": "x\xe2\x80\xa8y"}\n{"last": 1}')
     assert list(read_records(stdin)) == ['{"type": "abort"}', '{"a": "x\u2028y"}', '{"last": 1}']

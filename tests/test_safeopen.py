@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from miniagent.safeopen import open_regular, read_regular
+from miniagent.files.safeopen import open_regular, read_regular
 
 
 def test_a_fifo_is_refused_at_once_and_a_regular_file_reads(tmp_path):

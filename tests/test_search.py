@@ -7,9 +7,9 @@ import json
 import pytest
 
 from helpers import FIXTURES
-from miniagent import search, searchindex
-from miniagent.session import Session
-from miniagent.terminal import Screen
+from miniagent.subcommands import search, search_index
+from miniagent.session.tree import Session
+from miniagent.modes.terminal import Screen
 
 CWD = "/work/proj"
 
@@ -18,7 +18,7 @@ CWD = "/work/proj"
 def way(request, monkeypatch):
     """Every query test runs twice: through the index, and by scanning the files."""
     if request.param == "scan":
-        monkeypatch.setattr(searchindex, "fts5_available", lambda: False)
+        monkeypatch.setattr(search_index, "fts5_available", lambda: False)
     return request.param
 
 
@@ -136,7 +136,7 @@ def test_the_cli_says_when_nothing_matches_and_refuses_a_query_without_words(cap
 
 
 def test_the_fallback_note_goes_to_stderr(monkeypatch, capsys):
-    monkeypatch.setattr(searchindex, "fts5_available", lambda: False)
+    monkeypatch.setattr(search_index, "fts5_available", lambda: False)
     session_saying("hello world")
     assert search.main(["hello", "--cwd", CWD, "--json"]) == 0
     captured = capsys.readouterr()

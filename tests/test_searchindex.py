@@ -11,9 +11,9 @@ import pytest
 
 from helpers import FIXTURES
 from test_cli import run_cli, write_script
-from miniagent import search, searchindex
-from miniagent.session import Session, fork_session, parse_fork_argument
-from miniagent.sessionstore import JSONLStore
+from miniagent.subcommands import search, search_index
+from miniagent.session.tree import Session, fork_session, parse_fork_argument
+from miniagent.session.store import JSONLStore
 
 PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 CWD = "/work/proj"
@@ -103,14 +103,14 @@ def test_a_session_appended_later_is_found_reading_only_the_new_lines(home):
             seen.append(tail)
             return tail
 
-    matches, _ = searchindex.lookup('"rollback"', [session.path], 20, store=Recording())
+    matches, _ = search_index.lookup('"rollback"', [session.path], 20, store=Recording())
     assert [(match.file, match.entry_id) for match in matches] == [(session.path, new_id)]
     assert [[entry["id"] for entry in tail.entries] for tail in seen] == [[new_id]]
     assert not seen[0].restarted
     assert json.loads(seen[0].cursor)["offset"] == os.path.getsize(session.path)
     # Nothing new: the store does not even open the file.
     seen.clear()
-    searchindex.lookup('"rollback"', [session.path], 20, store=Recording())
+    search_index.lookup('"rollback"', [session.path], 20, store=Recording())
     assert seen[0].header is None and seen[0].entries == []
 
 
@@ -148,7 +148,7 @@ def test_an_index_path_that_is_a_directory_means_a_scan_with_a_note(home):
 def test_without_fts5_search_scans_the_files_with_a_note(home, monkeypatch):
     session, ids = certificate_session()
     indexed, _ = found("certificate")
-    monkeypatch.setattr(searchindex, "fts5_available", lambda: False)
+    monkeypatch.setattr(search_index, "fts5_available", lambda: False)
     scanned, notes = found("certificate")
     assert sorted(scanned) == sorted(indexed)
     assert notes == ["this Python's SQLite has no full-text search (FTS5); "
@@ -235,10 +235,10 @@ def test_reindex_says_when_it_cannot_write_the_index(home, capsys):
 
 def test_tool_texts_are_cut_and_other_entries_are_not_indexed():
     long_result = {"type": "message", "id": "x", "message": tool_result("word " * 5000)}
-    role, text = searchindex.searchable_text(long_result)
-    assert role == "toolResult" and len(text) == searchindex.TOOL_TEXT_LIMIT
-    assert searchindex.searchable_text({"type": "model_change", "id": "y"}) is None
-    assert searchindex.searchable_text({"type": "message", "id": "z", "message": user("  ")}) is None
+    role, text = search_index.searchable_text(long_result)
+    assert role == "toolResult" and len(text) == search_index.TOOL_TEXT_LIMIT
+    assert search_index.searchable_text({"type": "model_change", "id": "y"}) is None
+    assert search_index.searchable_text({"type": "message", "id": "z", "message": user("  ")}) is None
 
 
 def test_a_lone_surrogate_in_a_session_pi_wrote_is_indexed_without_it(home):

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from helpers import FIXTURES
-from miniagent.session import Session, SessionError, fork_session, parse_fork_argument
+from miniagent.session.tree import Session, SessionError, fork_session, parse_fork_argument
 
 PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from miniagent.session import Session
-from miniagent.sessionfile import SessionError, append_lines, to_line
+from miniagent.session.tree import Session
+from miniagent.session.file import SessionError, append_lines, to_line
 
 REPO = str(Path(__file__).resolve().parent.parent)
 HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00.000Z",
@@ -60,7 +60,7 @@ def test_two_processes_appending_never_interleave_within_a_line(tmp_path):
     append_lines(str(path), [HEADER])
     writer = (
         "import sys\n"
-        "from miniagent.sessionfile import append_lines\n"
+        "from miniagent.session.file import append_lines\n"
         "name = sys.argv[1]\n"
         "for i in range(500):\n"
         "    append_lines(sys.argv[2], [{'type': 'custom', 'id': f'{name}{i}', 'parentId': None,\n"
@@ -80,7 +80,7 @@ def test_two_processes_creating_one_session_file_leave_one_header(tmp_path):
     path = tmp_path / "new.jsonl"
     creator = (
         "import sys\n"
-        "from miniagent.session import Session\n"
+        "from miniagent.session.tree import Session\n"
         "session = Session.open(sys.argv[1])\n"
         "print('looked', flush=True)\n"
         "sys.stdin.readline()\n"
@@ -109,7 +109,7 @@ def test_a_full_disk_raises_one_line_and_leaves_the_file_whole(tmp_path):
     # by the kernel (EFBIG), as on a full disk.
     code = (
         "import resource, signal, sys\n"
-        "from miniagent.session import Session, SessionError\n"
+        "from miniagent.session.tree import Session, SessionError\n"
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
         "session = Session.open(sys.argv[1])\n"
         f"resource.setrlimit(resource.RLIMIT_FSIZE, ({len(before) + 100}, resource.RLIM_INFINITY))\n"

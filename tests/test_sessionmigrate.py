@@ -1,6 +1,6 @@
 """pi's older session formats read as version 3 (pi's migration tests, as ours)."""
 
-from miniagent.sessionmigrate import migrate
+from miniagent.session.migrate import migrate
 
 
 def test_v1_entries_get_line_number_ids_in_a_chain():

@@ -4,8 +4,8 @@ import os
 
 
 from helpers import FIXTURES
-from miniagent.session import Session
-from miniagent.sessionstore import (STORE, find_most_recent, find_sessions_by_prefix,
+from miniagent.session.tree import Session
+from miniagent.session.store import (STORE, find_most_recent, find_sessions_by_prefix,
                                     list_sessions, session_dir_for)
 
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from miniagent.models import ConfigError
-from miniagent.compaction import CompactionSettings
-from miniagent.settings import Settings, load_settings, project_config_dir
+from miniagent.models.registry import ConfigError
+from miniagent.compaction.compaction import CompactionSettings
+from miniagent.project.settings import Settings, load_settings, project_config_dir
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 import pytest
 
-from miniagent.skills import SkillError, expand_skill_command, format_skills, load_skills
+from miniagent.project.skills import SkillError, expand_skill_command, format_skills, load_skills
 
 REVIEW = """---
 name: review

@@ -11,18 +11,18 @@ import threading
 import pytest
 
 from helpers import call, make_agent, text
-from miniagent.compaction import CompactionSettings
-from miniagent.confirm import ConfirmGate
-from miniagent.extensions import Command
+from miniagent.compaction.compaction import CompactionSettings
+from miniagent.modes.confirm import ConfirmGate
+from miniagent.project.extensions import Command
 from miniagent.harness import Harness
-from miniagent.interactive import Repl
-from miniagent.liveview import LiveView
-from miniagent.questions import ask_trust
-from miniagent.session import Session
-from miniagent.skills import Skill
-from miniagent.terminal import Screen
+from miniagent.modes.interactive.interactive_mode import Repl
+from miniagent.modes.interactive.liveview import LiveView
+from miniagent.modes.interactive.questions import ask_trust
+from miniagent.session.tree import Session
+from miniagent.project.skills import Skill
+from miniagent.modes.terminal import Screen
 from miniagent.tools import create_tools
-from miniagent.trust import is_trusted
+from miniagent.project.trust import is_trusted
 
 SUMMARY = "## Goal\nKeep the facts."
 
@@ -304,10 +304,10 @@ def test_ctrl_c_or_the_end_of_input_answers_a_confirmation_no(tmp_path, keyboard
 
 
 def test_tools_with_a_list_changes_the_tools_and_the_system_prompt(tmp_path):
-    from miniagent.extensions import Extensions
-    from miniagent.project import Project
-    from miniagent.prompt import build_system_prompt
-    from miniagent.settings import Settings
+    from miniagent.project.extensions import Extensions
+    from miniagent.project.resources import Project
+    from miniagent.project.system_prompt import build_system_prompt
+    from miniagent.project.settings import Settings
     shell = Repl_(tmp_path, [], tools=create_tools(["read", "bash"]))
     harness = shell.harness
     harness.project = Project(str(tmp_path), tmp_path, False, Settings(), Extensions())

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from helpers import FIXTURES
-from miniagent.sse import SSEDecoder, SSEEvent, iter_sse
+from miniagent.http.sse import SSEDecoder, SSEEvent, iter_sse
 
 CAPTURES = FIXTURES / "llama-server"
 

@@ -41,19 +41,19 @@ def test_commands_that_call_no_model_import_no_http_library(flag, tmp_path):
 def test_the_check_sees_requests_when_it_is_imported(tmp_path):
     # The assertion above could pass for a wrong reason (the list not parsed): here the
     # same reading must find requests where it is imported.
-    status, names = imported_modules(["-c", "import miniagent.transport"], tmp_path)
+    status, names = imported_modules(["-c", "import miniagent.http.transport"], tmp_path)
     assert status == 0 and "requests" in http_modules(names)
 
 
 def test_the_scripted_model_and_the_core_load_no_http_library(tmp_path):
-    modules = "miniagent.agent, miniagent.models, miniagent.choose, miniagent.providers.scripted"
+    modules = "miniagent.agent, miniagent.models.registry, miniagent.models.choose, miniagent.providers.scripted"
     status, names = imported_modules(["-c", f"import {modules}"], tmp_path)
     assert status == 0 and "miniagent.providers.scripted" in names
     assert http_modules(names) == []
 
 
 RUN_ONE_TURN = """
-from miniagent.models import Model
+from miniagent.models.registry import Model
 from miniagent.providers import StreamOptions, stream
 from miniagent.providers.scripted import parse_script, scripted_model
 model = {model}

@@ -3,7 +3,7 @@
 import json
 
 from helpers import FIXTURES
-from miniagent.stats import compute_stats, format_stats_text, stats_json
+from miniagent.session.stats import compute_stats, format_stats_text, stats_json
 
 PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"

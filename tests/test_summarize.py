@@ -3,7 +3,7 @@ characters), the file lists, and an input cut to fit its window."""
 
 from helpers import call, text
 from miniagent.messages import assistant_message, tool_result_message, user_message
-from miniagent.summarize import (FileOps, format_file_lists, keep_newest,
+from miniagent.compaction.summarize import (FileOps, format_file_lists, keep_newest,
                                  serialize_conversation, without_file_lists)
 
 

@@ -16,8 +16,8 @@ import requests
 
 from fake_server import HELLO, FAST, FakeServer, abort_when, chat, read_text, turn_from_capture
 from helpers import FIXTURES
-from miniagent.retry import Aborted, HTTPError, is_final
-from miniagent.transport import StreamError, default_read_timeout, iter_body, post_stream
+from miniagent.http.retry import Aborted, HTTPError, is_final
+from miniagent.http.transport import StreamError, default_read_timeout, iter_body, post_stream
 
 CAPTURES = FIXTURES / "llama-server"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from miniagent.models import ConfigError
-from miniagent.trust import (is_trusted, project_has_resources, record_trust, resolve_trust,
+from miniagent.models.registry import ConfigError
+from miniagent.project.trust import (is_trusted, project_has_resources, record_trust, resolve_trust,
                              should_ask, trust_file)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -86,7 +86,7 @@ def test_a_damaged_trust_file_is_named_and_never_overwritten(tmp_path, home):
 # both write at the same time; without the lock, one's answers would overwrite the other's.
 RECORDER = """
 import sys
-from miniagent.trust import record_trust
+from miniagent.project.trust import record_trust
 home, name = sys.argv[1], sys.argv[2]
 print("ready", flush=True)
 sys.stdin.readline()

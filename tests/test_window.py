@@ -8,7 +8,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from helpers import FIXTURES
-from miniagent.window import OLLAMA_DEFAULT_CONTEXT, probe_context_window, server_root
+from miniagent.models.window import OLLAMA_DEFAULT_CONTEXT, probe_context_window, server_root
 
 
 class Server:
@@ -145,6 +145,6 @@ def test_the_base_url_loses_its_version_path():
 
 def test_importing_the_module_does_not_import_requests():
     import subprocess
-    code = "import sys, miniagent.window; print('requests' in sys.modules)"
+    code = "import sys, miniagent.models.window; print('requests' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr

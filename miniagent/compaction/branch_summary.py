@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 from .compaction import CompactionSettings, entry_role, estimate_tokens
-from .messages import Message
-from .sessioncontext import compaction_summary, context_message
+from ..messages import Message
+from ..session.context import compaction_summary, context_message
 from .summarize import (BRANCH_PROMPT, FileOps, ask_summariser, format_file_lists,
                         summariser_input)
 

@@ -40,10 +40,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set
 
-from .context import convert_to_llm
-from .messages import Message, one_line, text_of, tool_calls, user_message
-from .providers import StreamOptions
-from .wrappers import defuse_closing_tags
+from ..session.convert import convert_to_llm
+from ..messages import Message, one_line, text_of, tool_calls, user_message
+from ..providers import StreamOptions
+from ..project.wrappers import defuse_closing_tags
 
 TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summariser sees
 CHARS_PER_TOKEN = 3  # conservative, for fitting the summariser's input into its window

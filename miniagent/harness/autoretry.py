@@ -23,9 +23,9 @@ Never retried here:
 import os
 import re
 
-from .compaction import is_context_overflow
-from .messages import Message
-from .retry import is_final
+from ..compaction.compaction import is_context_overflow
+from ..messages import Message
+from ..http.retry import is_final
 
 MAX_RETRIES = 3
 BASE_DELAY = 2.0  # seconds; doubles each retry: 2, 4, 8

@@ -27,7 +27,7 @@ Left out: limits on time or tokens (Ctrl-C is the brake for those).
 import argparse
 from typing import Any, Dict, Optional
 
-from .messages import clean_usage
+from ..messages import clean_usage
 
 
 class RunLimits:

@@ -26,7 +26,7 @@ import json
 import re
 import urllib.parse
 
-from .messages import one_line
+from ..messages import one_line
 
 
 def http_error_message(status: int, body_text: str, url: str = "") -> str:

@@ -47,8 +47,8 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from .httperrors import http_error_message
-from .messages import ABORTED_TEXT
+from .errors import http_error_message
+from ..messages import ABORTED_TEXT
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})  # and every status >= 500
 MAX_SERVER_DELAY = 60.0  # seconds; a longer retry-after fails at once

@@ -41,7 +41,7 @@ from typing import Callable, Iterator, Optional
 import requests
 import urllib3
 
-from .httperrors import UNKNOWN_HOST, connection_reason, unreachable
+from .errors import UNKNOWN_HOST, connection_reason, unreachable
 from .retry import Aborted, Failure, HTTPError, error_for_status, not_retried, with_retries
 
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading

@@ -42,10 +42,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Mapping, Optional
 
-from .httperrors import connection_reason, http_error_message
-from .messages import one_line
-from .redaction import add_secret
-from .models import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, ConfigError, Model, Provider,
+from ..http.errors import connection_reason, http_error_message
+from ..messages import one_line
+from ..files.redaction import add_secret
+from .registry import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, ConfigError, Model, Provider,
                      default_model, find_model, is_url, load_providers, unknown_provider)
 
 # Without --provider, the first of these whose key is set wins.

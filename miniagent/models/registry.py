@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Dict, List, Mapping, Optional
 
-from .safeopen import TEXT_LIMIT, read_regular
+from ..files.safeopen import TEXT_LIMIT, read_regular
 
 BUILTIN_REGISTRY = Path(__file__).with_name("models.json")
 DEFAULT_CONTEXT_WINDOW = 128_000

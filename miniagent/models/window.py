@@ -42,7 +42,7 @@ def probe_context_window(base_url: str, model_id: str, api_key: Optional[str] = 
     """
     import requests  # here, not at the top: importing this module must stay cheap
 
-    from .transport import SHARED_SESSION  # the connection pool all requests share
+    from ..http.transport import SHARED_SESSION  # the connection pool all requests share
 
     root = server_root(base_url)
     deadline = time.monotonic() + timeout

@@ -29,13 +29,13 @@ a word (an e-mail address is never an attachment), resizing images.
 import re
 from typing import Any, Dict, List, Sequence, Tuple, Union
 
-from .messages import Message, text_of, user_message
-from .skills import expand_skill_command
-from .tools import ToolContext, ToolError
-from .tools.binary import SNIFF_BYTES, is_binary
-from .tools.paths import resolve_read_path
-from .tools.read import execute as read_file
-from .wrappers import defuse_closing_tags
+from ..messages import Message, text_of, user_message
+from ..project.skills import expand_skill_command
+from ..tools import ToolContext, ToolError
+from ..tools.hardening.binary import SNIFF_BYTES, is_binary
+from ..tools.hardening.paths import resolve_read_path
+from ..tools.read import execute as read_file
+from ..project.wrappers import defuse_closing_tags
 
 # `@` at the start of a word, then the path up to the next space. Punctuation that ends
 # a sentence ("look at @app.py.") is not part of the path.

@@ -35,9 +35,9 @@ import sys
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, TextIO
 
-from .extensions import Hook, chain_before, print_error
+from ..project.extensions import Hook, chain_before, print_error
 from .terminal import for_terminal
-from .tools.diff import generate_diff
+from ..tools.hardening.diff import generate_diff
 
 Ask = Callable[[str], str]
 GATED = ("bash", "edit", "write")

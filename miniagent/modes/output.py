@@ -22,7 +22,7 @@ import select
 import sys
 from typing import Any, NoReturn, TextIO
 
-from .redaction import redact
+from ..files.redaction import redact
 
 PIPE_CLOSED = 141  # the exit status of a program killed by SIGPIPE, as shells report it
 

@@ -26,12 +26,12 @@ import signal
 import sys
 from typing import Any, Dict, List, Optional
 
-from .harness import Harness
-from .messages import is_failed, one_line, text_of
+from ..harness import Harness
+from ..messages import is_failed, one_line, text_of
 from .output import reader_gone, say, silence_stdout, stdout_failure
-from .limits import summary_line
+from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
-from .tools.reaper import quit_now
+from ..tools.hardening.reaper import quit_now
 
 # Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. Each
 # aborts the run, so that bash kills its process group instead of leaving commands

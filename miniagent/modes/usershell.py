@@ -20,11 +20,11 @@ Left out: commands that read the keyboard (stdin is empty, as for the bash tool)
 import threading
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from .context import bash_execution_message
-from .messages import text_of
-from .tools import ToolError
-from .tools.bash import finish, partial_result
-from .tools.process import OutputSink, run_command
+from ..session.convert import bash_execution_message
+from ..messages import text_of
+from ..tools import ToolError
+from ..tools.bash import finish, partial_result
+from ..tools.hardening.process import OutputSink, run_command
 
 CALL_ID = "user-shell"  # the id of the pretend tool call the live view is shown
 

@@ -46,10 +46,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from .context import custom_message
-from .messages import one_line
+from ..session.convert import custom_message
+from ..messages import one_line
 from .settings import project_config_dir
-from .tools import Tool, ToolResult
+from ..tools import Tool, ToolResult
 
 Hook = Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]
 Labelled = Tuple[str, Hook]  # ("extension /path/gate.py", hook): a failure names its source

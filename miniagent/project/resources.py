@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 from .extensions import Extensions, load_extensions
-from .models import miniagent_home
-from .prompt import build_system_prompt, read_text_or_file
+from ..models.registry import miniagent_home
+from .system_prompt import build_system_prompt, read_text_or_file
 from .settings import Settings, load_settings
 from .skills import Skill, load_skills
-from .tools import ALL_TOOLS, DEFAULT_TOOLS, Tool, create_tools
+from ..tools import ALL_TOOLS, DEFAULT_TOOLS, Tool, create_tools
 from .trust import resolve_trust
 
 

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from .compaction import CompactionSettings
-from .models import ConfigError, read_json_file
+from ..compaction.compaction import CompactionSettings
+from ..models.registry import ConfigError, read_json_file
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
-from .safeopen import TEXT_LIMIT, read_regular
+from ..files.safeopen import TEXT_LIMIT, read_regular
 from .settings import project_config_dir
 from .wrappers import defuse_closing_tags
 

@@ -55,11 +55,11 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 from xml.sax.saxutils import quoteattr
 
-from .models import ConfigError, miniagent_home
+from ..models.registry import ConfigError, miniagent_home
 from .settings import project_config_dir
 from .skills import Skill, format_skills
-from .safeopen import TEXT_LIMIT, read_regular
-from .tools import Tool
+from ..files.safeopen import TEXT_LIMIT, read_regular
+from ..tools import Tool
 from .wrappers import defuse_closing_tags
 
 INTRO = ("You are a coding assistant working in the user's terminal through miniagent. "

@@ -35,8 +35,8 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Optional
 
-from .models import ConfigError, miniagent_home
-from .models import read_json_file
+from ..models.registry import ConfigError, miniagent_home
+from ..models.registry import read_json_file
 from .settings import project_config_dir
 
 # What counts as "something to load" in a project's .miniagent/ folder.

@@ -43,7 +43,7 @@ import json
 import uuid
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from ..jsonpartial import parse_arguments, parse_partial
+from .jsonpartial import parse_arguments, parse_partial
 from ..messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Block, assistant_message, clean_text,
                         clean_value, compute_cost, set_counts)
 from . import with_tool_use

@@ -35,9 +35,9 @@ import json
 import threading
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional
 
-from ..redaction import redact
-from ..retry import Aborted, Failure, not_retried
-from ..transport import iter_body, post_stream
+from ..files.redaction import redact
+from ..http.retry import Aborted, Failure, not_retried
+from ..http.transport import iter_body, post_stream
 from .builder import Event, MessageBuilder, Parser, ProviderError
 
 HTML_PAGE = ("the server answered with an HTML page, not an event stream "

@@ -49,7 +49,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from ..messages import (clean_text, text_block, text_of, thinking_block, token_count,
                         tool_call_block)
-from ..sse import iter_sse
+from ..http.sse import iter_sse
 from .builder import MessageBuilder, ProviderError, error_text, max_output_tokens
 from .compat import compat_for
 from .guard import stream_from_bytes, stream_http

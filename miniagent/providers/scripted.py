@@ -38,7 +38,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from ..messages import (ABORTED_TEXT, STOP_REASONS, assistant_message, clean_value, set_counts,
                         tool_call_block)
-from ..models import Model
+from ..models.registry import Model
 from . import with_tool_use
 
 API = "scripted"

@@ -42,10 +42,10 @@ import os
 import tempfile
 from typing import Any, Callable, Dict, List, Tuple
 
-from .safeopen import open_regular
+from ..files.safeopen import open_regular
 
-from .messages import to_json
-from .redaction import redact_json
+from ..messages import to_json
+from ..files.redaction import redact_json
 
 MALFORMED = "skipped a malformed line"
 

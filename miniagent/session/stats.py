@@ -35,9 +35,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
 
-from .messages import COUNT_KEYS, clean_usage
-from .sessionfile import SessionError
-from .sessionstore import STORE
+from ..messages import COUNT_KEYS, clean_usage
+from .file import SessionError
+from .store import STORE
 
 TOKEN_FIELDS = COUNT_KEYS
 

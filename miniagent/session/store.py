@@ -52,13 +52,13 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
-from .entrycheck import entry_problem
-from .messages import text_of
-from .models import miniagent_home
-from .sessionfile import (SessionError, append_lines, create_lines, first_line_header,
+from .check import entry_problem
+from ..messages import text_of
+from ..models.registry import miniagent_home
+from .file import (SessionError, append_lines, create_lines, first_line_header,
                           parse_lines, read_header, read_text)
-from .sessionmigrate import CURRENT_VERSION, migrate, version_of
-from .safeopen import open_regular
+from .migrate import CURRENT_VERSION, migrate, version_of
+from ..files.safeopen import open_regular
 
 
 @dataclass

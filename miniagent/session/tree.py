@@ -44,12 +44,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple
 
-from .models import miniagent_home  # noqa: F401  (part of this module's API)
-from .sessioncontext import (LAST, SessionContext, build_session_context,  # noqa: F401
+from ..models.registry import miniagent_home  # noqa: F401  (part of this module's API)
+from .context import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
-from .sessionfile import SessionError, check_writable
-from .sessionmigrate import CURRENT_VERSION
-from .sessionstore import (STORE, JSONLStore, SessionInfo, SessionStore,  # noqa: F401
+from .file import SessionError, check_writable
+from .migrate import CURRENT_VERSION
+from .store import (STORE, JSONLStore, SessionInfo, SessionStore,  # noqa: F401
                            find_most_recent, find_sessions_by_prefix, list_sessions,
                            new_file_name, session_dir_for)
 

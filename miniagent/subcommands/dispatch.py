@@ -21,11 +21,11 @@ import sys
 import time
 from typing import Any, List
 
-from .messages import to_json
-from .output import ArgumentParser, say
-from .session import Session, SessionError, list_sessions, session_dir_for
-from .stats import compute_stats, format_stats_text, stats_json
-from .terminal import for_terminal
+from ..messages import to_json
+from ..modes.output import ArgumentParser, say
+from ..session.tree import Session, SessionError, list_sessions, session_dir_for
+from ..session.stats import compute_stats, format_stats_text, stats_json
+from ..modes.terminal import for_terminal
 
 
 def run_subcommand(name: str, argv: List[str]) -> int:
@@ -35,7 +35,7 @@ def run_subcommand(name: str, argv: List[str]) -> int:
     if name == "export":
         return export_command(argv)
     if name == "script":
-        from .replay_script import main as script_main
+        from .script import main as script_main
         return script_main(argv)
     return stats_command(argv)
 

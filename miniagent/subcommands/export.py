@@ -34,14 +34,14 @@ import json
 import re
 from typing import Any, Callable, Dict, List, Optional
 
-from .exportfile import ExportError, write_output, write_text
-from .exportstyle import PAGE, SCRIPT, SCRIPT_HASH, STYLE
-from .messages import one_line, text_of, to_json
-from .session import Session, TreeNode
-from .sessionfile import SessionError
-from .sessionstore import STORE, LoadedSession
-from .stats import TOKEN_FIELDS, file_stats, number
-from .terminal import for_terminal
+from .export_file import ExportError, write_output, write_text
+from .export_style import PAGE, SCRIPT, SCRIPT_HASH, STYLE
+from ..messages import one_line, text_of, to_json
+from ..session.tree import Session, TreeNode
+from ..session.file import SessionError
+from ..session.store import STORE, LoadedSession
+from ..session.stats import TOKEN_FIELDS, file_stats, number
+from ..modes.terminal import for_terminal
 
 FOLD_ARGUMENT_LINES = 12  # longer tool-call arguments (a whole file to write) are folded
 TITLE_WIDTH = 80  # characters of a folded result's first line shown as its title

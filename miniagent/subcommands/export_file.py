@@ -23,8 +23,8 @@ import stat
 from pathlib import Path
 from typing import Optional
 
-from .sessionfile import SessionError
-from .trust import replace_atomically
+from ..session.file import SessionError
+from ..project.trust import replace_atomically
 
 
 class ExportError(SessionError):

@@ -38,10 +38,10 @@ import sys
 from typing import Any, Callable, Dict, List, Optional
 
 from .export import ExportError, blocks_of, load_session, message_text, write_output
-from .messages import is_failed, to_json
-from .sessioncontext import path_to
-from .stats import TOKEN_FIELDS
-from .output import ArgumentParser
+from ..messages import is_failed, to_json
+from ..session.context import path_to
+from ..session.stats import TOKEN_FIELDS
+from ..modes.output import ArgumentParser
 
 
 def session_to_script(session_path: str, keep_usage: bool = False,

@@ -38,15 +38,15 @@ import sys
 import unicodedata
 from typing import List, Optional, Sequence, Tuple
 
-from .commands import describe_age, print_json
-from .models import miniagent_home
-from .output import ArgumentParser, say, usage_error
-from .searchindex import (MARK_END, MARK_START, SNIPPET_WORDS, IndexUnavailable, Match,
+from .dispatch import describe_age, print_json
+from ..models.registry import miniagent_home
+from ..modes.output import ArgumentParser, say, usage_error
+from .search_index import (MARK_END, MARK_START, SNIPPET_WORDS, IndexUnavailable, Match,
                           index_path, lookup, rebuild, searchable_text)
-from .sessionfile import SessionError
-from .sessionstore import (STORE, first_user_text, project_dirs, session_dir_for, session_name,
+from ..session.file import SessionError
+from ..session.store import (STORE, first_user_text, project_dirs, session_dir_for, session_name,
                            unique)
-from .terminal import Screen, for_terminal
+from ..modes.terminal import Screen, for_terminal
 
 # A word as unicode61 (with tokenchars '_') sees one, near enough: letters, digits, _ and
 # the combining accents that may follow a letter ("e\u0301" is one word, as "é" is).

@@ -42,10 +42,10 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from .messages import clean_text, text_of, to_json
-from .models import miniagent_home
-from .sessionfile import SessionError
-from .sessionstore import STORE, SessionStore, first_user_text, session_name
+from ..messages import clean_text, text_of, to_json
+from ..models.registry import miniagent_home
+from ..session.file import SessionError
+from ..session.store import STORE, SessionStore, first_user_text, session_name
 
 SCHEMA_VERSION = 1  # PRAGMA user_version; a file with another one is rebuilt
 TOOL_TEXT_LIMIT = 4096  # characters kept of a tool call's arguments or a tool result

@@ -37,7 +37,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
-from .coerce import coerce
+from .hardening.coerce import coerce
 
 
 class ToolError(Exception):

@@ -35,8 +35,8 @@ import signal
 from typing import Dict, Optional, Tuple
 
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
-from .process import OutputSink, run_command
-from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from .hardening.process import OutputSink, run_command
+from .hardening.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 
 DESCRIPTION = (
     "Run a bash command in the working directory. Its stdout and stderr come back merged. "

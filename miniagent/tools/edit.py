@@ -45,12 +45,12 @@ import threading
 from typing import Dict, List, Optional, Tuple
 
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
-from .diff import generate_diff
-from .edit_args import prepare_arguments
-from .filelock import path_lock
-from .fuzzy import NormalisedText, normalise
-from .paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_path
-from .truncate import printable
+from .hardening.diff import generate_diff
+from .hardening.edit_args import prepare_arguments
+from .hardening.filelock import path_lock
+from .hardening.fuzzy import NormalisedText, normalise
+from .hardening.paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_path
+from .hardening.truncate import printable
 
 BOM = b"\xef\xbb\xbf"
 MAX_EDIT_BYTES = 10 * 1024 * 1024

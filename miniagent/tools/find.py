@@ -18,9 +18,9 @@ notice. Left out: fd's options (type filters, depth limits, regex patterns).
 from typing import Dict
 
 from . import Tool, ToolContext, ToolResult, check_not_aborted, text_result
-from .paths import resolve_directory
-from .truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
-from .walk import glob_matcher, walk
+from .hardening.paths import resolve_directory
+from .hardening.truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
+from .hardening.walk import glob_matcher, walk
 
 DEFAULT_LIMIT = 1000
 

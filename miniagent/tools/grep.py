@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Dict, Iterator, List, Pattern, Tuple
 
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
-from .binary import SNIFF_BYTES, is_binary
-from .paths import check_exists, refuse_special_file, resolve_path
-from .regex_worker import regex_matcher
-from .truncate import (DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, parse_limit,
+from .hardening.binary import SNIFF_BYTES, is_binary
+from .hardening.paths import check_exists, refuse_special_file, resolve_path
+from .hardening.regex_worker import regex_matcher
+from .hardening.truncate import (DEFAULT_MAX_BYTES, MAX_LINE_CHARS, cap_listing, parse_limit,
                        truncate_line)
-from .walk import glob_matcher, walk
+from .hardening.walk import glob_matcher, walk
 
 DEFAULT_LIMIT = 100
 

@@ -17,8 +17,8 @@ import stat
 from typing import Dict, Optional
 
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
-from .paths import resolve_directory
-from .truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
+from .hardening.paths import resolve_directory
+from .hardening.truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
 
 DEFAULT_LIMIT = 500
 

@@ -42,11 +42,11 @@ from typing import BinaryIO, Dict, Optional
 
 from ..messages import image_block, text_block
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
-from .binary import SNIFF_BYTES, is_binary
-from .filelock import path_lock
-from .lines import count_lines, decode_lines, read_window
-from .paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_read_path
-from .truncate import (DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size,
+from .hardening.binary import SNIFF_BYTES, is_binary
+from .hardening.filelock import path_lock
+from .hardening.lines import count_lines, decode_lines, read_window
+from .hardening.paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_read_path
+from .hardening.truncate import (DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size,
                        truncate_head)
 
 MAX_IMAGE_BYTES = 4_718_592  # 4.5 MB: larger images are rejected by model APIs

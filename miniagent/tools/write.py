@@ -22,8 +22,8 @@ import os
 from typing import Dict
 
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
-from .filelock import path_lock
-from .paths import describe_os_error, refuse_special_file, resolve_path
+from .hardening.filelock import path_lock
+from .hardening.paths import describe_os_error, refuse_special_file, resolve_path
 
 DESCRIPTION = (
     "Write a file with the given content, creating it (and any missing parent "

@@ -9,11 +9,11 @@ import pytest
 
 from fake_server import FakeServer
 from miniagent.harness import is_retryable
-from miniagent.models import Model
+from miniagent.models.registry import Model
 from miniagent.providers import StreamOptions
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.anthropic import build_request, stream_bytes
-from miniagent.retry import is_final
+from miniagent.http.retry import is_final
 
 PRICES = {"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75}
 TOOLS = [{"name": "read", "description": "Read a file.",

@@ -13,11 +13,11 @@ from fake_server import FakeServer
 from miniagent.agent import Agent
 from miniagent.harness import Harness
 from miniagent.messages import ABORTED_TEXT, text_block
-from miniagent.models import Model
+from miniagent.models.registry import Model
 from miniagent.providers import StreamOptions
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.guard import redact, run
-from miniagent.retry import HTTPError, is_final
+from miniagent.http.retry import HTTPError, is_final
 
 
 def make_model(base_url="http://127.0.0.1:1/v1"):

@@ -3,7 +3,7 @@
 import re
 
 from miniagent.messages import text_of as tool_result_text
-from miniagent.models import Model
+from miniagent.models.registry import Model
 from miniagent.providers.replay import (
     NO_RESULT,
     ID_FORMATS,

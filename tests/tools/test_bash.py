@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from miniagent.prompt import first_sentence
+from miniagent.project.system_prompt import first_sentence
 from miniagent.tools import ToolError
 from miniagent.tools import bash as bash_module
 from helpers import run_bash as bash, first_text as text_of

@@ -1,6 +1,6 @@
 """binary: how read and grep tell a binary file from text, by its first bytes."""
 
-from miniagent.tools.binary import is_binary
+from miniagent.tools.hardening.binary import is_binary
 
 
 def test_is_binary_means_a_nul_byte():

@@ -4,7 +4,7 @@ coerceTypes), checked on read's schema as the model meets them and rule by rule.
 import pytest
 
 from miniagent.tools import ToolError, create_tools, validate_arguments
-from miniagent.tools.coerce import coerce
+from miniagent.tools.hardening.coerce import coerce
 
 
 def read_tool():

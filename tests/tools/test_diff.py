@@ -1,6 +1,6 @@
 """diff: the line-numbered diff edit puts in its result's details (pi-behaviour.md §7.5)."""
 
-from miniagent.tools.diff import generate_diff
+from miniagent.tools.hardening.diff import generate_diff
 
 
 def test_diff_with_context_and_markers():

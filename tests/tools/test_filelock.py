@@ -5,7 +5,7 @@ test_edit.py, test_write.py)."""
 
 import threading
 
-from miniagent.tools.filelock import path_lock
+from miniagent.tools.hardening.filelock import path_lock
 
 
 def test_a_symlink_and_another_spelling_of_the_path_share_one_lock(tmp_path):

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
-from miniagent.tools import fuzzy as fuzzy_module
+from miniagent.tools.hardening import fuzzy as fuzzy_module
 from helpers import run_edit as edit, one_edit as one, make_file as make
 
 

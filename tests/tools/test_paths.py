@@ -9,7 +9,7 @@ import pytest
 
 from miniagent.tools import (ALL_TOOLS, DEFAULT_TOOLS, ToolContext, ToolError, create_tools,
                              validate_arguments)
-from miniagent.tools.paths import expand_path, resolve_path, resolve_read_path
+from miniagent.tools.hardening.paths import expand_path, resolve_path, resolve_read_path
 
 
 def test_expand_home():

@@ -297,7 +297,7 @@ def test_read_waits_for_an_edit_that_has_emptied_the_file(tmp_path, monkeypatch)
     # between the two; a read in that moment used to answer "(empty file)". It must
     # wait on the file's lock instead and then see the edited file.
     from miniagent.tools import edit as edit_module
-    from miniagent.tools import filelock
+    from miniagent.tools.hardening import filelock
     path = tmp_path / "f.txt"
     path.write_text("old text\n")
     emptied, release, progress = threading.Event(), threading.Event(), threading.Event()

@@ -8,7 +8,7 @@ import pytest
 
 from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
 from miniagent.tools import grep as grep_module
-from miniagent.tools.walk import glob_matcher, walk
+from miniagent.tools.hardening.walk import glob_matcher, walk
 from helpers import processes_below
 
 

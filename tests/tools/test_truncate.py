@@ -2,7 +2,7 @@
 
 import pytest
 
-from miniagent.tools.truncate import (cap_listing, format_size, parse_limit, printable,
+from miniagent.tools.hardening.truncate import (cap_listing, format_size, parse_limit, printable,
                                       truncate_head, truncate_line, truncate_tail)
 
 

@@ -69,7 +69,7 @@ def test_aborted_before_start(tmp_path):
 
 
 def test_write_waits_for_the_file_lock_that_edit_uses(tmp_path):
-    from miniagent.tools.filelock import path_lock
+    from miniagent.tools.hardening.filelock import path_lock
     target = tmp_path / "f.txt"
     writer = threading.Thread(target=write, args=(tmp_path, "f.txt", "x"))
     with path_lock(str(target)):

@@ -43,16 +43,16 @@ import sys
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from . import __version__
-from .attach import expand_attachments
+from ... import __version__
+from ..attach import expand_attachments
 from .liveview import LiveView
-from .messages import Message, is_failed, text_of, user_message
+from ...messages import Message, is_failed, text_of, user_message
 from .lineinput import input_waiting, insert_text, save_history, set_up_readline
 from .questions import PendingAnswer
 from .slash import (COMMANDS, WHILE_RUNNING, as_prompt, inline_skill, parse_command,
                     run_extension_command)
-from .terminal import Screen, for_terminal
-from .usershell import parse_shell_line, record, run_user_command
+from ..terminal import Screen, for_terminal
+from ..usershell import parse_shell_line, record, run_user_command
 
 SHUTDOWN_SECONDS = 5  # how long SIGTERM waits for the run to end before leaving anyway
 KEYBOARD_POLL = 0.1  # seconds between looks at the run while waiting for typed lines

@@ -21,7 +21,7 @@ import signal
 import sys
 from typing import Optional
 
-from .models import miniagent_home
+from ...models.registry import miniagent_home
 
 HISTORY_LENGTH = 1000
 

@@ -33,9 +33,9 @@ import threading
 import time
 from typing import Any, Dict, List, Optional
 
-from .messages import one_line, text_of
-from .render import Notices, describe_call, fold_result, footer_text
-from .terminal import SPINNER, Screen, for_terminal
+from ...messages import one_line, text_of
+from ..render import Notices, describe_call, fold_result, footer_text
+from ..terminal import SPINNER, Screen, for_terminal
 
 WINDOW_LINES = 5  # live output lines shown under a running command
 TICK_SECONDS = 0.1

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .lineinput import ask_line
-from .settings import project_config_dir
-from .trust import PROJECT_RESOURCES, record_trust, resolve_trust, should_ask
+from ...project.settings import project_config_dir
+from ...project.trust import PROJECT_RESOURCES, record_trust, resolve_trust, should_ask
 
 POLL_SECONDS = 0.1  # how often a waiting question looks whether the run was stopped
 

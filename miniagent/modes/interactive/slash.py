@@ -32,11 +32,11 @@ import re
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import slash_session
-from .assemble import model_for
-from .models import ConfigError, list_models, miniagent_home
-from .project import split_names, tools_named
-from .skills import SkillError, expand_skill_command
-from .trust import is_trusted, project_has_resources, record_trust
+from ...assemble import model_for
+from ...models.registry import ConfigError, list_models, miniagent_home
+from ...project.resources import split_names, tools_named
+from ...project.skills import SkillError, expand_skill_command
+from ...project.trust import is_trusted, project_has_resources, record_trust
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 COMMAND_WORD = re.compile(r"/[A-Za-z0-9-]+")

@@ -28,17 +28,17 @@ Left out: deleting sessions, labelling entries from the terminal, a full-screen 
 import os
 from typing import Any, Dict, List, Optional
 
-from .commands import describe_age
-from .compaction import CompactionError
-from .export import ExportError, export_markdown, render_html, write_output
+from ...subcommands.dispatch import describe_age
+from ...compaction.compaction import CompactionError
+from ...subcommands.export import ExportError, export_markdown, render_html, write_output
 from .lineinput import ask_line
-from .messages import one_line, text_of
-from .render import compacted_text, cost_text
-from .search import NO_WORDS, format_match, highlight, query_phrases, search_sessions
-from .session import SessionError, TreeNode, list_sessions
-from .stats import file_stats
-from .terminal import for_terminal
-from .attach import typed_text
+from ...messages import one_line, text_of
+from ..render import compacted_text, cost_text
+from ...subcommands.search import NO_WORDS, format_match, highlight, query_phrases, search_sessions
+from ...session.tree import SessionError, TreeNode, list_sessions
+from ...session.stats import file_stats
+from ..terminal import for_terminal
+from ..attach import typed_text
 
 LISTED = 20  # sessions shown by /resume
 LABEL_WIDTH = 70

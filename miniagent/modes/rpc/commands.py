@@ -30,16 +30,16 @@ Left out: pi's commands for settings we do not have (see rpc.py).
 import threading
 from typing import Any, Callable, Dict, List, Optional
 
-from .assemble import model_for, report_warnings
-from .attach import expand_prompt
-from .entrycheck import content_problem
-from .harness import Harness
-from .messages import Message, text_of, user_message
-from .output import say
-from .render import final_answer
-from .settings import THINKING_LEVELS
-from .stats import TOKEN_FIELDS, file_stats
-from .usershell import record, run_user_command
+from ...assemble import model_for, report_warnings
+from ..attach import expand_prompt
+from ...session.check import content_problem
+from ...harness import Harness
+from ...messages import Message, text_of, user_message
+from ..output import say
+from ..render import final_answer
+from ...project.settings import THINKING_LEVELS
+from ...session.stats import TOKEN_FIELDS, file_stats
+from ..usershell import record, run_user_command
 
 LATER = object()  # returned by a command whose response comes later, from its thread
 BASH_FIELDS = ("output", "exitCode", "cancelled", "truncated", "fullOutputPath")

@@ -55,12 +55,12 @@ import threading
 from itertools import count
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
-from .harness import Harness
-from .oneshot import STOP_SIGNALS
-from .output import say, stdout_failure
-from .render import JsonLines
-from .rpccommands import LATER, Commands
-from .tools.reaper import quit_now
+from ...harness import Harness
+from ..print_mode import STOP_SIGNALS
+from ..output import say, stdout_failure
+from ..render import JsonLines
+from .commands import LATER, Commands
+from ...tools.hardening.reaper import quit_now
 
 # A line of stdin, parsed: (the request, None) or (None, the error response to write).
 Parsed = Tuple[Optional[Dict[str, Any]], Optional[Dict[str, Any]]]

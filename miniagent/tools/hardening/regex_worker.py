@@ -42,7 +42,7 @@ from collections import deque
 from contextlib import contextmanager
 from typing import BinaryIO, Deque, Iterator, Pattern, Tuple
 
-from . import ToolError, check_not_aborted
+from .. import ToolError, check_not_aborted
 from .reaper import kill_tree, tracked
 
 CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regex_child.py")

@@ -1,0 +1,6 @@
+"""Models: which model a run talks to, and with which key.
+
+Read in this order: `registry.py` (the built-in registry, models.json, your own
+models.json), `choose.py` (provider, model and key for a run), `window.py` (asking a
+local server what context window it serves).
+"""

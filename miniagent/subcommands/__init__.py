@@ -1,0 +1,8 @@
+"""Subcommands: what miniagent does with session files besides running an agent.
+
+Read in this order: `dispatch.py` (sessions, stats, export, script: the first word
+decides), `search.py` (full-text search across sessions), `search_index.py` (the SQLite
+FTS5 index beside the files), `export.py` (a session as one HTML page), `export_style.py`
+(its stylesheet), `export_file.py` (where a page is written: no links, renamed into
+place), `script.py` (a recorded session as a script to replay offline).
+"""

@@ -1,7 +1,11 @@
 """Helpers the tests share: where the fixtures are, a scripted agent, small tools."""
 
+import json
 import os
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 from miniagent.agent import Agent
@@ -11,6 +15,53 @@ from miniagent.tools import Tool, ToolContext, create_tools, text_result, valida
 # Real data, copied into tests/fixtures (its README says from where): the suite reads
 # only these copies, so it passes from a bare clone.
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# The command line as a user runs it: `python -m miniagent` from this checkout, with
+# no key or server address from the developer's own environment.
+ROOT = str(Path(__file__).resolve().parents[1])
+KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY",
+        "GROQ_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+
+
+def run_cli(*args, stdin="", cwd=None, env=None):
+    """Run `python -m miniagent ARGS`; stdin is a pipe (never a terminal)."""
+    full_env = dict(os.environ, PYTHONPATH=ROOT)
+    for key in KEYS:
+        full_env.pop(key, None)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "miniagent", *args], input=stdin,
+                          capture_output=True, text=True, cwd=cwd or ROOT, env=full_env,
+                          timeout=60)
+
+
+def write_script(tmp_path, turns):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(turns))
+    return str(path)
+
+
+def start_cli(args, cwd):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.Popen([sys.executable, "-m", "miniagent", *args], cwd=cwd, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def is_alive(pid):
+    """True while the process exists and is not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def wait_gone(pid, seconds=5):
+    """Poll (bounded) until a process is gone or a zombie; True if it went."""
+    deadline = time.monotonic() + seconds
+    while is_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not is_alive(pid)
 
 
 def make_agent(turns, tools=(), **kwargs):

@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from helpers import call, echo_tool, make_agent, text
+from helpers import call, echo_tool, is_alive, make_agent, text
 from miniagent.agent import AgentBusyError
 from miniagent.events import EventBus
 
@@ -106,15 +106,6 @@ def test_a_provider_that_raises_still_ends_the_run_with_a_message(events):
     assert last["stopReason"] == "error" and "socket exploded" in last["errorMessage"]
     assert events[-1]["type"] == "agent_end"
     assert not agent.is_running
-
-
-def is_alive(pid):
-    """True while the process exists and is not a zombie waiting to be reaped."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except FileNotFoundError:
-        return False
 
 
 def test_abort_during_bash_ends_the_run_and_kills_the_grandchild(tmp_path):

@@ -6,26 +6,7 @@ import re
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run_cli(*args, stdin="", cwd=None, env=None):
-    """Run `python -m miniagent ARGS`; stdin is a pipe (never a terminal)."""
-    full_env = dict(os.environ, PYTHONPATH=ROOT)
-    for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
-                "DEEPSEEK_API_KEY", "GROQ_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
-        full_env.pop(key, None)
-    full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "miniagent", *args], input=stdin,
-                          capture_output=True, text=True, cwd=cwd or ROOT, env=full_env,
-                          timeout=60)
-
-
-def write_script(tmp_path, turns):
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(turns))
-    return str(path)
-
+from helpers import ROOT, run_cli, start_cli, wait_gone, write_script
 
 def test_version_and_help_with_examples():
     assert re.match(r"miniagent \d+\.\d+\.\d+", run_cli("--version").stdout)
@@ -100,24 +81,6 @@ def test_no_stdin_at_all_still_works():
                             env=dict(os.environ, PYTHONPATH=ROOT),
                             preexec_fn=lambda: os.close(0))
     assert closed.returncode == 0, closed.stderr
-
-
-def start_cli(args, cwd):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.Popen([sys.executable, "-m", "miniagent", *args], cwd=cwd, env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def wait_gone(pid, seconds=5):
-    """Poll (bounded) until a process is gone or a zombie; True if it went."""
-    import time
-
-    from test_agent import is_alive
-    deadline = time.monotonic() + seconds
-    while is_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not is_alive(pid)
 
 
 def test_sigterm_stops_the_run_and_the_commands_it_started(tmp_path):

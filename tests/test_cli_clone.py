@@ -5,7 +5,7 @@ Python puts the working directory first on sys.path for `python -m`, so a clone'
 entry away before importing anything of ours; what Python itself imports before our
 first line (runpy on 3.10, importlib on 3.13) is beyond reach, and the docs say so."""
 
-from test_cli import run_cli, write_script
+from helpers import run_cli, write_script
 
 # Modules miniagent imports after __main__.py starts (none is loaded by Python's own
 # start-up on 3.10-3.13), each written as a trap that leaves a marker when imported.

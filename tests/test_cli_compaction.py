@@ -7,7 +7,7 @@ import json
 import os
 
 from fake_server import FakeServer, status
-from test_cli import run_cli
+from helpers import run_cli
 
 SUMMARY = "## Goal\nKeep the facts."
 

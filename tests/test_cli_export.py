@@ -6,8 +6,7 @@ import json
 import os
 import shutil
 
-from helpers import FIXTURES
-from test_cli import run_cli, write_script
+from helpers import FIXTURES, run_cli, write_script
 
 PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from fake_server import FakeServer
-from test_cli import ROOT, write_script
+from helpers import ROOT, write_script
 
 BOUND = 10  # seconds: each command here ends at once; a hang would wait forever
 

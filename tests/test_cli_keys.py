@@ -8,7 +8,7 @@ from urllib.parse import quote
 import pytest
 
 from fake_server import FakeServer
-from test_cli import run_cli
+from helpers import run_cli
 from test_cli_sessions import answer, session_files
 
 USER_KEY = "sk-user-Qw7Zr4Tx9Lm2Vb8Nc5Hj"

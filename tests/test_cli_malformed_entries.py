@@ -8,7 +8,7 @@ import json
 import pytest
 
 from miniagent.session.tree import Session
-from test_cli import run_cli, write_script
+from helpers import run_cli, write_script
 
 STAMP = "2026-03-15T10:20:30.123Z"
 USAGE = {"input": 5, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 7,

@@ -12,8 +12,7 @@ import subprocess
 import sys
 import time
 
-from helpers import processes_below
-from test_cli import ROOT, run_cli, start_cli, wait_gone, write_script
+from helpers import ROOT, processes_below, run_cli, start_cli, wait_gone, write_script
 
 
 def test_a_full_output_file_that_cannot_be_written_does_not_lose_the_result(tmp_path):

@@ -8,7 +8,7 @@ import sys
 
 from fake_server import FakeServer
 from pty_driver import Terminal
-from test_cli import ROOT, run_cli, write_script
+from helpers import ROOT, run_cli, write_script
 
 GATE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     "miniagent", "examples", "gate_rm_rf.py")

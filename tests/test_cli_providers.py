@@ -11,7 +11,7 @@ import sys
 import time
 
 from fake_server import FakeServer, status
-from test_cli import ROOT, run_cli
+from helpers import ROOT, run_cli
 
 TURNS = [
     {"content": [{"type": "text", "text": "Reading it."},

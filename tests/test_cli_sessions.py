@@ -10,8 +10,7 @@ import subprocess
 import sys
 
 from fake_server import FakeServer
-from helpers import FIXTURES
-from test_cli import ROOT, run_cli, write_script
+from helpers import FIXTURES, ROOT, run_cli, write_script
 
 PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 

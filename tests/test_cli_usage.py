@@ -8,10 +8,9 @@ import json
 import pytest
 
 from fake_server import FakeServer
-from helpers import make_agent, text
+from helpers import make_agent, run_cli, text, write_script
 from miniagent.modes import print_mode
 from miniagent.harness import Harness
-from test_cli import run_cli, write_script
 from test_cli_sessions import answer, lines_of, session_files
 
 COUNTS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")

@@ -17,9 +17,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKERS = ["ex_sse", "ex_assembly", "ex_truncate", "ex_tool", "ex_cut_point", "ex_retry",
            "ex_gate"]
 # The test files EXERCISES.md names, one per step (the markers live only there).
-MARKED_FILES = ["tests/test_sse.py", "tests/providers/test_openai.py",
-                "tests/tools/test_truncate.py", "tests/tools/test_search.py",
-                "tests/test_compaction.py", "tests/test_retry.py", "tests/test_examples.py"]
+MARKED_FILES = ["tests/http/test_sse.py", "tests/providers/test_openai.py",
+                "tests/tools/hardening/test_truncate.py", "tests/tools/test_search.py",
+                "tests/compaction/test_compaction.py", "tests/http/test_retry.py",
+                "tests/test_examples.py"]
 
 # Runs inside the subprocess: pytest with a small plugin that writes, for each ex_
 # marker, the outcome of every test it selected to the JSON file named in argv[1].

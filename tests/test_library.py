@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from fake_server import FakeServer
-from test_rpc import KEYS
+from helpers import KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent

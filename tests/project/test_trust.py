@@ -12,7 +12,7 @@ from miniagent.models.registry import ConfigError
 from miniagent.project.trust import (is_trusted, project_has_resources, record_trust, resolve_trust,
                              should_ask, trust_file)
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from miniagent.session.tree import Session
 from miniagent.session.file import SessionError, append_lines, to_line
 
-REPO = str(Path(__file__).resolve().parent.parent)
+REPO = str(Path(__file__).resolve().parents[2])
 HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00.000Z",
           "cwd": "/p"}
 

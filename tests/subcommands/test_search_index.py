@@ -9,8 +9,7 @@ from contextlib import closing
 
 import pytest
 
-from helpers import FIXTURES
-from test_cli import run_cli, write_script
+from helpers import FIXTURES, run_cli, write_script
 from miniagent.subcommands import search, search_index
 from miniagent.session.tree import Session, fork_session, parse_fork_argument
 from miniagent.session.store import JSONLStore

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 from fake_server import FakeServer
 from pty_driver import Terminal
-from test_cli import wait_gone
+from helpers import wait_gone
 
 CTRL_C, CTRL_D = "\x03", "\x04"
 

@@ -9,12 +9,9 @@ import sys
 import threading
 
 from fake_server import FakeServer
+from helpers import KEYS, ROOT, wait_gone
 from miniagent.session.tree import Session
-from test_cli import wait_gone
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_API_KEY",
-        "GROQ_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 WAIT = 30  # seconds: a bound for a broken build, never a synchronisation
 
 

@@ -10,7 +10,7 @@ through three steps:
               calls one after the other), streaming partial results as updates
     finalise  ask after_tool_call (which may rewrite the result), emit the outcome
 
-Rules this file applies (the spec's decisions 6 to 8):
+Rules this file applies (docs/decisions.md D6 to D8):
 
   * results are appended strictly in the order of the calls, including calls that
     failed before running (unknown tool, invalid arguments, blocked by a hook);

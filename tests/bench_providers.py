@@ -5,7 +5,7 @@
   network chunks) turned into a finished message from memory: SSE decoding, JSON per
   event, tool-call assembly and the event protocol. Yardstick: a bare
   `bytes.splitlines` pass over the same bytes, the least any line-based client does.
-- Scaling (spec decision 2): one tool call whose arguments are 1 MB, then 2 MB, sent
+- Scaling (docs/decisions.md D2): one tool call whose arguments are 1 MB, then 2 MB, sent
   in 4-byte deltas. Assembly must be linear, so doubling the size should roughly
   double the time (ratio ~2); a client that re-parses the accumulated arguments on
   every delta would show ~4 or far worse.

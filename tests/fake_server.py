@@ -2,7 +2,7 @@
 
 The providers and the HTTP layer are tested against real sockets, not mocks, so that
 chunked transfer encoding, keep-alive, resets and stalls behave as they do in the
-wild. The server plays the scripted-model script format (DESIGN.md): a list of turns
+wild. The server plays the scripted-model script format (providers/scripted.py): a list of turns
 or {"turns": [...]}, one turn per POST, served in order:
 
     {"content": [{"type": "text", "text": "Hi"},

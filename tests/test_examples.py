@@ -1,4 +1,4 @@
-"""The README's example extension: a gate that refuses a recursive rm outside the project."""
+"""The extension docs/project.md shows: a gate that refuses a recursive rm outside the project."""
 
 from pathlib import Path
 

@@ -1,8 +1,9 @@
-"""miniagent as a library: the names `from miniagent import ...` gives, and the README's two
-programs (embedding the agent; driving `--mode rpc` from another program), run as written.
+"""miniagent as a library: the names `from miniagent import ...` gives, and the two programs
+the documentation shows (embedding the agent, in the README; driving `--mode rpc` from
+another program, in docs/frontends.md), run as written.
 
 The programs live in tests/readme_example.py and tests/rpc_client_example.py; the README
-shows the same text under the headings below, and the test checks that they agree."""
+and docs/ show the same text under the headings below, and the test checks that they agree."""
 
 import os
 import re
@@ -15,11 +16,14 @@ from helpers import KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
-EXAMPLES = {"### Embedding miniagent": HERE / "readme_example.py",
-            "### Driving the RPC mode from a notebook": HERE / "rpc_client_example.py"}
-# The README's extension example is the shipped file itself (tests/test_examples.py).
-SHOWN_FILES = {**EXAMPLES,
-               "## Project context and trust": ROOT / "miniagent" / "examples" / "gate_rm_rf.py"}
+EMBEDDING = HERE / "readme_example.py"
+RPC_CLIENT = HERE / "rpc_client_example.py"
+# (document, heading) -> the file its first ```python block under that heading must equal.
+# The extension example is the shipped file itself (tests/test_examples.py).
+SHOWN_FILES = {("README.md", "## Embedding miniagent"): EMBEDDING,
+               ("docs/frontends.md", "## Driving the RPC mode from a notebook"): RPC_CLIENT,
+               ("docs/project.md", "## Project context and trust"):
+                   ROOT / "miniagent" / "examples" / "gate_rm_rf.py"}
 
 
 def run_python(path, cwd, **env):
@@ -32,7 +36,7 @@ def run_python(path, cwd, **env):
 def test_the_embedding_example_fixes_the_failing_test_and_shows_each_tool_call(tmp_path):
     made = tmp_path / "tmp"  # the example's project goes to a fresh temporary folder
     made.mkdir()
-    done = run_python(EXAMPLES["### Embedding miniagent"], tmp_path, TMPDIR=str(made))
+    done = run_python(EMBEDDING, tmp_path, TMPDIR=str(made))
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "tool: bash {'command': 'python3 test_calc.py'}",
@@ -48,21 +52,21 @@ def test_the_notebook_client_drives_the_rpc_mode(tmp_path):
     reply = {"content": [{"type": "text", "text": "There is one file: notes.txt."}]}
     (tmp_path / "notes.txt").write_text("hi\n")
     with FakeServer([reply]) as srv:  # stands in for the model server a user would have
-        done = run_python(EXAMPLES["### Driving the RPC mode from a notebook"], tmp_path,
+        done = run_python(RPC_CLIENT, tmp_path,
                           OPENAI_BASE_URL=srv.base_url + "/v1")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "There is one file: notes.txt.\n"
     assert "Which files are in this folder?" in str(srv.requests[0]["body"]["messages"])
 
 
-def test_the_readme_shows_the_examples_exactly_as_tested():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for heading, path in SHOWN_FILES.items():
-        assert heading in readme, f"README.md has no {heading!r} section"
-        block = re.search(r"```python\n(.*?)```", readme[readme.index(heading):], re.S)
-        assert block is not None, f"no ```python block under {heading!r} in README.md"
+def test_the_documents_show_the_examples_exactly_as_tested():
+    for (document, heading), path in SHOWN_FILES.items():
+        text = (ROOT / document).read_text(encoding="utf-8")
+        assert heading + "\n" in text, f"{document} has no {heading!r} section"
+        block = re.search(r"```python\n(.*?)```", text[text.index(heading + "\n"):], re.S)
+        assert block is not None, f"no ```python block under {heading!r} in {document}"
         assert block.group(1) == path.read_text(encoding="utf-8"), (
-            f"README.md's block under {heading!r} differs from {path.name}: keep them equal")
+            f"{document}'s block under {heading!r} differs from {path.name}: keep them equal")
 
 
 def test_the_library_names_load_without_the_http_library():

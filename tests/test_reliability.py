@@ -4,7 +4,7 @@ Every test runs `python -m miniagent` in a subprocess against the local fake ser
 (tests/fake_server.py), injects one fault, and checks what a user is left with:
 
   * one clear line on stderr (the retry notices aside), quoted exactly, since the
-    README's troubleshooting section quotes these same lines;
+    troubleshooting table in docs/troubleshooting.md quotes these same lines;
   * the session file intact: whole JSON lines, loadable by Session.open;
   * no process left behind: every run carries a unique marker in its command line, and
     no process with that marker outlives the run. After SIGKILL nothing can clean up;

@@ -19,7 +19,7 @@ The steps, each a function below:
      *split turn*: the turn's start gets a summary of its own.
   3. **What to summarise** (`prepare_compaction`): everything from the start of the
      previous compaction's kept part up to the cut. So with two compactions in a row,
-     every message is either summarised or kept: none falls between (our decision 13;
+     every message is either summarised or kept: none falls between (D13 in docs/decisions.md;
      pi summarises only what came after the previous compaction entry, and loses what
      that compaction had kept once the next one cuts past it).
   4. **Summarise** (`compact`, with summarize.py): one model call, or two at once for
@@ -156,7 +156,7 @@ def should_compact(tokens: int, context_window: int, settings: CompactionSetting
     return settings.enabled and tokens > context_window - reserve
 
 
-# Error texts that mean "the request did not fit" (spec §2.4), one server family or more
+# Error texts that mean "the request did not fit", one server family or more
 # each. A 429 is never one: a rate limit on tokens per minute is not the window.
 _OVERFLOW = re.compile("|".join([
     r"prompt is too long",                        # Anthropic

@@ -8,7 +8,7 @@ HTTP layer gave up on; the harness waits 2, 4, 8 s and runs the turn again from
 scratch. As in pi, a server that always answers 503 therefore sees 3 x 4 = 12 requests
 over about 20 s before the run reports the error.
 
-Transient (decision 4 of the spec): overloaded, rate limits, 429 and 5xx statuses,
+Transient (docs/decisions.md D4): overloaded, rate limits, 429 and 5xx statuses,
 connection resets, timeouts, a stream that ended before the response was complete.
 
 Never retried here:

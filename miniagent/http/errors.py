@@ -56,7 +56,7 @@ def http_error_message(status: int, body_text: str, url: str = "") -> str:
 def wrong_route(line: str, url: str) -> str:
     """A 404 or 405 with the URL that was asked, and, unless the server complained about
     the model (the route was right then), which base URL convention the route expects
-    (spec decision 16). The status stays first: the retry rules read it.
+    (docs/decisions.md D16). The status stays first: the retry rules read it.
 
     Examples:
         "404 page not found", "http://h:8080/chat/completions"

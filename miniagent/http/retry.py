@@ -10,7 +10,7 @@ with the default two retries:
     attempt 2  ->  429, retry-after: 3    wait 3 s, as the server asked
     attempt 3  ->  200                    return the response, body not read yet
 
-The rules (spec decision 3, matching the official SDKs where sensible):
+The rules (docs/decisions.md D3, matching the official SDKs where sensible):
 
 - Retried: 408, 409, 429 and every 5xx, plus connection errors and timeouts.
   Everything else (400, 401, 403, 404, 413, 422, ...) is a mistake that repeating

@@ -1,7 +1,7 @@
 """Anthropic Messages: Claude's own protocol.
 
 One call is one POST to `{base_url}/v1/messages` (the base URL has no version path,
-decision 16) with headers `x-api-key` and `anthropic-version`. The reply is
+D16 in docs/decisions.md) with headers `x-api-key` and `anthropic-version`. The reply is
 Server-Sent Events with a name per event, and the content arrives as numbered blocks
 that are explicitly opened and closed:
 
@@ -26,7 +26,7 @@ Going out (`build_request`), what differs from Chat Completions:
   * thinking goes back with its signature, exactly as it came (the API checks it);
     thinking without a signature (an aborted stream) goes back as plain text;
   * prompt caching is explicit: `cache_control` marks the ends of the stable prefix,
-    the system prompt, the last tool and the last user block (decision 17), so the next
+    the system prompt, the last tool and the last user block (D17), so the next
     call reads all of that from the cache at a tenth of the price;
   * thinking has a token budget per level (THINKING_BUDGETS), which counts toward
     `max_tokens`, so `max_tokens` grows by the budget.
@@ -34,7 +34,7 @@ Going out (`build_request`), what differs from Chat Completions:
 Coming back (`parse_events`): `signature_delta` replaces the signature; message_delta's
 usage counts are cumulative and overwrite (only those present); `ping` and event types
 we do not know are ignored, as Anthropic's versioning policy asks; `event: error` ends
-the call as an error; a body that ends before a stop_reason was cut off (decision 5).
+the call as an error; a body that ends before a stop_reason was cut off (D5).
 A server (a proxy) that ignores `stream: true` answers with the whole message as one
 JSON document; guard.py hands it over as one event, and its content blocks are
 played as if they had streamed, each opened with its whole content and closed.
@@ -56,13 +56,13 @@ from .replay import images_of, prepare_history
 DEFAULT_VERSION = "2023-06-01"  # the long-standing value; override with compat.anthropicVersion
 CACHE = {"type": "ephemeral"}
 EARLY_END = "stream ended before the response was complete (no stop_reason)"
-# Thinking tokens per level; they count toward max_tokens (pi-behaviour.md §4.2).
+# Thinking tokens per level; they count toward max_tokens.
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 MIN_THINKING_BUDGET = 1024  # the API refuses less
 MIN_ANSWER = 1024  # tokens kept for the answer after thinking
 
 # stop_reason -> stopReason. pause_turn (a long server-tool turn paused) ends our turn;
-# a refusal and an overflow end as errors that say so (decision 15). A reason in neither
+# a refusal and an overflow end as errors that say so (D15). A reason in neither
 # table (a proxy's "eos", one added after this was written) ends a complete answer: a
 # normal stop, or "toolUse" when the reply holds tool calls.
 STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop",

@@ -20,7 +20,7 @@ every delta, from the final arguments and from the errorMessage, since it cannot
 printed or saved (messages.clean_text). The stop reason goes through `with_tool_use`
 (providers/__init__.py): a reply with tool calls that stopped normally is "toolUse".
 
-Linear time (spec decision 2). A block's text is kept as a list of pieces and joined
+Linear time (docs/decisions.md D2). A block's text is kept as a list of pieces and joined
 once, when the block closes: appending to a string stored in a dict copies the whole
 string every time, which turns a 1 MB tool call sent in 4-byte pieces into ~125 GB of
 copying. So during streaming the deltas are the live view; the partial message's text

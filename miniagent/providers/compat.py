@@ -39,7 +39,7 @@ DEFAULT_COMPAT: Dict[str, Any] = {
     # "chat-template" chat_template_kwargs.enable_thinking (Qwen3-style templates).
     "thinkingFormat": "openai",
     # Send the session id as prompt_cache_key, which routes repeated prefixes to the
-    # same cache (decision 17: OpenAI needs no cache marks, only this key).
+    # same cache (D17: OpenAI needs no cache marks, only this key).
     "supportsPromptCacheKey": False,
     # Rewrite tool-call ids in the history: None, "openai" (<= 40 chars) or "mistral"
     # (exactly 9 alphanumerics), see replay.ID_FORMATS.

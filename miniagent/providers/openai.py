@@ -23,7 +23,7 @@ quirks decide a few field names (the compat table in compat.py).
 
 Coming back (`parse_chunks`), what servers do that a naive client gets wrong:
 
-  * tool-call fragments are matched to calls by `index`, then by `id` (spec decision 1):
+  * tool-call fragments are matched to calls by `index`, then by `id` (docs/decisions.md D1):
     some servers reuse index 0 for every call, repeat id and name on every fragment,
     send a fresh id on every fragment (LM Studio), omit the index or the id, or send
     the arguments as an object instead of a JSON string;
@@ -31,9 +31,9 @@ Coming back (`parse_chunks`), what servers do that a naive client gets wrong:
     (OpenRouter, Ollama); it becomes a thinking block whose signature names the field,
     so the same field carries it back next turn;
   * usage comes on a chunk with `choices: []` (or on the finish chunk); `prompt_tokens`
-    includes cache hits and `completion_tokens` includes reasoning (decision 14);
+    includes cache hits and `completion_tokens` includes reasoning (D14);
   * a 200 stream may carry `{"error": ...}` mid-way; a body that ends before any
-    `finish_reason` (and without `[DONE]`) was cut off (decision 5), while one that
+    `finish_reason` (and without `[DONE]`) was cut off (D5), while one that
     ends after a finish_reason without `[DONE]` is complete (servers omit it);
   * `finish_reason: "stop"` may come with tool calls (Gemini): the calls decide "toolUse";
     Gemini also tags a call with `extra_content` that must come back with it;
@@ -191,7 +191,7 @@ def _images_message(images: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 # --- The reply -------------------------------------------------------------------------------
 
-# finish_reason -> stopReason. Failures end as errors that say what happened (decision 15);
+# finish_reason -> stopReason. Failures end as errors that say what happened (D15);
 # the transient ones (OpenRouter's, DeepSeek's) use the words the agent-level retry looks for.
 # A reason in neither table (TGI's "eos_token", "eos"; whatever a server invents next) ends
 # a complete answer: it is a normal stop ("toolUse" with tool calls), not a lost reply.
@@ -334,7 +334,7 @@ class _ToolCalls:
             self.by_id.setdefault(call_id, slot)
         self.last = slot
         extra = fragment.get("extra_content")
-        if isinstance(extra, dict) and extra:  # Gemini 3 wants its signature back (Q15)
+        if isinstance(extra, dict) and extra:  # Gemini 3 wants its signature back
             block["extraContent"] = extra
         arguments = function.get("arguments")
         if isinstance(arguments, (dict, list)):  # some servers send the object itself

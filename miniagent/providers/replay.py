@@ -7,7 +7,7 @@ assistant `tool_calls` message must be followed by a `tool` message for each cal
 misread them. Both providers therefore pass the messages through `prepare_history`
 first, and only then translate them into their wire format.
 
-What it does, message by message (pi-behaviour.md §2.1, §2.2):
+What it does, message by message:
 
   * an assistant message that ended in "error" or "aborted" is dropped: it is a record
     of a failure, not something the model said;

@@ -1,4 +1,4 @@
-"""From a session tree to what the model sees: one branch, compaction applied (§9.7).
+"""From a session tree to what the model sees: one branch, compaction applied.
 
 A session file holds every branch the conversation ever took; the model gets one of them.
 `build_session_context` walks from a leaf entry up to the root, then reads that path
@@ -45,7 +45,7 @@ class SessionContext:
 
 def build_session_context(entries: List[dict], leaf_id: Any = LAST,
                           by_id: Optional[Dict[str, dict]] = None) -> SessionContext:
-    """§9.7: the messages on the path to `leaf_id` (unknown or default: the last entry;
+    """The messages on the path to `leaf_id` (unknown or default: the last entry;
     None: nothing), the latest compaction's summary first, and the thinking level and
     model in force there (assistant replies count as a model choice)."""
     if leaf_id is None or not entries:

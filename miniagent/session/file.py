@@ -27,7 +27,7 @@ habits that make an append-only log trustworthy:
    one-line `SessionError` ("cannot write session FILE: No space left on device").
 
 The header must be the first line: `{"type":"session","id":...}`. A file that is not
-empty and does not start with one is refused with an error naming it (spec decision 12):
+empty and does not start with one is refused with an error naming it (docs/decisions.md D12):
 it is somebody else's file, or a damaged one, and must never be overwritten.
 
 Left out: the meaning of entries (session.py), older formats (sessionmigrate.py), and

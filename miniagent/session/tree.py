@@ -16,13 +16,13 @@ entry, and the next append starts a second branch there. Nothing is ever rewritt
     user "fix the bug" -> assistant -> user "try A" -> assistant      (first branch)
                                    \\-> user "try B" -> assistant      (leaf after branch())
 
-The entry types (§9.3 of the spec): message, model_change, thinking_level_change,
+The entry types: message, model_change, thinking_level_change,
 compaction, branch_summary, custom, custom_message, label, session_info.
 
 **Rebuilding the context** for the model from the leaf's branch (the latest compaction's
 summary first, then the entries it kept) is sessioncontext.py; `build_context` calls it.
 
-**When the file is written** (§9.4): a new session is written only once it has an
+**When the file is written**: a new session is written only once it has an
 assistant reply (a prompt that fails at once leaves no file); then the header and every
 entry so far go out in one write, and each later entry as soon as it is appended.
 `persist=False` (`--no-session`) writes nothing. Every write goes through the store
@@ -221,7 +221,7 @@ class Session:
         if self._written:
             self.store.append(self.file_path, [entry])
         elif self._has_assistant or self.needs_new_file:
-            self.save()  # §9.4: the file is born with the first assistant reply
+            self.save()  # the file is born with the first assistant reply
 
     def _new_id(self) -> str:
         """8 hex characters, unique in this session."""
@@ -234,7 +234,7 @@ class Session:
     # --- The tree ------------------------------------------------------------------------
 
     def _index(self) -> None:
-        """Rebuild the lookups from self.entries; the leaf is the last entry (§9.5).
+        """Rebuild the lookups from self.entries; the leaf is the last entry.
         Loading a long session runs this once, so it avoids work per entry."""
         entries = self.entries
         self._by_id: Dict[str, dict] = {entry["id"]: entry for entry in entries}

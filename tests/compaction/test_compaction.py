@@ -1,6 +1,6 @@
 """Compaction: token counts, the trigger, the cut point, what is summarised and kept
-(decision 13: two compactions in a row lose nothing), and the summariser's requests.
-pi's compaction tests (spec §10.9) are here in our form."""
+(D13 in docs/decisions.md: two compactions in a row lose nothing), and the summariser's requests.
+pi's compaction tests are here in our form."""
 
 import threading
 from dataclasses import replace

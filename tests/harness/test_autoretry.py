@@ -1,4 +1,4 @@
-"""The harness's retry decision (decision 4): which failed replies are tried again."""
+"""The harness's retry decision (docs/decisions.md D4): which failed replies are tried again."""
 
 from miniagent.harness.autoretry import is_retryable
 

@@ -1,4 +1,4 @@
-"""Agent-level retry (decision 4): transient failures are retried from scratch."""
+"""Agent-level retry (docs/decisions.md D4): transient failures are retried from scratch."""
 
 import threading
 

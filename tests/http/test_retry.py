@@ -1,4 +1,4 @@
-"""The retry policy (decision 3): which failures are tried again, how long to wait.
+"""The retry policy (docs/decisions.md D3): which failures are tried again, how long to wait.
 
 Driven through the real transport against the scripted server (the decision is only
 worth something if the right number of requests reaches the server), then the

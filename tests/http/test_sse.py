@@ -1,4 +1,4 @@
-"""The SSE decoder against the WHATWG rules (wire-formats.md §1.5 test vectors).
+"""The SSE decoder against the WHATWG rules (the standard's own test vectors).
 
 Every vector is run whole, cut at every byte offset, one byte at a time and in
 random 1..7-byte chunks: the events must never depend on how the network chunked them.

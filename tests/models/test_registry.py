@@ -163,7 +163,7 @@ LMSTUDIO = {"baseUrl": "http://127.0.0.1:1234/v1", "api": "openai-completions",
 
 
 def lmstudio_with(provider=None, **model):
-    """The README's lmstudio provider with fields changed: the provider's (a dict), or
+    """docs/models.md's lmstudio provider with fields changed: the provider's (a dict), or
     those of its one model (keywords)."""
     models = [{**LMSTUDIO["models"][0], **model}]
     return {"providers": {"lmstudio": {**LMSTUDIO, "models": models, **(provider or {})}}}
@@ -452,7 +452,7 @@ def test_a_bare_api_key_needs_to_know_whose_it_is(env):
 
 
 def test_a_user_provider_needs_no_flags(env):
-    write_user_models(env, lmstudio_with())  # the README's example, without apiKey
+    write_user_models(env, lmstudio_with())  # docs/models.md's example, without apiKey
     for chosen in (resolve(env=env), resolve(model_id="qwen3-coder-30b", env=env)):
         assert (chosen.model.provider, chosen.model.id) == ("lmstudio", "qwen3-coder-30b")
         assert chosen.model.base_url == "http://127.0.0.1:1234/v1" and chosen.api_key is None

@@ -1,6 +1,6 @@
 """The Anthropic Messages provider: requests as recorded by the scripted test server,
-and replies from the server and from hand-written event streams (wire-formats.md §3,
-§5; spec decisions 5, 15, 16, 17)."""
+and replies from the server and from hand-written event streams
+(docs/decisions.md D5, D15, D16, D17)."""
 
 import json
 import time
@@ -71,7 +71,7 @@ def replay(body, chunk_size=None):
 
 
 def pi_fixture(stop_delta=None):
-    """pi-behaviour.md §13.1's Anthropic stream."""
+    """The Anthropic stream of pi's own provider tests."""
     return [("message_start", {"message": {"usage": {"input_tokens": 10, "cache_read_input_tokens": 5}}}),
             ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
             ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": "Hi"}}),
@@ -231,7 +231,7 @@ def test_message_delta_then_end_without_message_stop_is_complete():
     assert final(replay(events_body(*pi_fixture())))["stopReason"] == "toolUse"
 
 
-def test_end_before_a_stop_reason_is_an_error():  # decision 5
+def test_end_before_a_stop_reason_is_an_error():  # D5
     message = final(replay(events_body(*pi_fixture()[:5])))
     assert message["stopReason"] == "error"
     assert "stream ended before the response was complete" in message["errorMessage"]
@@ -263,7 +263,7 @@ def test_a_stop_with_tool_calls_is_tool_use_as_in_every_provider(reason, ours):
     assert final(events)["stopReason"] == ours and events[-1]["reason"] == ours
 
 
-def test_refusal_is_an_error_that_says_so():  # decision 15
+def test_refusal_is_an_error_that_says_so():  # D15
     message = final(replay(events_body(*text_reply("refusal"))))
     assert message["stopReason"] == "error" and "declined" in message["errorMessage"]
     assert not is_retryable(message)  # the same request would be refused again
@@ -359,7 +359,7 @@ def test_http_error_is_one_error_event_with_status_and_message():
     assert final(events)["errorMessage"].startswith("400 prompt is too long")
 
 
-def test_a_404_from_a_base_url_with_v1_says_it_must_not_have_it():  # decision 16
+def test_a_404_from_a_base_url_with_v1_says_it_must_not_have_it():  # D16
     fault = {"status": 404, "body": {"type": "error", "error": {"type": "not_found_error",
                                                                 "message": "Not Found"}}}
     with FakeServer([{"fault": fault}]) as srv:

@@ -1,4 +1,4 @@
-"""Partial JSON for live display (pi-behaviour.md §2.3) and the final argument parse."""
+"""Partial JSON for live display and the final argument parse."""
 
 import json
 
@@ -6,7 +6,7 @@ import pytest
 
 from miniagent.providers.jsonpartial import parse_arguments, parse_partial
 
-EXAMPLES = [  # every example of pi-behaviour.md §2.3, plus the empty inputs
+EXAMPLES = [  # the examples pi's partial parser documents, plus the empty inputs
     (None, {}),
     ("", {}),
     ("   \n", {}),

@@ -1,6 +1,6 @@
 """The Chat Completions provider against real bytes: the scripted test server (real
 sockets), the llama-server captures in tests/fixtures, and hand-written streams for
-the quirks of other servers (wire-formats.md §2.7, §5; spec decisions 1, 2, 5, 14-16).
+the quirks of other servers (docs/decisions.md D1, D2, D5, D14-D16).
 A test about one server's quirk is named after the server and the quirk.
 """
 
@@ -94,7 +94,7 @@ def test_request_shape_against_the_server():
     events, requests = call_server([{"content": [{"type": "text", "text": "Hello there"}]}],
                                    tools=TOOLS)
     (request,) = requests
-    assert request["path"] == "/v1/chat/completions"  # {base}/chat/completions, decision 16
+    assert request["path"] == "/v1/chat/completions"  # {base}/chat/completions, D16
     body = request["body"]
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     assert body["model"] == "test-model" and body["max_tokens"] == 16384
@@ -271,7 +271,7 @@ def test_mistral_models_get_nine_character_ids():
     assert re.fullmatch(r"[A-Za-z0-9]{9}", sent_id) and body["messages"][3]["tool_call_id"] == sent_id
 
 
-# --- The §13.1 fixture and the captures -----------------------------------------------------------
+# --- pi's fixture and the captures -----------------------------------------------------------
 
 
 def test_pi_tool_call_fixture_events_and_usage():
@@ -561,7 +561,7 @@ def test_gemini_extra_content_goes_back_with_its_call_to_the_same_model_only(): 
     assert "extra_content" not in request["messages"][2]["tool_calls"][0]
 
 
-def test_large_arguments_in_tiny_deltas_assemble_exactly(monkeypatch):  # decision 2
+def test_large_arguments_in_tiny_deltas_assemble_exactly(monkeypatch):  # D2
     parsed_lengths = []  # the length of each partial parse made for the live view
     real_parse = builder.parse_partial
     monkeypatch.setattr(builder, "parse_partial",
@@ -609,7 +609,7 @@ def test_openrouter_mirrored_reasoning_fields_are_taken_once():  # Q2
 
 
 @pytest.mark.parametrize("reason,words", [("content_filter", "content filter"), ("refusal", "declined")])
-def test_filtered_and_refused_replies_are_errors_that_say_so(reason, words):  # decision 15
+def test_filtered_and_refused_replies_are_errors_that_say_so(reason, words):  # D15
     message = final(replay(sse(delta(content="I can"), finish(reason))))
     assert message["stopReason"] == "error" and words in message["errorMessage"]
     assert message["content"][0]["text"] == "I can"  # what came is kept
@@ -627,19 +627,19 @@ def test_an_unknown_finish_reason_keeps_the_complete_answer(reason):
 
 
 @pytest.mark.parametrize("body,retryable", [
-    (sse(delta(content="x"), done=False), True),  # cut off before a finish_reason (decision 5)
+    (sse(delta(content="x"), done=False), True),  # cut off before a finish_reason (D5)
     (sse(delta(content="x"), finish("error")), True),  # OpenRouter: the upstream failed
     (sse(delta(content="x"), finish("insufficient_system_resource")), True),  # DeepSeek
     (sse('{"error": {"message": "The server had an error", "type": "server_error"}}'), True),
-    (sse(delta(content="x"), finish("content_filter")), False),  # decision 15
+    (sse(delta(content="x"), finish("content_filter")), False),  # D15
     (sse(delta(content="x"), finish("refusal")), False),
 ], ids=["cut-off", "openrouter-error", "deepseek-resources", "in-band-error", "filter", "refusal"])
 def test_failed_streams_say_whether_the_agent_level_retry_should_try_again(body, retryable):
-    message = final(replay(body))  # the harness decides from these words (decision 4)
+    message = final(replay(body))  # the harness decides from these words (D4)
     assert message["stopReason"] == "error" and is_retryable(message) is retryable
 
 
-# --- Usage (decision 14) ------------------------------------------------------------------------------
+# --- Usage (D14) ---------------------------------------------------------------------------------
 
 
 def test_usage_on_the_finish_chunk_and_reasoning_not_counted_twice():
@@ -656,7 +656,7 @@ def test_usage_is_kept_when_later_chunks_have_none_and_choices_null_is_fine():
     assert final(replay(body))["usage"]["totalTokens"] == 7
 
 
-def test_cache_hits_and_writes_are_not_counted_as_input():  # decision 14
+def test_cache_hits_and_writes_are_not_counted_as_input():  # D14
     deepseek = {"prompt_tokens": 100, "completion_tokens": 7, "prompt_cache_hit_tokens": 64,
                 "prompt_cache_miss_tokens": 36}
     usage = final(replay(sse(finish("stop"), {"choices": [], "usage": deepseek})))["usage"]
@@ -673,7 +673,7 @@ def test_groq_usage_under_x_groq():
     assert final(replay(body))["usage"]["totalTokens"] == 7
 
 
-# --- Errors and the end of the stream (decision 5) -----------------------------------------------------
+# --- Errors and the end of the stream (D5) --------------------------------------------------------
 
 
 def test_in_band_error_after_200_is_an_error():  # Q14 (OpenAI, OpenRouter, llama-server, vLLM)
@@ -778,7 +778,7 @@ def test_an_unknown_host_is_tried_once_by_both_layers(monkeypatch):
     assert lookups == ["llm-box.invalid"]
 
 
-def test_a_404_from_a_base_url_without_v1_says_where_it_asked():  # decision 16
+def test_a_404_from_a_base_url_without_v1_says_where_it_asked():  # D16
     with FakeServer([{"fault": {"status": 404, "body": "404 page not found"}}]) as srv:
         message = final(list(provider_stream(make_model(srv.base_url), context(), StreamOptions())))
     assert message["errorMessage"] == (

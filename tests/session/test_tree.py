@@ -1,5 +1,5 @@
 """Sessions: writing, the tree API, labels, forks and pi's files (pi's session tests, as ours,
-with spec decision 12's two flips: a 0-byte file is a new session at that path; a non-empty
+with docs/decisions.md D12's two flips: a 0-byte file is a new session at that path; a non-empty
 file without a valid header is refused and left byte-identical)."""
 
 import hashlib

@@ -1,4 +1,4 @@
-"""bash: pi's tool tests (pi-behaviour.md §7.10, §13.1) plus decision 10's guarantees.
+"""bash: pi's tool tests plus docs/decisions.md D10's guarantees.
 
 How the command runs (shell, environment, process group, output pump) is tested in
 test_process.py."""
@@ -59,7 +59,7 @@ def test_missing_working_directory(tmp_path):
         bash(tmp_path / "gone", "echo hi")
 
 
-# --- decision 10 --------------------------------------------------------------------------
+# --- D10 --------------------------------------------------------------------------------
 
 def test_description_first_sentence_stands_alone():
     # The system prompt lists each tool by its first sentence.

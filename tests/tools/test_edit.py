@@ -1,4 +1,4 @@
-"""edit: pi's tool tests (pi-behaviour.md §7.10, §7.5) and decision 9 in full.
+"""edit: pi's tool tests and docs/decisions.md D9 in full.
 
 The normalised matching is tested in test_fuzzy.py, the repair of the arguments models
 send in test_edit_args.py, the diff in test_diff.py."""
@@ -77,7 +77,7 @@ def test_bom_is_preserved(tmp_path):
     assert path.read_bytes() == b"\xef\xbb\xbf1st\r\nsecond\r\n"
 
 
-# --- decision 9 ---------------------------------------------------------------------------
+# --- D9 ---------------------------------------------------------------------------------
 
 def test_several_edits_are_matched_against_the_original(tmp_path):
     path = make(tmp_path, "a = 1\nb = 2\nc = 3\n")

@@ -1,4 +1,4 @@
-"""read: pi's tool tests (pi-behaviour.md §7.10) plus the edge cases of the tools issue."""
+"""read: pi's tool tests plus the edge cases of the tools issue."""
 
 import base64
 import re

@@ -1,4 +1,4 @@
-"""grep, find, ls and the walk/glob rules they share (pi-behaviour.md §7.7-7.10)."""
+"""grep, find, ls and the walk/glob rules they share (and pi's tool tests)."""
 
 import os
 import threading

@@ -1,4 +1,4 @@
-"""write: pi's tool tests (pi-behaviour.md §7.10) plus byte counting and the shared lock."""
+"""write: pi's tool tests plus byte counting and the shared lock."""
 
 import threading
 

@@ -1,4 +1,4 @@
-"""coerce: the scalar coercions of argument validation (pi-behaviour.md §6.7, AJV's
+"""coerce: the scalar coercions of argument validation (AJV's
 coerceTypes), checked on read's schema as the model meets them and rule by rule."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""diff: the line-numbered diff edit puts in its result's details (pi-behaviour.md §7.5)."""
+"""diff: the line-numbered diff edit puts in its result's details."""
 
 from miniagent.tools.hardening.diff import generate_diff
 

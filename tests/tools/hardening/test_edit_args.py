@@ -1,4 +1,4 @@
-"""edit_args: the argument shapes models send instead of `edits: [...]` (decision 9)."""
+"""edit_args: the argument shapes models send instead of `edits: [...]` (docs/decisions.md D9)."""
 
 import pytest
 

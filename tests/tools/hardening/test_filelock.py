@@ -1,4 +1,4 @@
-"""filelock: one lock per file, whatever the spelling of its path (decision 9).
+"""filelock: one lock per file, whatever the spelling of its path (docs/decisions.md D9).
 
 That read, edit and write each wait for it is tested with each tool (test_read.py,
 test_edit.py, test_write.py)."""

@@ -1,4 +1,4 @@
-"""fuzzy: edit's normalised matching (decision 9): the look-alikes a model may type
+"""fuzzy: edit's normalised matching (docs/decisions.md D9): the look-alikes a model may type
 instead of the file's characters, and that only the matched region changes."""
 
 import threading
@@ -38,7 +38,7 @@ def test_normalised_match_leaves_every_other_byte_alone(tmp_path):
 
 
 def test_normalised_match_keeps_the_rest_of_the_line(tmp_path):
-    # pi rewrote the whole file normalised here ("Q trailing\nend"); decision 9 does not.
+    # pi rewrote the whole file normalised here ("Q trailing\nend"); D9 does not.
     path = make(tmp_path, "a\u2019b trailing   \nend")
     edit(tmp_path, "f.txt", one("a'b", "Q"))
     assert path.read_text() == "Q trailing   \nend"

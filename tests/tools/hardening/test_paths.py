@@ -1,4 +1,4 @@
-"""Path resolution (pi-behaviour.md §7.1, path-utils tests), special files, the registry."""
+"""Path resolution (pi's path-utils tests), special files, the registry."""
 
 import os
 import pwd

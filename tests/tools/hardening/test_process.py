@@ -1,4 +1,4 @@
-"""process: how bash runs a command (decision 10): the shell and its environment, the
+"""process: how bash runs a command (docs/decisions.md D10): the shell and its environment, the
 process group a timeout or an abort kills, background jobs, the live-output pump and the
 bounded output sink. Driven through the bash tool, as a model would."""
 

@@ -1,4 +1,4 @@
-"""Truncation: the cases of pi-behaviour.md §7.2 and §13.1, checked on our functions."""
+"""Truncation: pi's truncation cases, checked on our functions."""
 
 import pytest
 

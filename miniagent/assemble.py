@@ -33,12 +33,13 @@ from .models.choose import Resolved, is_own_server, own_key, resolve
 from .subcommands.dispatch import describe_age
 from .harness import Harness
 from .harness.limits import RunLimits, cost_is_known
-from .models.registry import ConfigError, Model
+from .models.registry import Model
+from .errors import ConfigError, SessionError
 from .modes.output import say
 from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
-from .session.tree import (Session, SessionError, find_most_recent, find_sessions_by_prefix,
-                      fork_session, list_sessions, parse_fork_argument, session_dir_for)
+from .session.tree import (Session, find_most_recent, find_sessions_by_prefix, fork_session, list_sessions,
+                           parse_fork_argument, session_dir_for)
 from .project.resources import Project, choose_tools, load_project, system_prompt_builder
 from .project.settings import Settings
 from .models.window import probe_context_window

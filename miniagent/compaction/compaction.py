@@ -52,7 +52,6 @@ from ..messages import Message, clean_usage, tool_calls
 from ..session.context import compaction_summary, context_message
 from .summarize import (HISTORY_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT, FileOps,
                         ask_summariser, format_file_lists, summariser_input, without_file_lists)
-from .summarize import CompactionError  # noqa: F401 - compact() raises it; catch it from here
 
 RESERVE_CAP = 16_384
 KEEP_CAP = 20_000

@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set
 
+from ..errors import CompactionError
 from ..session.convert import convert_to_llm
 from ..messages import Message, one_line, text_of, tool_calls, user_message
 from ..providers import StreamOptions
@@ -47,15 +48,6 @@ from ..project.wrappers import defuse_closing_tags
 
 TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summariser sees
 CHARS_PER_TOKEN = 3  # conservative, for fitting the summariser's input into its window
-
-
-class CompactionError(Exception):
-    """A summary could not be made. The message is one line for the user; `aborted` is
-    True when the user cancelled it."""
-
-    def __init__(self, message: str, aborted: bool = False):
-        super().__init__(message)
-        self.aborted = aborted
 
 
 # --- The prompts (our words; the headings are the structure every summary shares) ----------

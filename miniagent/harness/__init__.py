@@ -37,14 +37,15 @@ from ..agent import Agent
 from .autoretry import MAX_RETRIES, is_retryable, retry_base_delay
 from ..compaction.branch_summary import (collect_entries_to_summarise, prepare_branch_summary,
                              summarize_branch)
-from ..compaction.compaction import (CompactionError, CompactionSettings, compact, estimate_context_tokens,
-                         is_context_overflow, last_usable_usage, nothing_to_compact_message,
-                         prepare_compaction, should_compact)
+from ..compaction.compaction import (CompactionSettings, compact, estimate_context_tokens,
+                                     is_context_overflow, last_usable_usage, nothing_to_compact_message,
+                                     prepare_compaction, should_compact)
+from ..errors import CompactionError, SessionError
 from ..session.convert import convert_to_llm
 from .limits import RunLimits
 from ..messages import Message, is_failed, text_of, user_message
 from ..http.retry import wait_or_abort
-from ..session.tree import Session, SessionError
+from ..session.tree import Session
 
 
 class NothingToCompact(CompactionError):

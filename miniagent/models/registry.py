@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Dict, List, Mapping, Optional
 
+from ..errors import ConfigError
 from ..files.safeopen import TEXT_LIMIT, read_regular
 
 BUILTIN_REGISTRY = Path(__file__).with_name("models.json")
@@ -98,10 +99,6 @@ class Provider:
     api_key: Optional[str]  # as written in models.json: an env var name or a literal
     models: List[Model]
     own: bool = False  # defined by the user's models.json alone, not a built-in name
-
-
-class ConfigError(Exception):
-    """No usable model: the message says what to do (the CLI prints it and exits 2)."""
 
 
 # --- Checking a models.json ------------------------------------------------------------

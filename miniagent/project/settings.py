@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..compaction.compaction import CompactionSettings
-from ..models.registry import ConfigError, read_json_file
+from ..models.registry import read_json_file
+from ..errors import ConfigError
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 

@@ -35,7 +35,8 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Optional
 
-from ..models.registry import ConfigError, miniagent_home
+from ..models.registry import miniagent_home
+from ..errors import ConfigError
 from ..models.registry import read_json_file
 from .settings import project_config_dir
 

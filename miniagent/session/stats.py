@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
 
 from ..messages import COUNT_KEYS, clean_usage
-from .file import SessionError
+from ..errors import SessionError
 from .store import STORE
 
 TOKEN_FIELDS = COUNT_KEYS

@@ -55,8 +55,8 @@ from typing import Any, Dict, List, Optional
 from .check import entry_problem
 from ..messages import text_of
 from ..models.registry import miniagent_home
-from .file import (SessionError, append_lines, create_lines, first_line_header,
-                          parse_lines, read_header, read_text)
+from .file import append_lines, create_lines, first_line_header, parse_lines, read_header, read_text
+from ..errors import SessionError
 from .migrate import CURRENT_VERSION, migrate, version_of
 from ..files.safeopen import open_regular
 

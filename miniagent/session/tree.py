@@ -47,7 +47,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..models.registry import miniagent_home  # noqa: F401  (part of this module's API)
 from .context import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
-from .file import SessionError, check_writable
+from .file import check_writable
+from ..errors import SessionError
 from .migrate import CURRENT_VERSION
 from .store import (STORE, JSONLStore, SessionInfo, SessionStore,  # noqa: F401
                            find_most_recent, find_sessions_by_prefix, list_sessions,

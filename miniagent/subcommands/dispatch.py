@@ -23,7 +23,8 @@ from typing import Any, List
 
 from ..messages import to_json
 from ..modes.output import ArgumentParser, say
-from ..session.tree import Session, SessionError, list_sessions, session_dir_for
+from ..session.tree import Session, list_sessions, session_dir_for
+from ..errors import ExportError, SessionError
 from ..session.stats import compute_stats, format_stats_text, stats_json
 from ..modes.terminal import for_terminal
 
@@ -92,7 +93,7 @@ def stats_command(argv: List[str]) -> int:
 def export_command(argv: List[str]) -> int:
     """`miniagent export FILE [-o OUT]`: the session viewer's page (export.py), or with
     OUT ending in .md a Markdown transcript of the session's current branch."""
-    from .export import ExportError, export_html, export_markdown
+    from .export import export_html, export_markdown
     parser = ArgumentParser(
         prog="miniagent export",
         description="Write a session (miniagent's or pi's) as one self-contained HTML page.")

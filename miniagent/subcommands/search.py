@@ -43,7 +43,7 @@ from ..models.registry import miniagent_home
 from ..modes.output import ArgumentParser, say, usage_error
 from .search_index import (MARK_END, MARK_START, SNIPPET_WORDS, IndexUnavailable, Match,
                           index_path, lookup, rebuild, searchable_text)
-from ..session.file import SessionError
+from ..errors import SessionError
 from ..session.store import (STORE, first_user_text, project_dirs, session_dir_for, session_name,
                            unique)
 from ..modes.terminal import Screen, for_terminal

@@ -44,7 +44,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..messages import clean_text, text_of, to_json
 from ..models.registry import miniagent_home
-from ..session.file import SessionError
+from ..errors import SessionError
 from ..session.store import STORE, SessionStore, first_user_text, session_name
 
 SCHEMA_VERSION = 1  # PRAGMA user_version; a file with another one is rebuilt

@@ -7,7 +7,8 @@ from helpers import call, text
 from miniagent import providers
 from miniagent.compaction.branch_summary import (NO_BRANCH_CONTENT, collect_entries_to_summarise,
                                       prepare_branch_summary, summarize_branch)
-from miniagent.compaction.compaction import CompactionError, CompactionSettings
+from miniagent.compaction.compaction import CompactionSettings
+from miniagent.errors import CompactionError
 from miniagent.messages import assistant_message, text_of, tool_result_message, user_message
 from miniagent.providers.scripted import parse_script, scripted_model
 from miniagent.compaction.summarize import BRANCH_PROMPT

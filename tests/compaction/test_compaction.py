@@ -9,12 +9,11 @@ import pytest
 
 from helpers import FIXTURES, call, text
 from miniagent import providers
-from miniagent.compaction.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER, CompactionError,
-                                  CompactionSettings, compact, context_tokens,
-                                  estimate_context_tokens, estimate_tokens, find_cut_point,
-                                  is_context_overflow, last_usable_usage,
-                                  nothing_to_compact_message, prepare_compaction,
-                                  should_compact)
+from miniagent.compaction.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER, CompactionSettings, compact,
+                                             context_tokens, estimate_context_tokens, estimate_tokens,
+                                             find_cut_point, is_context_overflow, last_usable_usage,
+                                             nothing_to_compact_message, prepare_compaction, should_compact)
+from miniagent.errors import CompactionError
 from miniagent.http.errors import http_error_message
 from miniagent.messages import assistant_message, text_of, tool_result_message, user_message
 from miniagent.providers.scripted import parse_script, scripted_model

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from miniagent.models.registry import ConfigError
+from miniagent.errors import ConfigError
 from miniagent.project.trust import (is_trusted, project_has_resources, record_trust, resolve_trust,
                              should_ask, trust_file)
 

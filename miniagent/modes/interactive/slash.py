@@ -33,9 +33,10 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import slash_session
 from ...assemble import model_for
-from ...models.registry import ConfigError, list_models, miniagent_home
+from ...models.registry import list_models, miniagent_home
+from ...errors import ConfigError, SkillError
 from ...project.resources import split_names, tools_named
-from ...project.skills import SkillError, expand_skill_command
+from ...project.skills import expand_skill_command
 from ...project.trust import is_trusted, project_has_resources, record_trust
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")

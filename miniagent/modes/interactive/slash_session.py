@@ -29,13 +29,13 @@ import os
 from typing import Any, Dict, List, Optional
 
 from ...subcommands.dispatch import describe_age
-from ...compaction.compaction import CompactionError
-from ...subcommands.export import ExportError, export_markdown, render_html, write_output
+from ...errors import CompactionError, ExportError, SessionError
+from ...subcommands.export import export_markdown, render_html, write_output
 from .lineinput import ask_line
 from ...messages import one_line, text_of
 from ..render import compacted_text, cost_text
 from ...subcommands.search import NO_WORDS, format_match, highlight, query_phrases, search_sessions
-from ...session.tree import SessionError, TreeNode, list_sessions
+from ...session.tree import TreeNode, list_sessions
 from ...session.stats import file_stats
 from ..terminal import for_terminal
 from ..attach import typed_text

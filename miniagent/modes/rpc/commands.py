@@ -109,7 +109,7 @@ class Commands:
 
     def message_of(self, request: dict) -> Message:
         """The user message of prompt, steer and follow_up: "message" expanded as the
-        terminal expands it (/skill:name, @path; skills.SkillError is an error
+        terminal expands it (/skill:name, @path; errors.SkillError is an error
         response), plus any "images"."""
         text = text_field(request, "message")
         if request.get("images") is not None:

@@ -30,12 +30,11 @@ from typing import List, Optional, TextIO, Tuple
 
 from .agent import Agent
 from .models.choose import Resolved, is_own_server, own_key, resolve
-from .subcommands.dispatch import describe_age
 from .harness import Harness
 from .harness.limits import RunLimits, cost_is_known
 from .models.registry import Model
 from .errors import ConfigError, SessionError
-from .modes.output import say
+from .modes.output import describe_age, say
 from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
 from .session.tree import (Session, find_most_recent, find_sessions_by_prefix, fork_session, list_sessions,

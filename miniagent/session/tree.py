@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..models.registry import miniagent_home  # noqa: F401  (part of this module's API)
 from .context import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
 from .file import check_writable

@@ -33,7 +33,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import slash_session
 from ...assemble import model_for
-from ...models.registry import list_models, miniagent_home
+from ...models.registry import list_models
+from ...files.home import miniagent_home
 from ...errors import ConfigError, SkillError
 from ...project.resources import split_names, tools_named
 from ...project.skills import expand_skill_command

@@ -1,11 +1,11 @@
 """The command line: parse the options, then hand over to the right front end.
 
     miniagent [OPTIONS] [PROMPT...]          (or: python -m miniagent ...)
-    miniagent sessions | stats | ...         subcommands (commands.py)
+    miniagent sessions | stats | ...         subcommands (subcommands/dispatch.py)
 
 This is the outermost layer and the shortest route through the program:
 
-    a subcommand as the first word?   -> commands.py (no model, no HTTP library)
+    a subcommand as the first word?   -> subcommands/dispatch.py (no model, no HTTP library)
     parse the flags                   -> build_parser() below
     assemble the run                  -> assemble.py: session, model, tools, prompt
     run it                            -> oneshot.py (print / JSON), interactive.py (the

@@ -17,12 +17,12 @@ The steps, each a function below:
      `keep` tokens are collected; cut there, but never between a tool call and its
      result. A cut inside a turn (after the user's request, among its tool calls) is a
      *split turn*: the turn's start gets a summary of its own.
-  3. **What to summarise** (`prepare_compaction`): everything from the start of the
+  3. **What to summarize** (`prepare_compaction`): everything from the start of the
      previous compaction's kept part up to the cut. So with two compactions in a row,
-     every message is either summarised or kept: none falls between (our decision 13;
-     pi summarises only what came after the previous compaction entry, and loses what
+     every message is either summarized or kept: none falls between (our decision 13;
+     pi summarizes only what came after the previous compaction entry, and loses what
      that compaction had kept once the next one cuts past it).
-  4. **Summarise** (`compact`, with summarize.py): one model call, or two at once for
+  4. **Summarize** (`compact`, with summarize.py): one model call, or two at once for
      a split turn; a previous summary is updated rather than rewritten.
 
 The reserve and the kept tail scale with small windows (a 4,096-token local model
@@ -35,7 +35,7 @@ min(20,000, window / 2), unless settings say otherwise:
     200,000    16,384     20,000        183,616
 
 Branch summaries (for /tree: leaving one branch of the conversation for another) use
-the same summariser on the entries being left: see branch_summary.py.
+the same summarizer on the entries being left: see branch_summary.py.
 
 Left out: extensions that supply their own summary (pi's `fromHook`), a real tokenizer.
 """
@@ -49,9 +49,9 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..messages import Message, clean_usage, tool_calls
-from ..session.context import compaction_summary, context_message
+from ..session.rebuild import compaction_summary, context_message
 from .summarize import (HISTORY_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT, FileOps,
-                        ask_summariser, format_file_lists, summariser_input, without_file_lists)
+                        ask_summarizer, format_file_lists, summarizer_input, without_file_lists)
 
 RESERVE_CAP = 16_384
 KEEP_CAP = 20_000
@@ -123,13 +123,13 @@ def _last_usable_index(messages: List[Message]) -> Optional[int]:
     """The last reply whose usage measures the current context: not an error or abort
     (they report nothing useful), and newer than every compaction summary in the list
     (a reply kept by a compaction measured the longer context before it)."""
-    summarised_at = max((m.get("timestamp", 0) for m in messages
+    summarized_at = max((m.get("timestamp", 0) for m in messages
                          if m.get("role") == "compactionSummary"), default=None)
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if message.get("role") != "assistant" or message.get("stopReason") in ("error", "aborted"):
             continue
-        if summarised_at is None or message.get("timestamp", 0) > summarised_at:
+        if summarized_at is None or message.get("timestamp", 0) > summarized_at:
             return index
     return None
 
@@ -263,7 +263,7 @@ class Preparation:
     """Everything compact() needs, computed without a model call."""
 
     first_kept_entry_id: str
-    messages_to_summarise: List[Message]
+    messages_to_summarize: List[Message]
     turn_prefix_messages: List[Message]
     is_split_turn: bool
     tokens_before: int
@@ -287,7 +287,7 @@ def _latest_compaction(entries: List[Dict[str, Any]]) -> Optional[int]:
 
 def _window_start(entries: List[Dict[str, Any]], previous: Optional[int]) -> int:
     """Decision 13: the window starts where the previous compaction's kept part starts,
-    so what it kept is now summarised or kept again, never dropped."""
+    so what it kept is now summarized or kept again, never dropped."""
     if previous is None:
         return 0
     kept_id = entries[previous].get("firstKeptEntryId")
@@ -296,7 +296,7 @@ def _window_start(entries: List[Dict[str, Any]], previous: Optional[int]) -> int
 
 def prepare_compaction(branch_entries: List[Dict[str, Any]], settings: CompactionSettings,
                        context_window: int) -> Optional[Preparation]:
-    """What to summarise and what to keep on a branch (root -> leaf); None when there is
+    """What to summarize and what to keep on a branch (root -> leaf); None when there is
     nothing to compact (see nothing_to_compact_message for the words)."""
     entries = branch_entries
     if not entries or entries[-1].get("type") == "compaction":
@@ -308,9 +308,9 @@ def prepare_compaction(branch_entries: List[Dict[str, Any]], settings: Compactio
     first_kept = cut.first_kept_index
     kept_id = entries[first_kept].get("id") if first_kept < len(entries) else None
     history_end = cut.turn_start_index if cut.is_split_turn else first_kept
-    to_summarise = _messages(entries[start:history_end])
+    to_summarize = _messages(entries[start:history_end])
     prefix = _messages(entries[cut.turn_start_index:first_kept]) if cut.is_split_turn else []
-    if kept_id is None or not (to_summarise or prefix):
+    if kept_id is None or not (to_summarize or prefix):
         return None
 
     previous_summary = None
@@ -322,9 +322,9 @@ def prepare_compaction(branch_entries: List[Dict[str, Any]], settings: Compactio
         carried = [compaction_summary(entry)]
         if not entry.get("fromHook"):
             file_ops.seed(entry.get("details"))
-    file_ops.add_messages(to_summarise + prefix)
+    file_ops.add_messages(to_summarize + prefix)
     tokens_before = estimate_context_tokens(carried + _messages(entries[start:]))
-    return Preparation(kept_id, to_summarise, prefix, cut.is_split_turn, tokens_before,
+    return Preparation(kept_id, to_summarize, prefix, cut.is_split_turn, tokens_before,
                        previous_summary, file_ops, context_window, reserve)
 
 
@@ -335,7 +335,7 @@ def nothing_to_compact_message(branch_entries: List[Dict[str, Any]]) -> str:
     return "Nothing to compact yet: the whole conversation fits in the part that is kept."
 
 
-# --- 4. Summarising ---------------------------------------------------------------------------
+# --- 4. Summarizing ---------------------------------------------------------------------------
 
 @dataclass
 class CompactionResult:
@@ -349,7 +349,7 @@ class CompactionResult:
 def compact(preparation: Preparation, model, stream_fn, api_key: Optional[str] = None,
             abort: Optional[threading.Event] = None, custom_instructions: Optional[str] = None,
             thinking: Optional[str] = None) -> CompactionResult:
-    """Summarise a preparation; raises CompactionError (one line) when a call fails or
+    """Summarize a preparation; raises CompactionError (one line) when a call fails or
     is cancelled. thinking None: "high" for a reasoning model, else "off"."""
     prep = preparation
     abort = abort or threading.Event()
@@ -358,19 +358,19 @@ def compact(preparation: Preparation, model, stream_fn, api_key: Optional[str] =
     prefix_tokens = min(int(PREFIX_SHARE * reserve), model.max_tokens)
 
     def history() -> str:
-        if not prep.messages_to_summarise:  # only a split turn's start is new
+        if not prep.messages_to_summarize:  # only a split turn's start is new
             return prep.previous_summary or NO_PRIOR_HISTORY
         prompt = UPDATE_PROMPT if prep.previous_summary else HISTORY_PROMPT
-        text = summariser_input(prep.messages_to_summarise, prompt, window - history_tokens,
+        text = summarizer_input(prep.messages_to_summarize, prompt, window - history_tokens,
                                 prep.previous_summary, custom_instructions)
         level = thinking or ("high" if model.reasoning else "off")
-        return ask_summariser(model, stream_fn, text, history_tokens, level, api_key, abort,
+        return ask_summarizer(model, stream_fn, text, history_tokens, level, api_key, abort,
                               "Summarising the conversation")
 
     def turn_prefix() -> str:
-        text = summariser_input(prep.turn_prefix_messages, TURN_PREFIX_PROMPT,
+        text = summarizer_input(prep.turn_prefix_messages, TURN_PREFIX_PROMPT,
                                 window - prefix_tokens)
-        return ask_summariser(model, stream_fn, text, prefix_tokens, "off", api_key, abort,
+        return ask_summarizer(model, stream_fn, text, prefix_tokens, "off", api_key, abort,
                               "Summarising the start of the current turn")
 
     if prep.is_split_turn:  # two independent requests: run them at the same time

@@ -1,7 +1,7 @@
-"""Summaries: how old conversation becomes text a model can summarise, and back.
+"""Summaries: how old conversation becomes text a model can summarize, and back.
 
-compaction.py decides *what* to summarise; this module does the summarising. A
-summariser is the same model, asked in a fresh request with no tools:
+compaction.py decides *what* to summarize; this module does the summarizing. A
+summarizer is the same model, asked in a fresh request with no tools:
 
     system   "you write summaries, you do not continue the conversation"
     user     <conversation>
@@ -28,7 +28,7 @@ than trusted to the model, and carried from one compaction to the next:
     app.py
     </modified-files>
 
-When the conversation to summarise is larger than the summariser's own window, its
+When the conversation to summarize is larger than the summarizer's own window, its
 oldest part is left out, and a note at the top of <conversation> says so.
 
 Left out: token counting with a real tokenizer (we assume 3 characters per token when
@@ -46,8 +46,8 @@ from ..messages import Message, one_line, text_of, tool_calls, user_message
 from ..providers import StreamOptions
 from ..project.wrappers import defuse_closing_tags
 
-TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summariser sees
-CHARS_PER_TOKEN = 3  # conservative, for fitting the summariser's input into its window
+TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summarizer sees
+CHARS_PER_TOKEN = 3  # conservative, for fitting the summarizer's input into its window
 
 
 # --- The prompts (our words; the headings are the structure every summary shares) ----------
@@ -218,12 +218,12 @@ def without_file_lists(summary: str) -> str:
     return _FILE_LISTS.sub("", summary).rstrip()
 
 
-# --- The summariser's input and the call ------------------------------------------------------
+# --- The summarizer's input and the call ------------------------------------------------------
 
-def summariser_input(messages: List[Message], prompt: str, room_tokens: int,
+def summarizer_input(messages: List[Message], prompt: str, room_tokens: int,
                      previous_summary: Optional[str] = None,
                      custom_instructions: Optional[str] = None) -> str:
-    """The one user message a summariser gets, fitted into `room_tokens`.
+    """The one user message a summarizer gets, fitted into `room_tokens`.
 
     If the serialised conversation does not fit, its oldest part is left out (the
     newest matters most for carrying on), and a note says how much is missing.
@@ -263,9 +263,9 @@ def keep_newest(conversation: str, room: int) -> str:
     return tail[boundary.end():] if boundary else tail
 
 
-def ask_summariser(model, stream_fn, text: str, max_tokens: int, thinking: str,
+def ask_summarizer(model, stream_fn, text: str, max_tokens: int, thinking: str,
                    api_key: Optional[str], abort, what: str) -> str:
-    """One summariser request through the provider contract (stream_fn never raises);
+    """One summarizer request through the provider contract (stream_fn never raises);
     returns the reply's text, or raises CompactionError naming `what` failed."""
     context = {"systemPrompt": SYSTEM_PROMPT, "messages": [user_message(text)], "tools": []}
     options = StreamOptions(abort=abort, api_key=api_key, thinking=thinking,

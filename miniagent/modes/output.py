@@ -3,7 +3,7 @@
 A program in a pipeline meets situations a script in a terminal never does: stderr
 closed (`2>&-`), stdout's reader gone (`miniagent --mode json ... | head -1`), a full
 disk behind `> answer.txt`. Each must end in one line and the right exit status, never
-a traceback. The front ends (oneshot.py, commands.py, cli.py) write through these
+a traceback. The front ends (print_mode.py, subcommands/, cli.py) write through these
 helpers:
 
     say("miniagent: no prompt")     a line on stderr, silently dropped if stderr is gone

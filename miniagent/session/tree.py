@@ -20,7 +20,7 @@ The entry types (§9.3 of the spec): message, model_change, thinking_level_chang
 compaction, branch_summary, custom, custom_message, label, session_info.
 
 **Rebuilding the context** for the model from the leaf's branch (the latest compaction's
-summary first, then the entries it kept) is sessioncontext.py; `build_context` calls it.
+summary first, then the entries it kept) is rebuild.py; `build_context` calls it.
 
 **When the file is written** (§9.4): a new session is written only once it has an
 assistant reply (a prompt that fails at once leaves no file); then the header and every
@@ -34,7 +34,7 @@ the original as `parentSession`, and which holds all the migrated entries. The o
 stays byte-identical.
 
 Left out: deciding what to record and when (the harness), the meaning of each message kind
-for the model (context.py), summarising (compaction.py).
+for the model (rebuild.py), summarizing (compaction.py).
 """
 
 import os
@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple
 
-from .context import (LAST, SessionContext, build_session_context,  # noqa: F401
+from .rebuild import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
 from .file import check_writable
 from ..errors import SessionError

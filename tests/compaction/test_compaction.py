@@ -1,5 +1,5 @@
-"""Compaction: token counts, the trigger, the cut point, what is summarised and kept
-(decision 13: two compactions in a row lose nothing), and the summariser's requests.
+"""Compaction: token counts, the trigger, the cut point, what is summarized and kept
+(decision 13: two compactions in a row lose nothing), and the summarizer's requests.
 pi's compaction tests (spec §10.9) are here in our form."""
 
 import threading
@@ -64,7 +64,7 @@ def reply(*blocks, stop="stop", usage=None):
     return message
 
 
-def summariser(*summaries, reasoning=False, context_window=128_000):
+def summarizer(*summaries, reasoning=False, context_window=128_000):
     """A scripted model answering with these summaries in turn, and the requests it got."""
     model = replace(scripted_model(parse_script([{"content": [text(s)]} for s in summaries])),
                     reasoning=reasoning, context_window=context_window)
@@ -248,7 +248,7 @@ def test_settings_entries_before_the_cut_go_with_the_kept_part_and_do_not_split_
     assert not cut.is_split_turn
 
 
-# --- Preparation and summarising -----------------------------------------------------------------
+# --- Preparation and summarizing -----------------------------------------------------------------
 
 SMALL = CompactionSettings(keep_recent_tokens=150)
 
@@ -265,7 +265,7 @@ def test_right_after_a_compaction_there_is_nothing_to_compact():
     branch = Branch()
     for n in range(1, 5):
         branch.turn(n)
-    model, stream_fn, requests = summariser("## Goal\nFirst")
+    model, stream_fn, requests = summarizer("## Goal\nFirst")
     branch.compaction(compact(prepare_compaction(branch.entries, SMALL, 20_000), model, stream_fn))
     assert prepare_compaction(branch.entries, SMALL, 20_000) is None
     assert nothing_to_compact_message(branch.entries).startswith("Already compacted")
@@ -281,13 +281,13 @@ def marker_home(marker, requests, kept_messages):
     return places
 
 
-def test_two_compactions_in_a_row_summarise_or_keep_every_message():
+def test_two_compactions_in_a_row_summarize_or_keep_every_message():
     branch = Branch()
     branch.turn(1)
     branch.turn(2)
     branch.turn(3, tool="write")
     branch.turn(4)
-    model, stream_fn, requests = summariser("## Goal\nFirst summary", "## Goal\nSecond summary")
+    model, stream_fn, requests = summarizer("## Goal\nFirst summary", "## Goal\nSecond summary")
 
     first_prep = prepare_compaction(branch.entries, SMALL, 20_000)
     first = compact(first_prep, model, stream_fn)
@@ -303,7 +303,7 @@ def test_two_compactions_in_a_row_summarise_or_keep_every_message():
     kept_from = next(i for i, e in enumerate(branch.entries) if e["id"] == second.first_kept_entry_id)
     kept = [e["message"] for e in branch.entries[kept_from:] if e["type"] == "message"]
     homes = {n: marker_home(f"task {n} ", requests, kept) for n in range(1, 7)}
-    # turns 3 and 4 were kept by the first compaction; the second one summarises them
+    # turns 3 and 4 were kept by the first compaction; the second one summarizes them
     # (pi would drop them: they sit before its previous compaction entry)
     assert homes == {1: [1], 2: [1], 3: [2], 4: [2], 5: ["kept"], 6: ["kept"]}
     for n in (3, 4):
@@ -319,11 +319,11 @@ def test_two_compactions_in_a_row_summarise_or_keep_every_message():
                                    "\n\n<modified-files>\nfile3.py\n</modified-files>")
 
 
-def test_the_summariser_gets_one_user_message_no_tools_and_its_own_system_prompt():
+def test_the_summarizer_gets_one_user_message_no_tools_and_its_own_system_prompt():
     branch = Branch()
     for n in range(1, 5):
         branch.turn(n)
-    model, stream_fn, requests = summariser("## Goal\nS")
+    model, stream_fn, requests = summarizer("## Goal\nS")
     compact(prepare_compaction(branch.entries, SMALL, 20_000), model, stream_fn,
             custom_instructions="the database schema")
     [request] = requests
@@ -339,7 +339,7 @@ def test_summaries_think_hard_only_on_reasoning_models():
         branch = Branch()
         for n in range(1, 5):
             branch.turn(n)
-        model, stream_fn, requests = summariser("## Goal\nS", reasoning=reasoning)
+        model, stream_fn, requests = summarizer("## Goal\nS", reasoning=reasoning)
         compact(prepare_compaction(branch.entries, SMALL, 20_000), model, stream_fn)
         assert requests[0]["thinking"] == level
 
@@ -371,7 +371,7 @@ def answering(reply_for):
     return stream_fn, requests
 
 
-def test_a_split_turn_summarises_history_and_the_turns_start_separately():
+def test_a_split_turn_summarizes_history_and_the_turns_start_separately():
     branch = Branch()
     branch.message(user_message("earlier question"))
     branch.message(reply(text("earlier answer")))
@@ -441,11 +441,11 @@ def test_a_failed_or_cancelled_summary_is_a_one_line_error():
 
 
 def test_a_second_compaction_may_cut_before_the_first_ones_entry():
-    from miniagent.session.context import build_session_context
+    from miniagent.session.rebuild import build_session_context
     branch = Branch()
     for n in range(1, 5):
         branch.turn(n)
-    model, stream_fn, requests = summariser("## Goal\nFirst", "## Goal\nSecond")
+    model, stream_fn, requests = summarizer("## Goal\nFirst", "## Goal\nSecond")
     branch.compaction(compact(prepare_compaction(branch.entries, SMALL, 20_000), model, stream_fn))
     branch.turn(5, request_chars=0)  # a small turn: the budget reaches back past the entry
     prep = prepare_compaction(branch.entries, CompactionSettings(keep_recent_tokens=110), 20_000)

@@ -7,7 +7,7 @@ what it needs and prints one outcome:
 
     /session           where the file is, its id and name, what it holds and cost
     /name NAME         give it a name (a session_info entry: listings show it)
-    /compact [FOCUS]   summarise the older part now (FOCUS: what the summary must keep)
+    /compact [FOCUS]   summarize the older part now (FOCUS: what the summary must keep)
     /new               a new, empty session
     /resume [QUERY]    a numbered list of this project's sessions (or of those whose
                        messages hold every word of QUERY), then a number: continue it

@@ -1,6 +1,6 @@
 """The commands of RPC mode: each one a short method that calls the Harness.
 
-rpc.py frames the lines and writes the responses; this file says what each command
+rpc_mode.py frames the lines and writes the responses; this file says what each command
 does. A method takes the request (a dict) and returns the response's data, or raises
 with the one-line error the program gets back. The names and fields are pi's:
 
@@ -11,7 +11,7 @@ with the one-line error the program gets back. The names and fields are pi's:
     get_state                     model, thinking level, session, counts
     get_messages / get_last_assistant_text
     set_model {provider, modelId} / set_thinking_level {level}
-    compact {customInstructions?} summarise the older part of the session now
+    compact {customInstructions?} summarize the older part of the session now
     new_session / switch_session {sessionPath} / fork {entryId}
     get_session_stats             pi's figures, plus `miniagent stats`'s per tool and model
     bash {command} / abort_bash   run a command of the user's; the model sees its output
@@ -30,7 +30,7 @@ Left out: pi's commands for settings we do not have (see rpc.py).
 import threading
 from typing import Any, Callable, Dict, List, Optional
 
-from ...assemble import model_for, report_warnings
+from ...assemble import model_for, probe_window_or_warn
 from ..attach import expand_prompt
 from ...session.check import content_problem
 from ...harness import Harness
@@ -168,7 +168,7 @@ class Commands:
         current provider keeps its server and key, as /model does."""
         chosen, base_url = model_for(self.harness, text_field(request, "provider"),
                                      text_field(request, "modelId"))
-        model, api_key = report_warnings(chosen)
+        model, api_key = probe_window_or_warn(chosen)
         self.harness.set_model(model, api_key, base_url)
         return model_info(model)
 

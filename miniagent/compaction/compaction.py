@@ -41,21 +41,19 @@ Left out: extensions that supply their own summary (pi's `fromHook`), a real tok
 """
 
 import json
-import math
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..messages import Message, clean_usage, tool_calls
+from ..messages import Message, clean_usage, estimate_tokens_of, tool_calls
 from ..session.rebuild import compaction_summary, context_message
 from .summarize import (HISTORY_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT, FileOps,
                         ask_summarizer, format_file_lists, summarizer_input, without_file_lists)
 
 RESERVE_CAP = 16_384
 KEEP_CAP = 20_000
-IMAGE_CHARS = 4_800  # what an image in a tool result is guessed to cost, in characters
 HISTORY_SHARE = 0.8  # of the reserve, for the summary's max_tokens
 PREFIX_SHARE = 0.5  # of the reserve, for a split turn's prefix summary
 NO_PRIOR_HISTORY = "Nothing happened before this turn."
@@ -83,34 +81,37 @@ class CompactionSettings:
 # --- 1. Counting tokens and the trigger ---------------------------------------------------
 
 def estimate_tokens(message: Dict[str, Any]) -> int:
-    """A cheap, tokenizer-free guess: characters / 4, rounded up.
+    """A cheap, tokenizer-free guess: the one rule of messages.estimate_tokens_of
+    (characters / 4, rounded up, and a flat price per image).
 
     Example: an assistant message with text "Reading it." and a call read {"path": "a.py"}
         -> ceil((11 + len("read") + len('{"path":"a.py"}')) / 4) = 8
     """
-    return math.ceil(_chars(message) / 4)
+    chars, images = _text_and_images(message)
+    return estimate_tokens_of(chars, images)
 
 
-def _chars(message: Dict[str, Any]) -> int:
+def _text_and_images(message: Dict[str, Any]) -> Tuple[int, int]:
+    """The characters of a message's text and the number of its images that count."""
     role = message.get("role")
     if role in ("compactionSummary", "branchSummary"):
-        return len(message.get("summary", ""))
+        return len(message.get("summary", "")), 0
     if role == "bashExecution":
-        return len(message.get("command", "")) + len(message.get("output", ""))
+        return len(message.get("command", "")) + len(message.get("output", "")), 0
     if role not in ("user", "assistant", "toolResult", "custom"):
-        return 0
+        return 0, 0
     content = message.get("content", [])
     if isinstance(content, str):
-        return len(content)
+        return len(content), 0
     if role == "assistant":
         return sum(len(b.get("text", "")) + len(b.get("thinking", "")) for b in content) + \
             sum(len(c["name"]) + len(json.dumps(c.get("arguments", {}), separators=(",", ":"),
                                                 ensure_ascii=False))
-                for c in tool_calls(message))
+                for c in tool_calls(message)), 0
     chars = sum(len(b.get("text", "")) for b in content if b.get("type") == "text")
-    if role != "user":  # images a user pastes are not counted, as in pi
-        chars += IMAGE_CHARS * sum(1 for b in content if b.get("type") == "image")
-    return chars
+    if role == "user":  # images a user pastes are not counted, as in pi
+        return chars, 0
+    return chars, sum(1 for b in content if b.get("type") == "image")
 
 
 def context_tokens(usage: Dict[str, Any]) -> int:

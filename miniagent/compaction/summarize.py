@@ -31,8 +31,9 @@ than trusted to the model, and carried from one compaction to the next:
 When the conversation to summarize is larger than the summarizer's own window, its
 oldest part is left out, and a note at the top of <conversation> says so.
 
-Left out: token counting with a real tokenizer (we assume 3 characters per token when
-fitting the input: denser than the 4 of the estimate, so code still fits).
+Left out: token counting with a real tokenizer. The input is fitted with the one guess
+every size uses (messages.estimate_tokens_of: 4 characters a token); text denser than
+that may still not fit, and the summary call then fails with the server's one line.
 """
 
 import json
@@ -42,12 +43,11 @@ from typing import Any, Dict, List, Optional, Set
 
 from ..errors import CompactionError
 from ..session.convert import convert_to_llm
-from ..messages import Message, one_line, text_of, tool_calls, user_message
+from ..messages import Message, chars_for_tokens, one_line, text_of, tool_calls, user_message
 from ..providers import StreamOptions
 from ..project.wrappers import defuse_closing_tags
 
 TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summarizer sees
-CHARS_PER_TOKEN = 3  # conservative, for fitting the summarizer's input into its window
 
 
 # --- The prompts (our words; the headings are the structure every summary shares) ----------
@@ -237,7 +237,7 @@ def summarizer_input(messages: List[Message], prompt: str, room_tokens: int,
         tail += f"\n\nPay particular attention to: {custom_instructions}"
     # Tool output is foreign text: it must not end the <conversation> (wrappers.py).
     conversation = defuse_closing_tags(serialize_conversation(convert_to_llm(messages)))
-    room = room_tokens * CHARS_PER_TOKEN - len(SYSTEM_PROMPT) - len(tail) - 300  # 300: the note
+    room = chars_for_tokens(room_tokens) - len(SYSTEM_PROMPT) - len(tail) - 300  # 300: the note
     kept = keep_newest(conversation, room)
     if len(kept) < len(conversation):
         kept = (f"[Note: the oldest {len(conversation) - len(kept)} characters of this "

@@ -15,7 +15,9 @@ from miniagent.compaction.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER
                                              nothing_to_compact_message, prepare_compaction, should_compact)
 from miniagent.errors import CompactionError
 from miniagent.http.errors import http_error_message
-from miniagent.messages import assistant_message, text_of, tool_result_message, user_message
+from miniagent.messages import (assistant_message, estimate_tokens_of, image_block, text_of, tool_result_message,
+                                user_message)
+from miniagent.providers.builder import estimate_input_tokens
 from miniagent.providers.scripted import parse_script, scripted_model
 from miniagent.compaction.summarize import SYSTEM_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT
 
@@ -419,7 +421,8 @@ def test_a_conversation_larger_than_the_window_loses_its_oldest_part_with_a_note
     asked = requests[0]["text"]
     assert asked.startswith("<conversation>\n[Note: the oldest ")
     assert "task 1 " not in asked and "task 38 " in asked  # turns 39, 40 are kept
-    assert (len(SYSTEM_PROMPT) + len(asked)) / 3 + requests[0]["max_tokens"] <= window
+    # by the one estimate every size uses (4 characters a token), input and reply fit
+    assert estimate_tokens_of(len(SYSTEM_PROMPT) + len(asked)) + requests[0]["max_tokens"] <= window
 
 
 def test_a_failed_or_cancelled_summary_is_a_one_line_error():
@@ -457,3 +460,11 @@ def test_a_second_compaction_may_cut_before_the_first_ones_entry():
     assert context[0]["summary"].startswith("## Goal\nSecond")
     assert [text_of(m)[:6] for m in context if m["role"] == "user"] == ["task 4", "task 5"]
     assert "task 3 " in requests[1]["text"] and "task 4 " not in requests[1]["text"]
+
+
+def test_compaction_and_request_sizing_guess_the_same_size():
+    """One rule (messages.estimate_tokens_of): a screenshot read by a tool costs the same
+    1,200 tokens whether compaction or the request's output cap is counting."""
+    shot = tool_result_message("c1", "read", [{"type": "text", "text": "x" * 10},
+                                              image_block("AAAA", "image/png")])
+    assert estimate_tokens(shot) == estimate_input_tokens({"messages": [shot]}) == 3 + 1200

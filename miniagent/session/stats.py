@@ -105,6 +105,19 @@ def add_usage(stats: FileStats, model: str, usage: Any) -> None:
     row["cost"] += usage["cost"]["total"]
 
 
+def session_totals(session: Any) -> Tuple[FileStats, Dict[str, float]]:
+    """The figures of a running session (every entry: abandoned branches were paid for
+    too) and its tokens and cost summed over all models, as /session and rpc's
+    get_session_stats show them: {"input", "output", "cacheRead", "cacheWrite", "cost"}."""
+    stats = file_stats(session.file_path or "", session.entries)
+    totals = {key: 0 for key in TOKEN_FIELDS}
+    totals["cost"] = 0.0
+    for row in stats.models.values():
+        for key in totals:
+            totals[key] += row[key]
+    return stats, totals
+
+
 def new_row() -> Dict[str, float]:
     return {"turns": 0, "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
 

@@ -36,7 +36,7 @@ from ...messages import one_line, text_of
 from ..render import compacted_text, cost_text
 from ...subcommands.search import NO_WORDS, format_match, highlight, query_phrases, search_sessions
 from ...session.tree import TreeNode, list_sessions
-from ...session.stats import file_stats
+from ...session.stats import session_totals
 from ..terminal import for_terminal
 from ..attach import typed_text
 
@@ -48,12 +48,7 @@ LABEL_WIDTH = 70
 
 def show_session(repl: Any, argument: str) -> None:
     session, model = repl.harness.session, repl.agent.model
-    stats = file_stats(session.file_path or "", session.entries)
-    totals: Dict[str, float] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
-                                "cost": 0.0}
-    for row in stats.models.values():
-        for key in totals:
-            totals[key] += row[key]
+    stats, totals = session_totals(session)
     if not session.persist:
         where = "none: kept in memory only (--no-session)"
     elif session.path is None:

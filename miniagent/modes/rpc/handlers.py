@@ -38,7 +38,7 @@ from ...messages import Message, text_of, user_message
 from ..output import say
 from ..render import final_answer
 from ...project.settings import THINKING_LEVELS
-from ...session.stats import TOKEN_FIELDS, file_stats
+from ...session.stats import TOKEN_FIELDS, session_totals
 from ..usershell import record, run_user_command
 
 LATER = object()  # returned by a command whose response comes later, from its thread
@@ -147,16 +147,16 @@ class Commands:
         """pi's figures, over every entry of the session (abandoned branches were paid
         for too), then what `miniagent stats` adds: calls per tool, tool errors, models."""
         session = self.harness.session
-        stats = file_stats(session.file_path or "", session.entries)
+        stats, totals = session_totals(session)
         messages = [entry["message"] for entry in session.entries if entry["type"] == "message"]
-        tokens = {key: sum(row[key] for row in stats.models.values()) for key in TOKEN_FIELDS}
+        tokens = {key: totals[key] for key in TOKEN_FIELDS}
         tokens["total"] = sum(tokens.values())
         return {"sessionFile": session.file_path, "sessionId": session.id,
                 "userMessages": stats.user_prompts, "assistantMessages": stats.assistant_turns,
                 "toolCalls": sum(stats.tool_calls.values()),
                 "toolResults": sum(1 for m in messages if m.get("role") == "toolResult"),
                 "totalMessages": len(messages), "tokens": tokens,
-                "cost": sum(row["cost"] for row in stats.models.values()),
+                "cost": totals["cost"],
                 "toolCallsByName": stats.tool_calls, "toolErrors": stats.tool_errors,
                 "models": stats.models, "mainModel": stats.main_model}
 

@@ -28,7 +28,7 @@ Left out: deleting sessions, labelling entries from the terminal, a full-screen 
 import os
 from typing import Any, Dict, List, Optional
 
-from ...modes.output import describe_age
+from ..output import describe_age
 from ...errors import CompactionError, ExportError, SessionError
 from ...subcommands.export import export_markdown, render_html, write_output
 from .lineinput import ask_line

@@ -15,7 +15,7 @@ The demo (`miniagent --demo`) runs through all of them but http/sse.py, builder.
 openai.py, which a real server adds (`--base-url` with any local one). Around the spine,
 each feature is a folder whose `__init__.py` says what it holds and in which order to
 read it: harness/, session/, compaction/, project/, modes/ (interactive/, rpc/),
-subcommands/, then the hardening (tools/hardening/, the providers' guard, replay and
+subcommands/, then the hardening (tools/hardening/, the providers' guard, history and
 compat) and the plumbing (http/, models/, files/). AGENTS.md holds the one map of every
 file, with what it teaches.
 

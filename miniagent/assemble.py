@@ -30,15 +30,15 @@ from typing import List, Optional, TextIO, Tuple
 
 from .agent import Agent
 from .models.choose import Resolved, is_own_server, own_key, resolve
-from .subcommands.dispatch import describe_age
 from .harness import Harness
 from .harness.limits import RunLimits, cost_is_known
-from .models.registry import ConfigError, Model
-from .modes.output import say
+from .models.registry import Model
+from .errors import ConfigError, SessionError
+from .modes.output import describe_age, say
 from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
-from .session.tree import (Session, SessionError, find_most_recent, find_sessions_by_prefix,
-                      fork_session, list_sessions, parse_fork_argument, session_dir_for)
+from .session.tree import (Session, find_most_recent, find_sessions_by_prefix, fork_session, list_sessions,
+                           parse_fork_argument, session_dir_for)
 from .project.resources import Project, choose_tools, load_project, system_prompt_builder
 from .project.settings import Settings
 from .models.window import probe_context_window
@@ -195,9 +195,9 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
             say(f"miniagent: cannot restore the session's model {recorded.get('provider')}/"
                 f"{recorded.get('modelId')} ({exc}); choosing as usual")
         else:
-            return report_warnings(chosen)
+            return probe_window_or_warn(chosen)
     if flags_given or not (settings.defaultProvider or settings.defaultModel):
-        return report_warnings(resolve(provider=args.provider, model_id=args.model,
+        return probe_window_or_warn(resolve(provider=args.provider, model_id=args.model,
                                        base_url=args.base_url, api_key=args.api_key))
     try:  # settings.json's choice, used only when no flag names a model or a server
         chosen = resolve(provider=settings.defaultProvider, model_id=settings.defaultModel,
@@ -205,7 +205,7 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
     except ConfigError as exc:
         raise ConfigError(f"settings.json (defaultProvider {settings.defaultProvider!r}, "
                           f"defaultModel {settings.defaultModel!r}): {exc}") from None
-    return report_warnings(chosen)
+    return probe_window_or_warn(chosen)
 
 
 def restore_model(recorded: dict, api_key: Optional[str]) -> Resolved:
@@ -235,9 +235,10 @@ def model_for(harness: Harness, provider: str, model_id: str) -> Tuple[Resolved,
     return chosen, harness.base_url
 
 
-def report_warnings(chosen: Resolved) -> Tuple[Model, Optional[str]]:
+def probe_window_or_warn(chosen: Resolved) -> Tuple[Model, Optional[str]]:
     """The chosen model, with the window its server serves when the registry does not
-    know the model (then the guess's warning is not needed)."""
+    know the model: one HTTP request asks the server (models/window.py); when it
+    answers, the guess's warnings are not needed, otherwise they are printed."""
     model = chosen.model
     window = None
     if not chosen.known and model.api == "openai-completions":

@@ -1,11 +1,11 @@
 """The command line: parse the options, then hand over to the right front end.
 
     miniagent [OPTIONS] [PROMPT...]          (or: python -m miniagent ...)
-    miniagent sessions | stats | ...         subcommands (commands.py)
+    miniagent sessions | stats | ...         subcommands (subcommands/dispatch.py)
 
 This is the outermost layer and the shortest route through the program:
 
-    a subcommand as the first word?   -> commands.py (no model, no HTTP library)
+    a subcommand as the first word?   -> subcommands/dispatch.py (no model, no HTTP library)
     parse the flags                   -> build_parser() below
     assemble the run                  -> assemble.py: session, model, tools, prompt
     run it                            -> oneshot.py (print / JSON), interactive.py (the
@@ -26,7 +26,8 @@ from typing import List, Optional, TextIO
 
 from . import __version__
 from .harness.limits import parse_cost, parse_positive_int
-from .models.registry import ConfigError, list_models
+from .models.registry import list_models
+from .errors import ConfigError
 from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 from .tools import ALL_TOOLS
 
@@ -184,8 +185,7 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
         adopt_orphans()
     from .assemble import build_harness, prepare_cwd, read_prompt
     from .modes.print_mode import run
-    from .session.tree import SessionError
-    from .project.skills import SkillError
+    from .errors import SessionError, SkillError
     try:
         rpc = args.mode == "rpc"  # stdin carries the protocol, never the prompt
         prompt = "" if args.demo or rpc else read_prompt(args.prompt,

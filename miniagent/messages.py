@@ -237,6 +237,25 @@ def one_line(text: str, limit: int = 500) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
+# --- Guessing a size in tokens ---------------------------------------------------------
+# One rule for every guess (request sizing, when to compact, fitting the summarizer's
+# input): no tokenizer, about 4 characters a token, and a flat price per image.
+
+CHARS_PER_TOKEN = 4
+IMAGE_TOKENS = 1200  # a rough price of one image in the input
+
+
+def estimate_tokens_of(chars: int, images: int = 0) -> int:
+    """The guess for `chars` characters of text and `images` images, rounded up.
+    Example: estimate_tokens_of(10, images=1) -> 3 + 1200 = 1203."""
+    return -(-chars // CHARS_PER_TOKEN) + images * IMAGE_TOKENS
+
+
+def chars_for_tokens(tokens: int) -> int:
+    """The other way round: how many characters fit in `tokens`. Example: 100 -> 400."""
+    return tokens * CHARS_PER_TOKEN
+
+
 # No request holds a billion tokens: a count above this is a server's garbage, not usage.
 MAX_TOKEN_COUNT = 10 ** 9
 COUNT_KEYS = ("input", "output", "cacheRead", "cacheWrite")

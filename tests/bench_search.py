@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench_plumbing import best_of  # noqa: E402
-from miniagent import searchindex  # noqa: E402
+from miniagent.files.home import index_path  # noqa: E402
+from miniagent.subcommands import search_index as searchindex  # noqa: E402
 from miniagent.subcommands.search import fts_query, scope_paths  # noqa: E402
 from miniagent.session.file import append_lines, to_line  # noqa: E402
 
@@ -88,7 +89,7 @@ def rows():
         append_lines(paths[SESSIONS // 2], [{"type": "message", "id": "ffffffff", "parentId": None,
                                               "timestamp": "2026-01-02T00:00:00.000Z",
                                               "message": message(SESSIONS // 2, 0)}])
-        index = searchindex.SearchIndex(searchindex.index_path(home))
+        index = searchindex.SearchIndex(index_path(home))
         start = time.perf_counter()
         index.catch_up(paths)
         update_s = time.perf_counter() - start

@@ -21,7 +21,7 @@ def answer(text, **usage):
 
 def configure(home, srv, api="openai-completions", window=20000, keep=10):
     """A provider for the test server with a small window; keep few recent tokens so a
-    short conversation has something to summarise."""
+    short conversation has something to summarize."""
     home.mkdir(exist_ok=True)
     base = srv.base_url + ("/v1" if api == "openai-completions" else "")
     (home / "models.json").write_text(json.dumps({"providers": {"fake": {
@@ -50,9 +50,9 @@ def test_the_next_run_compacts_first_when_the_last_turn_used_most_of_the_window(
         assert run(tmp_path, "-p", old).returncode == 0
         assert run(tmp_path, "-c", "-p", recent).returncode == 0
         result = run(tmp_path, "-c", "-p", "next")
-        summariser, after = srv.requests[2]["body"], srv.requests[3]["body"]
+        summarizer, after = srv.requests[2]["body"], srv.requests[3]["body"]
     assert result.returncode == 0 and result.stdout.strip() == "three", result.stderr
-    assert "alpha" in texts(summariser["messages"])[-1]  # the old turn was summarised
+    assert "alpha" in texts(summarizer["messages"])[-1]  # the old turn was summarized
     sent = texts(after["messages"])
     assert SUMMARY in sent[1]  # right after the system prompt
     assert not any("alpha" in text for text in sent)

@@ -1,6 +1,6 @@
 """Compaction: keeping a long conversation inside the model's window.
 
 Read in this order: `compaction.py` (token estimates, the cut point, when to
-summarise), `summarize.py` (the summariser's prompts, its input, the files touched),
-`branch_summary.py` (summarising a branch the user leaves with /tree).
+summarize), `summarize.py` (the summarizer's prompts, its input, the files touched),
+`branch_summary.py` (summarizing a branch the user leaves with /tree).
 """

@@ -3,15 +3,15 @@
 A session is a tree: going back to an earlier entry and typing something else starts
 a new branch, and the old one stays in the file. When /tree moves the leaf from one
 branch to another, the model would otherwise forget everything the abandoned branch
-found out. So the entries being left are summarised (the same summariser as
+found out. So the entries being left are summarized (the same summarizer as
 compaction's, with a prompt for branches), and the summary is appended as a
 `branch_summary` entry where the conversation continues:
 
-    root - a - b - c (old leaf)            collect_entries_to_summarise -> [b, c]
+    root - a - b - c (old leaf)            collect_entries_to_summarize -> [b, c]
              \
               d (target)  + branch_summary "On the other branch: ..."
 
-The newest messages of the branch are summarised, as many as fit in the window; tool
+The newest messages of the branch are summarized, as many as fit in the window; tool
 results are left out (the calls say what was done), and the files the branch touched
 are listed at the end, as after a compaction.
 
@@ -24,15 +24,15 @@ from typing import Any, Dict, List, Optional
 
 from .compaction import CompactionSettings, entry_role, estimate_tokens
 from ..messages import Message
-from ..session.context import compaction_summary, context_message
-from .summarize import (BRANCH_PROMPT, FileOps, ask_summariser, format_file_lists,
-                        summariser_input)
+from ..session.rebuild import compaction_summary, context_message
+from .summarize import (BRANCH_PROMPT, FileOps, ask_summarizer, format_file_lists,
+                        summarizer_input)
 
 BRANCH_MAX_TOKENS = 2_048  # a branch summary is short: it is a note, not a checkpoint
 NO_BRANCH_CONTENT = "Nothing on that branch needed a summary."
 
 
-def collect_entries_to_summarise(all_entries_by_id: Dict[str, Dict[str, Any]],
+def collect_entries_to_summarize(all_entries_by_id: Dict[str, Dict[str, Any]],
                                  old_leaf_id: Optional[str],
                                  target_id: str) -> List[Dict[str, Any]]:
     """The entries being left when the leaf moves from old_leaf_id to target_id: from
@@ -71,19 +71,19 @@ class BranchPreparation:
         return self.file_ops.details()
 
 
-def prepare_branch_summary(entries_to_summarise: List[Dict[str, Any]], context_window: int,
+def prepare_branch_summary(entries_to_summarize: List[Dict[str, Any]], context_window: int,
                            settings: CompactionSettings) -> BranchPreparation:
     """The newest messages of the branch that fit the window (tool results left out: the
     calls say what was done), and the files the whole branch touched."""
     reserve, _ = settings.for_window(context_window)
     budget = context_window - reserve
     file_ops = FileOps()
-    for entry in entries_to_summarise:
+    for entry in entries_to_summarize:
         if entry.get("type") == "branch_summary" and not entry.get("fromHook"):
             file_ops.seed(entry.get("details"))
     picked: List[Message] = []
     total = 0
-    for entry in reversed(entries_to_summarise):
+    for entry in reversed(entries_to_summarize):
         message = None if entry_role(entry) == "toolResult" else _message(entry)
         if message is None:
             continue
@@ -118,8 +118,8 @@ def summarize_branch(preparation: BranchPreparation, model, stream_fn,
     max_tokens = min(BRANCH_MAX_TOKENS, model.max_tokens)
     prompt = custom_instructions if replace_instructions and custom_instructions else BRANCH_PROMPT
     focus = None if replace_instructions else custom_instructions
-    text = summariser_input(preparation.messages, prompt,
+    text = summarizer_input(preparation.messages, prompt,
                             preparation.context_window - max_tokens, custom_instructions=focus)
-    summary = ask_summariser(model, stream_fn, text, max_tokens, "off", api_key,
+    summary = ask_summarizer(model, stream_fn, text, max_tokens, "off", api_key,
                              abort or threading.Event(), "Summarising the branch")
     return summary + format_file_lists(preparation.details)

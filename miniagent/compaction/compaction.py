@@ -17,12 +17,12 @@ The steps, each a function below:
      `keep` tokens are collected; cut there, but never between a tool call and its
      result. A cut inside a turn (after the user's request, among its tool calls) is a
      *split turn*: the turn's start gets a summary of its own.
-  3. **What to summarise** (`prepare_compaction`): everything from the start of the
+  3. **What to summarize** (`prepare_compaction`): everything from the start of the
      previous compaction's kept part up to the cut. So with two compactions in a row,
-     every message is either summarised or kept: none falls between (D13 in docs/decisions.md;
-     pi summarises only what came after the previous compaction entry, and loses what
+     every message is either summarized or kept: none falls between (D13 in docs/decisions.md;
+     pi summarizes only what came after the previous compaction entry, and loses what
      that compaction had kept once the next one cuts past it).
-  4. **Summarise** (`compact`, with summarize.py): one model call, or two at once for
+  4. **Summarize** (`compact`, with summarize.py): one model call, or two at once for
      a split turn; a previous summary is updated rather than rewritten.
 
 The reserve and the kept tail scale with small windows (a 4,096-token local model
@@ -35,28 +35,25 @@ min(20,000, window / 2), unless settings say otherwise:
     200,000    16,384     20,000        183,616
 
 Branch summaries (for /tree: leaving one branch of the conversation for another) use
-the same summariser on the entries being left: see branch_summary.py.
+the same summarizer on the entries being left: see branch_summary.py.
 
 Left out: extensions that supply their own summary (pi's `fromHook`), a real tokenizer.
 """
 
 import json
-import math
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..messages import Message, clean_usage, tool_calls
-from ..session.context import compaction_summary, context_message
+from ..messages import Message, clean_usage, estimate_tokens_of, tool_calls
+from ..session.rebuild import compaction_summary, context_message
 from .summarize import (HISTORY_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT, FileOps,
-                        ask_summariser, format_file_lists, summariser_input, without_file_lists)
-from .summarize import CompactionError  # noqa: F401 - compact() raises it; catch it from here
+                        ask_summarizer, format_file_lists, summarizer_input, without_file_lists)
 
 RESERVE_CAP = 16_384
 KEEP_CAP = 20_000
-IMAGE_CHARS = 4_800  # what an image in a tool result is guessed to cost, in characters
 HISTORY_SHARE = 0.8  # of the reserve, for the summary's max_tokens
 PREFIX_SHARE = 0.5  # of the reserve, for a split turn's prefix summary
 NO_PRIOR_HISTORY = "Nothing happened before this turn."
@@ -84,34 +81,37 @@ class CompactionSettings:
 # --- 1. Counting tokens and the trigger ---------------------------------------------------
 
 def estimate_tokens(message: Dict[str, Any]) -> int:
-    """A cheap, tokenizer-free guess: characters / 4, rounded up.
+    """A cheap, tokenizer-free guess: the one rule of messages.estimate_tokens_of
+    (characters / 4, rounded up, and a flat price per image).
 
     Example: an assistant message with text "Reading it." and a call read {"path": "a.py"}
         -> ceil((11 + len("read") + len('{"path":"a.py"}')) / 4) = 8
     """
-    return math.ceil(_chars(message) / 4)
+    chars, images = _text_and_images(message)
+    return estimate_tokens_of(chars, images)
 
 
-def _chars(message: Dict[str, Any]) -> int:
+def _text_and_images(message: Dict[str, Any]) -> Tuple[int, int]:
+    """The characters of a message's text and the number of its images that count."""
     role = message.get("role")
     if role in ("compactionSummary", "branchSummary"):
-        return len(message.get("summary", ""))
+        return len(message.get("summary", "")), 0
     if role == "bashExecution":
-        return len(message.get("command", "")) + len(message.get("output", ""))
+        return len(message.get("command", "")) + len(message.get("output", "")), 0
     if role not in ("user", "assistant", "toolResult", "custom"):
-        return 0
+        return 0, 0
     content = message.get("content", [])
     if isinstance(content, str):
-        return len(content)
+        return len(content), 0
     if role == "assistant":
         return sum(len(b.get("text", "")) + len(b.get("thinking", "")) for b in content) + \
             sum(len(c["name"]) + len(json.dumps(c.get("arguments", {}), separators=(",", ":"),
                                                 ensure_ascii=False))
-                for c in tool_calls(message))
+                for c in tool_calls(message)), 0
     chars = sum(len(b.get("text", "")) for b in content if b.get("type") == "text")
-    if role != "user":  # images a user pastes are not counted, as in pi
-        chars += IMAGE_CHARS * sum(1 for b in content if b.get("type") == "image")
-    return chars
+    if role == "user":  # images a user pastes are not counted, as in pi
+        return chars, 0
+    return chars, sum(1 for b in content if b.get("type") == "image")
 
 
 def context_tokens(usage: Dict[str, Any]) -> int:
@@ -124,13 +124,13 @@ def _last_usable_index(messages: List[Message]) -> Optional[int]:
     """The last reply whose usage measures the current context: not an error or abort
     (they report nothing useful), and newer than every compaction summary in the list
     (a reply kept by a compaction measured the longer context before it)."""
-    summarised_at = max((m.get("timestamp", 0) for m in messages
+    summarized_at = max((m.get("timestamp", 0) for m in messages
                          if m.get("role") == "compactionSummary"), default=None)
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if message.get("role") != "assistant" or message.get("stopReason") in ("error", "aborted"):
             continue
-        if summarised_at is None or message.get("timestamp", 0) > summarised_at:
+        if summarized_at is None or message.get("timestamp", 0) > summarized_at:
             return index
     return None
 
@@ -264,7 +264,7 @@ class Preparation:
     """Everything compact() needs, computed without a model call."""
 
     first_kept_entry_id: str
-    messages_to_summarise: List[Message]
+    messages_to_summarize: List[Message]
     turn_prefix_messages: List[Message]
     is_split_turn: bool
     tokens_before: int
@@ -288,7 +288,7 @@ def _latest_compaction(entries: List[Dict[str, Any]]) -> Optional[int]:
 
 def _window_start(entries: List[Dict[str, Any]], previous: Optional[int]) -> int:
     """Decision 13: the window starts where the previous compaction's kept part starts,
-    so what it kept is now summarised or kept again, never dropped."""
+    so what it kept is now summarized or kept again, never dropped."""
     if previous is None:
         return 0
     kept_id = entries[previous].get("firstKeptEntryId")
@@ -297,7 +297,7 @@ def _window_start(entries: List[Dict[str, Any]], previous: Optional[int]) -> int
 
 def prepare_compaction(branch_entries: List[Dict[str, Any]], settings: CompactionSettings,
                        context_window: int) -> Optional[Preparation]:
-    """What to summarise and what to keep on a branch (root -> leaf); None when there is
+    """What to summarize and what to keep on a branch (root -> leaf); None when there is
     nothing to compact (see nothing_to_compact_message for the words)."""
     entries = branch_entries
     if not entries or entries[-1].get("type") == "compaction":
@@ -309,9 +309,9 @@ def prepare_compaction(branch_entries: List[Dict[str, Any]], settings: Compactio
     first_kept = cut.first_kept_index
     kept_id = entries[first_kept].get("id") if first_kept < len(entries) else None
     history_end = cut.turn_start_index if cut.is_split_turn else first_kept
-    to_summarise = _messages(entries[start:history_end])
+    to_summarize = _messages(entries[start:history_end])
     prefix = _messages(entries[cut.turn_start_index:first_kept]) if cut.is_split_turn else []
-    if kept_id is None or not (to_summarise or prefix):
+    if kept_id is None or not (to_summarize or prefix):
         return None
 
     previous_summary = None
@@ -323,9 +323,9 @@ def prepare_compaction(branch_entries: List[Dict[str, Any]], settings: Compactio
         carried = [compaction_summary(entry)]
         if not entry.get("fromHook"):
             file_ops.seed(entry.get("details"))
-    file_ops.add_messages(to_summarise + prefix)
+    file_ops.add_messages(to_summarize + prefix)
     tokens_before = estimate_context_tokens(carried + _messages(entries[start:]))
-    return Preparation(kept_id, to_summarise, prefix, cut.is_split_turn, tokens_before,
+    return Preparation(kept_id, to_summarize, prefix, cut.is_split_turn, tokens_before,
                        previous_summary, file_ops, context_window, reserve)
 
 
@@ -336,7 +336,7 @@ def nothing_to_compact_message(branch_entries: List[Dict[str, Any]]) -> str:
     return "Nothing to compact yet: the whole conversation fits in the part that is kept."
 
 
-# --- 4. Summarising ---------------------------------------------------------------------------
+# --- 4. Summarizing ---------------------------------------------------------------------------
 
 @dataclass
 class CompactionResult:
@@ -350,7 +350,7 @@ class CompactionResult:
 def compact(preparation: Preparation, model, stream_fn, api_key: Optional[str] = None,
             abort: Optional[threading.Event] = None, custom_instructions: Optional[str] = None,
             thinking: Optional[str] = None) -> CompactionResult:
-    """Summarise a preparation; raises CompactionError (one line) when a call fails or
+    """Summarize a preparation; raises CompactionError (one line) when a call fails or
     is cancelled. thinking None: "high" for a reasoning model, else "off"."""
     prep = preparation
     abort = abort or threading.Event()
@@ -359,19 +359,19 @@ def compact(preparation: Preparation, model, stream_fn, api_key: Optional[str] =
     prefix_tokens = min(int(PREFIX_SHARE * reserve), model.max_tokens)
 
     def history() -> str:
-        if not prep.messages_to_summarise:  # only a split turn's start is new
+        if not prep.messages_to_summarize:  # only a split turn's start is new
             return prep.previous_summary or NO_PRIOR_HISTORY
         prompt = UPDATE_PROMPT if prep.previous_summary else HISTORY_PROMPT
-        text = summariser_input(prep.messages_to_summarise, prompt, window - history_tokens,
+        text = summarizer_input(prep.messages_to_summarize, prompt, window - history_tokens,
                                 prep.previous_summary, custom_instructions)
         level = thinking or ("high" if model.reasoning else "off")
-        return ask_summariser(model, stream_fn, text, history_tokens, level, api_key, abort,
+        return ask_summarizer(model, stream_fn, text, history_tokens, level, api_key, abort,
                               "Summarising the conversation")
 
     def turn_prefix() -> str:
-        text = summariser_input(prep.turn_prefix_messages, TURN_PREFIX_PROMPT,
+        text = summarizer_input(prep.turn_prefix_messages, TURN_PREFIX_PROMPT,
                                 window - prefix_tokens)
-        return ask_summariser(model, stream_fn, text, prefix_tokens, "off", api_key, abort,
+        return ask_summarizer(model, stream_fn, text, prefix_tokens, "off", api_key, abort,
                               "Summarising the start of the current turn")
 
     if prep.is_split_turn:  # two independent requests: run them at the same time

@@ -1,7 +1,7 @@
-"""Summaries: how old conversation becomes text a model can summarise, and back.
+"""Summaries: how old conversation becomes text a model can summarize, and back.
 
-compaction.py decides *what* to summarise; this module does the summarising. A
-summariser is the same model, asked in a fresh request with no tools:
+compaction.py decides *what* to summarize; this module does the summarizing. A
+summarizer is the same model, asked in a fresh request with no tools:
 
     system   "you write summaries, you do not continue the conversation"
     user     <conversation>
@@ -28,11 +28,12 @@ than trusted to the model, and carried from one compaction to the next:
     app.py
     </modified-files>
 
-When the conversation to summarise is larger than the summariser's own window, its
+When the conversation to summarize is larger than the summarizer's own window, its
 oldest part is left out, and a note at the top of <conversation> says so.
 
-Left out: token counting with a real tokenizer (we assume 3 characters per token when
-fitting the input: denser than the 4 of the estimate, so code still fits).
+Left out: token counting with a real tokenizer. The input is fitted with the one guess
+every size uses (messages.estimate_tokens_of: 4 characters a token); text denser than
+that may still not fit, and the summary call then fails with the server's one line.
 """
 
 import json
@@ -40,22 +41,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Set
 
+from ..errors import CompactionError
 from ..session.convert import convert_to_llm
-from ..messages import Message, one_line, text_of, tool_calls, user_message
+from ..messages import Message, chars_for_tokens, one_line, text_of, tool_calls, user_message
 from ..providers import StreamOptions
 from ..project.wrappers import defuse_closing_tags
 
-TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summariser sees
-CHARS_PER_TOKEN = 3  # conservative, for fitting the summariser's input into its window
-
-
-class CompactionError(Exception):
-    """A summary could not be made. The message is one line for the user; `aborted` is
-    True when the user cancelled it."""
-
-    def __init__(self, message: str, aborted: bool = False):
-        super().__init__(message)
-        self.aborted = aborted
+TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summarizer sees
 
 
 # --- The prompts (our words; the headings are the structure every summary shares) ----------
@@ -226,12 +218,12 @@ def without_file_lists(summary: str) -> str:
     return _FILE_LISTS.sub("", summary).rstrip()
 
 
-# --- The summariser's input and the call ------------------------------------------------------
+# --- The summarizer's input and the call ------------------------------------------------------
 
-def summariser_input(messages: List[Message], prompt: str, room_tokens: int,
+def summarizer_input(messages: List[Message], prompt: str, room_tokens: int,
                      previous_summary: Optional[str] = None,
                      custom_instructions: Optional[str] = None) -> str:
-    """The one user message a summariser gets, fitted into `room_tokens`.
+    """The one user message a summarizer gets, fitted into `room_tokens`.
 
     If the serialised conversation does not fit, its oldest part is left out (the
     newest matters most for carrying on), and a note says how much is missing.
@@ -245,7 +237,7 @@ def summariser_input(messages: List[Message], prompt: str, room_tokens: int,
         tail += f"\n\nPay particular attention to: {custom_instructions}"
     # Tool output is foreign text: it must not end the <conversation> (wrappers.py).
     conversation = defuse_closing_tags(serialize_conversation(convert_to_llm(messages)))
-    room = room_tokens * CHARS_PER_TOKEN - len(SYSTEM_PROMPT) - len(tail) - 300  # 300: the note
+    room = chars_for_tokens(room_tokens) - len(SYSTEM_PROMPT) - len(tail) - 300  # 300: the note
     kept = keep_newest(conversation, room)
     if len(kept) < len(conversation):
         kept = (f"[Note: the oldest {len(conversation) - len(kept)} characters of this "
@@ -271,9 +263,9 @@ def keep_newest(conversation: str, room: int) -> str:
     return tail[boundary.end():] if boundary else tail
 
 
-def ask_summariser(model, stream_fn, text: str, max_tokens: int, thinking: str,
+def ask_summarizer(model, stream_fn, text: str, max_tokens: int, thinking: str,
                    api_key: Optional[str], abort, what: str) -> str:
-    """One summariser request through the provider contract (stream_fn never raises);
+    """One summarizer request through the provider contract (stream_fn never raises);
     returns the reply's text, or raises CompactionError naming `what` failed."""
     context = {"systemPrompt": SYSTEM_PROMPT, "messages": [user_message(text)], "tools": []}
     options = StreamOptions(abort=abort, api_key=api_key, thinking=thinking,

@@ -1,5 +1,7 @@
-"""Files: reading what others may have planted, and keeping secrets out of what we write.
+"""Files: where miniagent keeps its own, reading what others may have planted, and
+keeping secrets out of what we write.
 
-Read in this order: `safeopen.py` (regular files only, bounded), `redaction.py` (the API
-key kept out of stderr and every file we write).
+Read in this order: `home.py` (the one folder miniagent keeps, and its layout),
+`safeopen.py` (regular files only, bounded; the JSON config reader), `redaction.py`
+(the API key kept out of stderr and every file we write).
 """

@@ -15,14 +15,21 @@ regular file with an OSError whose strerror says so, which the callers already t
 their one-line errors ("cannot read session FILE: not a regular file (a FIFO)").
 `read_regular` adds a size bound for files that are read whole into memory.
 
+`read_json_file` reads a configuration file whole, every failure a ConfigError naming
+the file.
+
 Left out: session files have no size bound here (a long session is legitimately large,
 and it is read line by line into entries anyway); Windows (no O_NONBLOCK there).
 """
 
 import errno
+import json
 import os
 import stat
-from typing import BinaryIO, Optional
+from pathlib import Path
+from typing import Any, BinaryIO, Optional
+
+from ..errors import ConfigError
 
 # Config files and instructions (AGENTS.md, SKILL.md) are a few KB; a megabyte leaves
 # room for a models.json listing hundreds of models while keeping a file someone planted
@@ -58,3 +65,21 @@ def read_regular(path: str, limit: Optional[int] = None) -> bytes:
     if limit is not None and len(data) > limit:
         raise OSError(errno.EFBIG, f"larger than {limit} bytes", path)
     return data
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a JSON configuration file (models.json, settings.json, trust.json): a regular
+    file of at most TEXT_LIMIT bytes. Every failure is a ConfigError naming the file."""
+    try:  # utf-8-sig: Windows editors may start the file with a byte order mark
+        return json.loads(read_regular(str(path), TEXT_LIMIT).decode("utf-8-sig"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
+                          f"{exc.msg}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except ValueError:  # Python 3.11+ refuses integers of thousands of digits
+        raise ConfigError(f"{path}: invalid JSON: a number too long to read") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid JSON: nested too deeply") from None
+    except OSError as exc:  # a directory, a FIFO, too large, no permission
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None

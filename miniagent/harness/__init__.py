@@ -14,7 +14,7 @@ each piece a short method below:
 **Retries.** The HTTP layer (retry.py) already repeats a request that failed *before*
 any reply arrived. A reply that breaks *after* it started streaming cannot be resumed,
 so it is retried here from scratch; and so is a failure the HTTP layer gave up on. What
-is transient is autoretry.py's decision. The failed reply stays in the session file
+is transient is reply_retry.py's decision. The failed reply stays in the session file
 (the ledger of what was paid for) but is dropped from the model's context.
 
 **The session file** (session.py): every finished message is appended as it happens
@@ -34,21 +34,22 @@ import threading
 from typing import Any, Callable, Dict, List, Optional
 
 from ..agent import Agent
-from .autoretry import MAX_RETRIES, is_retryable, retry_base_delay
-from ..compaction.branch_summary import (collect_entries_to_summarise, prepare_branch_summary,
+from .reply_retry import MAX_RETRIES, is_retryable, retry_base_delay
+from ..compaction.branch_summary import (collect_entries_to_summarize, prepare_branch_summary,
                              summarize_branch)
-from ..compaction.compaction import (CompactionError, CompactionSettings, compact, estimate_context_tokens,
-                         is_context_overflow, last_usable_usage, nothing_to_compact_message,
-                         prepare_compaction, should_compact)
+from ..compaction.compaction import (CompactionSettings, compact, estimate_context_tokens,
+                                     is_context_overflow, last_usable_usage, nothing_to_compact_message,
+                                     prepare_compaction, should_compact)
+from ..errors import CompactionError, SessionError
 from ..session.convert import convert_to_llm
 from .limits import RunLimits
 from ..messages import Message, is_failed, text_of, user_message
 from ..http.retry import wait_or_abort
-from ..session.tree import Session, SessionError
+from ..session.tree import Session
 
 
 class NothingToCompact(CompactionError):
-    """compact() found nothing to summarise (the session is small, or just compacted)."""
+    """compact() found nothing to summarize (the session is small, or just compacted)."""
 
 
 OVERFLOW_FAILED = ("the conversation is still too long for the model's context window after "
@@ -165,8 +166,8 @@ class Harness:
 
     def _with_extension_messages(self, text: Any) -> Any:
         """The prompt, followed by the messages extensions added (api.add_message) since
-        the last one: they reach the model with it (as user text, context.py) and the
-        session keeps them."""
+        the last one: they reach the model with it (as user text, session/convert.py) and
+        the session keeps them."""
         added = self.project.extensions.take_pending_messages() if self.project else []
         if not added:
             return text
@@ -258,7 +259,7 @@ class Harness:
 
     def compact(self, instructions: Optional[str] = None,
                 abort: Optional[threading.Event] = None):
-        """Summarise the older part of the session now (the terminal's /compact, rpc's
+        """Summarize the older part of the session now (the terminal's /compact, rpc's
         compact); raises CompactionError with the reason when there is nothing to do."""
         branch = self.session.get_branch()
         model = self.agent.model
@@ -302,7 +303,7 @@ class Harness:
                  instructions: Optional[str] = None) -> Optional[str]:
         """Move to another point of this session's tree (/tree ID). Going to a user
         prompt lands just before it and returns its text for the input line. With
-        `summarize`, the branch being left is summarised into a branch_summary entry."""
+        `summarize`, the branch being left is summarized into a branch_summary entry."""
         target = self.session.get_entry(target_id)
         if target is None:
             raise ValueError(f"Entry {target_id} not found")
@@ -313,7 +314,7 @@ class Harness:
         new_leaf = target.get("parentId") if to_prompt else target_id
         if summarize:
             self._abort = threading.Event()  # a fresh stop: an earlier Ctrl-C set the old one
-            summary, details = self._summarise_branch_left(target_id, instructions)
+            summary, details = self._summarize_branch_left(target_id, instructions)
             self.session.branch_with_summary(new_leaf, summary, details)
         elif new_leaf is None:
             self.session.reset_leaf()
@@ -322,9 +323,9 @@ class Harness:
         self.agent.messages = list(self.session.build_context().messages)
         return text_of(message) if to_prompt else None
 
-    def _summarise_branch_left(self, target_id: str, instructions: Optional[str]):
+    def _summarize_branch_left(self, target_id: str, instructions: Optional[str]):
         by_id = {entry["id"]: entry for entry in self.session.entries}
-        left = collect_entries_to_summarise(by_id, self.session.leaf_id, target_id)
+        left = collect_entries_to_summarize(by_id, self.session.leaf_id, target_id)
         model = self.agent.model
         preparation = prepare_branch_summary(left, model.context_window, self.compaction)
         summary = summarize_branch(preparation, model, self.agent.stream_fn,

@@ -5,7 +5,7 @@ an agent without limits sent 746 requests in 15 seconds. pi has no limit; miniag
 two, counted per process (per prompt in the terminal):
 
     --max-turns N     model requests of the conversation (retries of a failed reply and
-                      summarisation calls do not count)
+                      summarization calls do not count)
     --max-cost USD    what the replies cost so far, checked after each reply
 
 The turn that reaches a limit still runs its tools (their results are worth keeping);

@@ -45,8 +45,9 @@ from typing import Dict, List, Mapping, Optional
 from ..http.errors import connection_reason, http_error_message
 from ..messages import one_line
 from ..files.redaction import add_secret
-from .registry import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, ConfigError, Model, Provider,
-                     default_model, find_model, is_url, load_providers, unknown_provider)
+from .registry import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model, Provider, default_model, find_model,
+                       is_url, load_providers, unknown_provider)
+from ..errors import ConfigError
 
 # Without --provider, the first of these whose key is set wins.
 KEY_ORDER = ("anthropic", "openai", "openrouter", "deepseek", "groq")

@@ -40,12 +40,13 @@ Left out: OAuth logins, key files, per-model retry settings, fetching live price
 
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Dict, List, Mapping, Optional
 
-from ..files.safeopen import TEXT_LIMIT, read_regular
+from ..errors import ConfigError
+from ..files.home import models_file
+from ..files.safeopen import read_json_file
 
 BUILTIN_REGISTRY = Path(__file__).with_name("models.json")
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -98,10 +99,6 @@ class Provider:
     api_key: Optional[str]  # as written in models.json: an env var name or a literal
     models: List[Model]
     own: bool = False  # defined by the user's models.json alone, not a built-in name
-
-
-class ConfigError(Exception):
-    """No usable model: the message says what to do (the CLI prints it and exits 2)."""
 
 
 # --- Checking a models.json ------------------------------------------------------------
@@ -190,17 +187,11 @@ def _check_unique(models: List[Dict[str, Any]], source: str, where: str) -> None
 # --- The registry ----------------------------------------------------------------------
 
 
-def miniagent_home(env: Optional[Mapping[str, str]] = None) -> Path:
-    """~/.miniagent, or $MINIAGENT_HOME."""
-    env = os.environ if env is None else env
-    return Path(env.get("MINIAGENT_HOME") or Path.home() / ".miniagent")
-
-
 def load_providers(env: Optional[Mapping[str, str]] = None) -> Dict[str, Provider]:
     """The built-in registry merged with the user's models.json."""
     raw = json.loads(BUILTIN_REGISTRY.read_text(encoding="utf-8-sig"))["providers"]
     builtin = set(raw)
-    user_file = miniagent_home(env) / "models.json"
+    user_file = models_file(env)
     if user_file.exists():
         _merge_providers(raw, _read_user_file(user_file, builtin))
     return {name: _parse_provider(name, entry, name not in builtin)
@@ -213,24 +204,6 @@ def _read_user_file(path: Path, builtin: Collection[str]) -> Dict[str, Any]:
     data = read_json_file(path)
     validate(data, source, builtin)
     return data["providers"]
-
-
-def read_json_file(path: Path) -> Any:
-    """Parse a JSON configuration file (models.json, settings.json, trust.json): a regular
-    file of at most TEXT_LIMIT bytes. Every failure is a ConfigError naming the file."""
-    try:  # utf-8-sig: Windows editors may start the file with a byte order mark
-        return json.loads(read_regular(str(path), TEXT_LIMIT).decode("utf-8-sig"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: "
-                          f"{exc.msg}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    except ValueError:  # Python 3.11+ refuses integers of thousands of digits
-        raise ConfigError(f"{path}: invalid JSON: a number too long to read") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: invalid JSON: nested too deeply") from None
-    except OSError as exc:  # a directory, a FIFO, too large, no permission
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
 
 def _merge_providers(builtin: Dict[str, Any], user: Dict[str, Any]) -> None:

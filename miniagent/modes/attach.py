@@ -109,7 +109,7 @@ def reason_without_advice(text: str) -> str:
 def expand_prompt(text: str, cwd: str, skills: Sequence[Any] = ()) -> \
         Tuple[Union[str, Message], List[str]]:
     """What a prompt given to -p, --mode json or rpc becomes, as in the terminal: a
-    leading `/skill:name args` replaced by that skill (skills.SkillError for an unknown
+    leading `/skill:name args` replaced by that skill (errors.SkillError for an unknown
     one), then its `@path` files attached; with a warning per file that is not.
 
     Example: "/skill:review @diff.txt" -> (a user message holding the skill's text,

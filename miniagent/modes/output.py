@@ -3,7 +3,7 @@
 A program in a pipeline meets situations a script in a terminal never does: stderr
 closed (`2>&-`), stdout's reader gone (`miniagent --mode json ... | head -1`), a full
 disk behind `> answer.txt`. Each must end in one line and the right exit status, never
-a traceback. The front ends (oneshot.py, commands.py, cli.py) write through these
+a traceback. The front ends (print_mode.py, subcommands/, cli.py) write through these
 helpers:
 
     say("miniagent: no prompt")     a line on stderr, silently dropped if stderr is gone
@@ -12,6 +12,7 @@ helpers:
     stdout_failure(error)           141 for a reader that left, 1 (with a line) otherwise
     silence_stdout()                point stdout at /dev/null after a failure
     ArgumentParser                  argparse whose mistakes are one line
+    describe_age(mtime), print_json(value)   what the listings (sessions, search) share
 
 Left out: colour and terminal control codes (render.py and terminal.py).
 """
@@ -20,9 +21,11 @@ import argparse
 import os
 import select
 import sys
+import time
 from typing import Any, NoReturn, TextIO
 
 from ..files.redaction import redact
+from ..messages import to_json
 
 PIPE_CLOSED = 141  # the exit status of a program killed by SIGPIPE, as shells report it
 
@@ -108,3 +111,19 @@ def silence_stdout() -> None:
     except (OSError, ValueError):
         pass
     os.close(devnull)
+
+
+# --- What every listing shares -------------------------------------------------------
+
+
+def describe_age(modified: float) -> str:
+    """Seconds since the epoch as a short age: "5 min ago", "3 h ago", "2 d ago"."""
+    seconds = max(0, time.time() - modified)
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return "just now"
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(to_json(value, indent=2) + "\n")

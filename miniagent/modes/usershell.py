@@ -8,7 +8,7 @@ way: the last lines live while it runs, then the result folded under its line.
     > !pytest -q             runs it; the output becomes a `bashExecution` message in the
                              session and the context, so the next prompt can say "fix that"
     > !!ls                   runs it for you only: the message is recorded with
-                             excludeFromContext, and the model never sees it (context.py)
+                             excludeFromContext, and the model never sees it (session/convert.py)
 
 The message is added outside any run of the agent, so no event records it: this module
 appends it to the session file and to the agent's messages itself.
@@ -72,7 +72,7 @@ def run_user_command(command: str, cwd: str, abort: threading.Event,
 
 
 def record(harness: Any, message: Dict[str, Any]) -> None:
-    """Add the message to the session file and to what the model sees next (context.py
+    """Add the message to the session file and to what the model sees next (session/convert.py
     leaves it out of the requests when it is excluded)."""
     harness.session.append_message(message)
     harness.agent.messages.append(message)

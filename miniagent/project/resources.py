@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 from .extensions import Extensions, load_extensions
-from ..models.registry import miniagent_home
+from ..files.home import miniagent_home
 from .system_prompt import build_system_prompt, read_text_or_file
 from .settings import Settings, load_settings
 from .skills import Skill, load_skills

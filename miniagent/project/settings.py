@@ -36,7 +36,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..compaction.compaction import CompactionSettings
-from ..models.registry import ConfigError, read_json_file
+from ..files.home import settings_file
+from ..files.safeopen import read_json_file
+from ..errors import ConfigError
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 
@@ -102,7 +104,7 @@ def load_settings(home: Path, cwd: str, trusted: bool) -> Settings:
     ConfigError naming the file and field of the first mistake."""
     merged: Dict[str, Any] = {}
     project = project_config_dir(cwd, home)
-    files = [Path(home) / "settings.json"]
+    files = [settings_file(home)]
     if trusted and project is not None:
         files.append(project / "settings.json")
     for path in files:

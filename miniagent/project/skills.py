@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
+from ..errors import SkillError
 from ..files.safeopen import TEXT_LIMIT, read_regular
 from .settings import project_config_dir
 from .wrappers import defuse_closing_tags
@@ -51,10 +52,6 @@ class Skill:
     """The instructions without the front matter (what /skill:name inlines)."""
     listed: bool = True
     """False for `disable-model-invocation: true`: usable by hand, not shown to the model."""
-
-
-class SkillError(ValueError):
-    """`/skill:name` named no loaded skill; the message lists the ones there are."""
 
 
 def load_skills(home: Path, cwd: str, trusted: bool) -> Tuple[List[Skill], List[str]]:

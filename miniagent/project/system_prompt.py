@@ -55,7 +55,8 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 from xml.sax.saxutils import quoteattr
 
-from ..models.registry import ConfigError, miniagent_home
+from ..files.home import miniagent_home
+from ..errors import ConfigError
 from .settings import project_config_dir
 from .skills import Skill, format_skills
 from ..files.safeopen import TEXT_LIMIT, read_regular

@@ -35,16 +35,13 @@ import tempfile
 from pathlib import Path
 from typing import Dict, Optional
 
-from ..models.registry import ConfigError, miniagent_home
-from ..models.registry import read_json_file
+from ..files.home import miniagent_home, trust_file
+from ..errors import ConfigError
+from ..files.safeopen import read_json_file
 from .settings import project_config_dir
 
 # What counts as "something to load" in a project's .miniagent/ folder.
 PROJECT_RESOURCES = ("settings.json", "skills", "extensions", "SYSTEM.md", "APPEND_SYSTEM.md")
-
-
-def trust_file(home: Path) -> Path:
-    return Path(home) / "trust.json"
 
 
 def is_trusted(cwd: str, home: Path) -> Optional[bool]:

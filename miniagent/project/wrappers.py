@@ -2,7 +2,7 @@
 
 The agent tells the model where a piece of text came from by wrapping it in XML-style
 tags: each AGENTS.md in <project_instructions>, all of them in <project_context>, a
-skill in <skill>, an attached file in <file>, the conversation a summariser reads in
+skill in <skill>, an attached file in <file>, the conversation a summarizer reads in
 <conversation>, a summary in <summary>. The model takes the tags as the text's edges.
 But the text inside is foreign (a cloned repository's AGENTS.md, a skill someone
 shared, a file, a command's output), and it may hold our closing tag itself:

@@ -51,7 +51,7 @@ from ..messages import clean_text, text_block, text_of, thinking_block, tool_cal
 from ..http.sse import iter_sse
 from .builder import MessageBuilder, ProviderError, error_text, max_output_tokens
 from .guard import stream_from_bytes, stream_http
-from .replay import images_of, prepare_history
+from .history import images_of, prepare_history
 
 DEFAULT_VERSION = "2023-06-01"  # the long-standing value; override with compat.anthropicVersion
 CACHE = {"type": "ephemeral"}
@@ -121,7 +121,7 @@ def _thinking(model, level: str, max_tokens: int):
 
 
 def convert_messages(model, context: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Our messages -> Messages API turns (after replay hygiene), cache mark included."""
+    """Our messages -> Messages API turns (after history hygiene), cache mark included."""
     sees_images = "image" in model.input
     wire: List[Dict[str, Any]] = []
     merging = False  # the last turn in `wire` holds tool results: add the next one to it

@@ -45,7 +45,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 
 from .jsonpartial import parse_arguments, parse_partial
 from ..messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Block, assistant_message, clean_text,
-                        clean_value, compute_cost, set_counts)
+                        clean_value, compute_cost, estimate_tokens_of, set_counts)
 from . import with_tool_use
 
 Event = Dict[str, Any]
@@ -168,7 +168,6 @@ Parser = Callable[[Iterable[bytes], MessageBuilder], Iterator[Event]]
 
 
 MIN_OUTPUT_TOKENS = 1024  # below this a reply is hardly worth asking for
-IMAGE_TOKENS = 1200  # a rough price of one image in the input
 
 
 def max_output_tokens(model, options, context: Optional[Dict[str, Any]] = None) -> int:
@@ -186,7 +185,8 @@ def max_output_tokens(model, options, context: Optional[Dict[str, Any]] = None) 
 
 
 def estimate_input_tokens(context: Dict[str, Any]) -> int:
-    """About 4 characters a token, over the text the request will carry."""
+    """The one guess (messages.estimate_tokens_of) over the text and images the request
+    will carry."""
     chars = len(context.get("systemPrompt") or "")
     chars += sum(len(tool["description"]) + len(json.dumps(tool["parameters"]))
                  for tool in context.get("tools") or [])
@@ -204,7 +204,7 @@ def estimate_input_tokens(context: Dict[str, Any]) -> int:
                 chars += len(block.get("name", "")) + len(json.dumps(block.get("arguments")))
             else:
                 chars += len(block.get("text") or block.get("thinking") or "")
-    return chars // 4 + images * IMAGE_TOKENS
+    return estimate_tokens_of(chars, images)
 
 
 def error_text(error: Any) -> str:

@@ -42,7 +42,7 @@ DEFAULT_COMPAT: Dict[str, Any] = {
     # same cache (D17: OpenAI needs no cache marks, only this key).
     "supportsPromptCacheKey": False,
     # Rewrite tool-call ids in the history: None, "openai" (<= 40 chars) or "mistral"
-    # (exactly 9 alphanumerics), see replay.ID_FORMATS.
+    # (exactly 9 alphanumerics), see history.ID_FORMATS.
     "toolCallIdFormat": None,
     # Send our own reasoning back in its field (llama.cpp, DeepSeek need it; Groq 400s on it).
     "supportsReasoningReplay": True,

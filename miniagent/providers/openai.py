@@ -16,7 +16,7 @@ with `data: [DONE]`:
 
 becomes [text "Let me", toolCall c1 read {"path": "a"}], stopReason "toolUse".
 
-Going out (`build_request`): the history is cleaned (replay.py), the system prompt
+Going out (`build_request`): the history is cleaned (history.py), the system prompt
 becomes the first message, tool results become `tool` messages (their images a
 follow-up user message, since a `tool` message carries text only), and the server's
 quirks decide a few field names (the compat table in compat.py).
@@ -53,7 +53,7 @@ from ..http.sse import iter_sse
 from .builder import MessageBuilder, ProviderError, error_text, max_output_tokens
 from .compat import compat_for
 from .guard import stream_from_bytes, stream_http
-from .replay import images_of, prepare_history
+from .history import images_of, prepare_history
 
 EARLY_END = "stream ended before the response was complete (no finish_reason)"
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -102,7 +102,7 @@ def _thinking_fields(model, compat: Dict[str, Any], level: str) -> Dict[str, Any
 
 
 def convert_messages(model, compat: Dict[str, Any], context: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Our messages -> Chat Completions messages (after replay hygiene)."""
+    """Our messages -> Chat Completions messages (after history hygiene)."""
     wire: List[Dict[str, Any]] = []
     if context.get("systemPrompt"):
         role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"

@@ -1,7 +1,7 @@
 """Sessions: the conversation as an append-only JSONL tree, pi's file format.
 
 Read in this order: `tree.py` (the Session: entries with id/parentId, branches, the
-API the harness uses), `context.py` (the model's messages rebuilt from one branch),
+API the harness uses), `rebuild.py` (the model's messages rebuilt from one branch),
 `convert.py` (session-only message kinds turned into wire messages), `store.py` (where
 session files live, listing and finding them), `file.py` (whole-line appends, torn
 lines, a full disk), `migrate.py` (pi's older formats, in memory), `check.py` (the known

@@ -25,7 +25,7 @@ A worked example:
         -> left out: the user ran it for themselves only
 
 This module also builds the two kinds a front end creates (the REPL's `!cmd`, an
-extension's message); the summaries come from session entries (sessioncontext.py).
+extension's message); the summaries come from session entries (rebuild.py).
 
 Left out: pi's setting that replaces images with a text placeholder.
 """

@@ -42,17 +42,13 @@ import os
 import tempfile
 from typing import Any, Callable, Dict, List, Tuple
 
+from ..errors import SessionError
 from ..files.safeopen import open_regular
 
 from ..messages import to_json
 from ..files.redaction import redact_json
 
 MALFORMED = "skipped a malformed line"
-
-
-class SessionError(Exception):
-    """A session file that cannot be read, trusted or written. One line, naming the file;
-    the command line turns it into exit status 1."""
 
 
 def to_line(entry: Dict[str, Any]) -> str:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Tuple
 
 from ..messages import COUNT_KEYS, clean_usage
-from .file import SessionError
+from ..errors import SessionError
 from .store import STORE
 
 TOKEN_FIELDS = COUNT_KEYS
@@ -103,6 +103,19 @@ def add_usage(stats: FileStats, model: str, usage: Any) -> None:
     for key in TOKEN_FIELDS:
         row[key] += usage[key]
     row["cost"] += usage["cost"]["total"]
+
+
+def session_totals(session: Any) -> Tuple[FileStats, Dict[str, float]]:
+    """The figures of a running session (every entry: abandoned branches were paid for
+    too) and its tokens and cost summed over all models, as /session and rpc's
+    get_session_stats show them: {"input", "output", "cacheRead", "cacheWrite", "cost"}."""
+    stats = file_stats(session.file_path or "", session.entries)
+    totals = {key: 0 for key in TOKEN_FIELDS}
+    totals["cost"] = 0.0
+    for row in stats.models.values():
+        for key in totals:
+            totals[key] += row[key]
+    return stats, totals
 
 
 def new_row() -> Dict[str, float]:

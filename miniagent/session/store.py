@@ -54,9 +54,9 @@ from typing import Any, Dict, List, Optional
 
 from .check import entry_problem
 from ..messages import text_of
-from ..models.registry import miniagent_home
-from .file import (SessionError, append_lines, create_lines, first_line_header,
-                          parse_lines, read_header, read_text)
+from ..files.home import sessions_root
+from .file import append_lines, create_lines, first_line_header, parse_lines, read_header, read_text
+from ..errors import SessionError
 from .migrate import CURRENT_VERSION, migrate, version_of
 from ..files.safeopen import open_regular
 
@@ -284,11 +284,6 @@ def hash_prefix(file: Any, offset: int, check: Any) -> str:
 
 
 # --- Folders and file names -------------------------------------------------------------
-
-
-def sessions_root() -> str:
-    """~/.miniagent/sessions (or under $MINIAGENT_HOME)."""
-    return os.path.join(miniagent_home(), "sessions")
 
 
 def session_dir_for(cwd: str, base_dir: Optional[str] = None) -> str:

@@ -20,7 +20,7 @@ The entry types: message, model_change, thinking_level_change,
 compaction, branch_summary, custom, custom_message, label, session_info.
 
 **Rebuilding the context** for the model from the leaf's branch (the latest compaction's
-summary first, then the entries it kept) is sessioncontext.py; `build_context` calls it.
+summary first, then the entries it kept) is rebuild.py; `build_context` calls it.
 
 **When the file is written**: a new session is written only once it has an
 assistant reply (a prompt that fails at once leaves no file); then the header and every
@@ -34,7 +34,7 @@ the original as `parentSession`, and which holds all the migrated entries. The o
 stays byte-identical.
 
 Left out: deciding what to record and when (the harness), the meaning of each message kind
-for the model (context.py), summarising (compaction.py).
+for the model (rebuild.py), summarizing (compaction.py).
 """
 
 import os
@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..models.registry import miniagent_home  # noqa: F401  (part of this module's API)
-from .context import (LAST, SessionContext, build_session_context,  # noqa: F401
+from .rebuild import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
-from .file import SessionError, check_writable
+from .file import check_writable
+from ..errors import SessionError
 from .migrate import CURRENT_VERSION
 from .store import (STORE, JSONLStore, SessionInfo, SessionStore,  # noqa: F401
                            find_most_recent, find_sessions_by_prefix, list_sessions,

@@ -17,13 +17,11 @@ Left out: the session format itself (session.py), the figures (stats.py), the pa
 """
 
 import os
-import sys
-import time
-from typing import Any, List
+from typing import List
 
-from ..messages import to_json
-from ..modes.output import ArgumentParser, say
-from ..session.tree import Session, SessionError, list_sessions, session_dir_for
+from ..modes.output import ArgumentParser, describe_age, print_json, say
+from ..session.tree import Session, list_sessions, session_dir_for
+from ..errors import ExportError, SessionError
 from ..session.stats import compute_stats, format_stats_text, stats_json
 from ..modes.terminal import for_terminal
 
@@ -92,7 +90,7 @@ def stats_command(argv: List[str]) -> int:
 def export_command(argv: List[str]) -> int:
     """`miniagent export FILE [-o OUT]`: the session viewer's page (export.py), or with
     OUT ending in .md a Markdown transcript of the session's current branch."""
-    from .export import ExportError, export_html, export_markdown
+    from .export import export_html, export_markdown
     parser = ArgumentParser(
         prog="miniagent export",
         description="Write a session (miniagent's or pi's) as one self-contained HTML page.")
@@ -113,16 +111,3 @@ def export_command(argv: List[str]) -> int:
         return 1
     print(path)
     return 0
-
-
-def describe_age(modified: float) -> str:
-    """Seconds since the epoch as a short age: "5 min ago", "3 h ago", "2 d ago"."""
-    seconds = max(0, time.time() - modified)
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
-        if seconds >= size:
-            return f"{int(seconds // size)} {unit} ago"
-    return "just now"
-
-
-def print_json(value: Any) -> None:
-    sys.stdout.write(to_json(value, indent=2) + "\n")

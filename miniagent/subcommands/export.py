@@ -34,11 +34,11 @@ import json
 import re
 from typing import Any, Callable, Dict, List, Optional
 
-from .export_file import ExportError, write_output, write_text
+from .export_file import write_output, write_text
+from ..errors import ExportError, SessionError
 from .export_style import PAGE, SCRIPT, SCRIPT_HASH, STYLE
 from ..messages import one_line, text_of, to_json
 from ..session.tree import Session, TreeNode
-from ..session.file import SessionError
 from ..session.store import STORE, LoadedSession
 from ..session.stats import TOKEN_FIELDS, file_stats, number
 from ..modes.terminal import for_terminal

@@ -23,12 +23,8 @@ import stat
 from pathlib import Path
 from typing import Optional
 
-from ..session.file import SessionError
+from ..errors import ExportError
 from ..project.trust import replace_atomically
-
-
-class ExportError(SessionError):
-    """A session that cannot be read, or a page that cannot be written (one line)."""
 
 
 def write_output(text: str, out_path: Optional[str], session_path: str, suffix: str) -> str:

@@ -37,9 +37,10 @@ as broken JSON replay as {}, and images are not replayed.
 import sys
 from typing import Any, Callable, Dict, List, Optional
 
-from .export import ExportError, blocks_of, load_session, message_text, write_output
+from .export import blocks_of, load_session, message_text, write_output
+from ..errors import ExportError
 from ..messages import is_failed, to_json
-from ..session.context import path_to
+from ..session.rebuild import path_to
 from ..session.stats import TOKEN_FIELDS
 from ..modes.output import ArgumentParser
 

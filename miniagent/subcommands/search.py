@@ -38,12 +38,11 @@ import sys
 import unicodedata
 from typing import List, Optional, Sequence, Tuple
 
-from .dispatch import describe_age, print_json
-from ..models.registry import miniagent_home
-from ..modes.output import ArgumentParser, say, usage_error
-from .search_index import (MARK_END, MARK_START, SNIPPET_WORDS, IndexUnavailable, Match,
-                          index_path, lookup, rebuild, searchable_text)
-from ..session.file import SessionError
+from ..files.home import index_path, miniagent_home
+from ..modes.output import ArgumentParser, describe_age, print_json, say, usage_error
+from .search_index import (MARK_END, MARK_START, SNIPPET_WORDS, IndexUnavailable, Match, lookup, rebuild,
+                           searchable_text)
+from ..errors import SessionError
 from ..session.store import (STORE, first_user_text, project_dirs, session_dir_for, session_name,
                            unique)
 from ..modes.terminal import Screen, for_terminal

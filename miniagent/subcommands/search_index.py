@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ..messages import clean_text, text_of, to_json
-from ..models.registry import miniagent_home
-from ..session.file import SessionError
+from ..files.home import index_path
+from ..errors import SessionError
 from ..session.store import STORE, SessionStore, first_user_text, session_name
 
 SCHEMA_VERSION = 1  # PRAGMA user_version; a file with another one is rebuilt
@@ -99,10 +99,6 @@ class Match:
     snippet: str  # each matched word between MARK_START and MARK_END
     session_label: str  # the session's name, or else its first prompt
     modified: float  # the session file's mtime: the session's age
-
-
-def index_path(home: Optional[str] = None) -> str:
-    return os.path.join(str(home or miniagent_home()), "sessions.sqlite")
 
 
 @functools.lru_cache(maxsize=None)

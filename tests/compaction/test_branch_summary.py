@@ -5,9 +5,10 @@ import pytest
 
 from helpers import call, text
 from miniagent import providers
-from miniagent.compaction.branch_summary import (NO_BRANCH_CONTENT, collect_entries_to_summarise,
+from miniagent.compaction.branch_summary import (NO_BRANCH_CONTENT, collect_entries_to_summarize,
                                       prepare_branch_summary, summarize_branch)
-from miniagent.compaction.compaction import CompactionError, CompactionSettings
+from miniagent.compaction.compaction import CompactionSettings
+from miniagent.errors import CompactionError
 from miniagent.messages import assistant_message, text_of, tool_result_message, user_message
 from miniagent.providers.scripted import parse_script, scripted_model
 from miniagent.compaction.summarize import BRANCH_PROMPT
@@ -38,14 +39,14 @@ def tree():
 
 def test_the_entries_left_are_those_after_the_last_shared_one_oldest_first():
     by_id = tree()
-    assert [e["id"] for e in collect_entries_to_summarise(by_id, "e5", "e6")] == ["e2", "e3", "e4", "e5"]
-    assert [e["id"] for e in collect_entries_to_summarise(by_id, "e5", "e2")] == ["e3", "e4", "e5"]
-    assert collect_entries_to_summarise(by_id, "e5", "e5") == []
-    assert collect_entries_to_summarise(by_id, None, "e6") == []
+    assert [e["id"] for e in collect_entries_to_summarize(by_id, "e5", "e6")] == ["e2", "e3", "e4", "e5"]
+    assert [e["id"] for e in collect_entries_to_summarize(by_id, "e5", "e2")] == ["e3", "e4", "e5"]
+    assert collect_entries_to_summarize(by_id, "e5", "e5") == []
+    assert collect_entries_to_summarize(by_id, None, "e6") == []
 
 
 def test_preparation_leaves_tool_results_out_and_lists_the_files():
-    entries = collect_entries_to_summarise(tree(), "e5", "e6")
+    entries = collect_entries_to_summarize(tree(), "e5", "e6")
     prep = prepare_branch_summary(entries, 128_000, CompactionSettings())
     assert [m["role"] for m in prep.messages] == ["user", "assistant", "assistant"]
     assert prep.details == {"readFiles": ["x.py"], "modifiedFiles": []}
@@ -71,7 +72,7 @@ def test_only_the_newest_messages_that_fit_are_taken_but_a_summary_may_squeeze_i
 
 
 def test_the_branch_summary_is_the_models_text_and_the_file_lists():
-    prep = prepare_branch_summary(collect_entries_to_summarise(tree(), "e5", "e6"),
+    prep = prepare_branch_summary(collect_entries_to_summarize(tree(), "e5", "e6"),
                                   128_000, CompactionSettings())
     model = scripted_model(parse_script([{"content": [text("## Goal\nRefactor")]}]))
     sent = []
@@ -89,7 +90,7 @@ def test_the_branch_summary_is_the_models_text_and_the_file_lists():
 
 
 def test_replaced_instructions_take_the_prompts_place():
-    prep = prepare_branch_summary(collect_entries_to_summarise(tree(), "e5", "e6"),
+    prep = prepare_branch_summary(collect_entries_to_summarize(tree(), "e5", "e6"),
                                   128_000, CompactionSettings())
     sent = []
 
@@ -106,7 +107,7 @@ def test_replaced_instructions_take_the_prompts_place():
 def test_an_empty_branch_needs_no_model_and_a_failure_is_an_error():
     empty = prepare_branch_summary([], 128_000, CompactionSettings())
     assert summarize_branch(empty, None, None) == NO_BRANCH_CONTENT
-    prep = prepare_branch_summary(collect_entries_to_summarise(tree(), "e5", "e6"),
+    prep = prepare_branch_summary(collect_entries_to_summarize(tree(), "e5", "e6"),
                                   128_000, CompactionSettings())
     model = scripted_model(parse_script([{"content": [], "errorMessage": "401 bad key"}]))
     with pytest.raises(CompactionError, match="^Summarising the branch failed: 401 bad key$"):

@@ -1,5 +1,5 @@
-"""Compaction: token counts, the trigger, the cut point, what is summarised and kept
-(D13 in docs/decisions.md: two compactions in a row lose nothing), and the summariser's requests.
+"""Compaction: token counts, the trigger, the cut point, what is summarized and kept
+(D13 in docs/decisions.md: two compactions in a row lose nothing), and the summarizer's requests.
 pi's compaction tests are here in our form."""
 
 import threading
@@ -9,14 +9,15 @@ import pytest
 
 from helpers import FIXTURES, call, text
 from miniagent import providers
-from miniagent.compaction.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER, CompactionError,
-                                  CompactionSettings, compact, context_tokens,
-                                  estimate_context_tokens, estimate_tokens, find_cut_point,
-                                  is_context_overflow, last_usable_usage,
-                                  nothing_to_compact_message, prepare_compaction,
-                                  should_compact)
+from miniagent.compaction.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER, CompactionSettings, compact,
+                                             context_tokens, estimate_context_tokens, estimate_tokens,
+                                             find_cut_point, is_context_overflow, last_usable_usage,
+                                             nothing_to_compact_message, prepare_compaction, should_compact)
+from miniagent.errors import CompactionError
 from miniagent.http.errors import http_error_message
-from miniagent.messages import assistant_message, text_of, tool_result_message, user_message
+from miniagent.messages import (assistant_message, estimate_tokens_of, image_block, text_of, tool_result_message,
+                                user_message)
+from miniagent.providers.builder import estimate_input_tokens
 from miniagent.providers.scripted import parse_script, scripted_model
 from miniagent.compaction.summarize import SYSTEM_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT
 
@@ -65,7 +66,7 @@ def reply(*blocks, stop="stop", usage=None):
     return message
 
 
-def summariser(*summaries, reasoning=False, context_window=128_000):
+def summarizer(*summaries, reasoning=False, context_window=128_000):
     """A scripted model answering with these summaries in turn, and the requests it got."""
     model = replace(scripted_model(parse_script([{"content": [text(s)]} for s in summaries])),
                     reasoning=reasoning, context_window=context_window)
@@ -249,7 +250,7 @@ def test_settings_entries_before_the_cut_go_with_the_kept_part_and_do_not_split_
     assert not cut.is_split_turn
 
 
-# --- Preparation and summarising -----------------------------------------------------------------
+# --- Preparation and summarizing -----------------------------------------------------------------
 
 SMALL = CompactionSettings(keep_recent_tokens=150)
 
@@ -266,7 +267,7 @@ def test_right_after_a_compaction_there_is_nothing_to_compact():
     branch = Branch()
     for n in range(1, 5):
         branch.turn(n)
-    model, stream_fn, requests = summariser("## Goal\nFirst")
+    model, stream_fn, requests = summarizer("## Goal\nFirst")
     branch.compaction(compact(prepare_compaction(branch.entries, SMALL, 20_000), model, stream_fn))
     assert prepare_compaction(branch.entries, SMALL, 20_000) is None
     assert nothing_to_compact_message(branch.entries).startswith("Already compacted")
@@ -282,13 +283,13 @@ def marker_home(marker, requests, kept_messages):
     return places
 
 
-def test_two_compactions_in_a_row_summarise_or_keep_every_message():
+def test_two_compactions_in_a_row_summarize_or_keep_every_message():
     branch = Branch()
     branch.turn(1)
     branch.turn(2)
     branch.turn(3, tool="write")
     branch.turn(4)
-    model, stream_fn, requests = summariser("## Goal\nFirst summary", "## Goal\nSecond summary")
+    model, stream_fn, requests = summarizer("## Goal\nFirst summary", "## Goal\nSecond summary")
 
     first_prep = prepare_compaction(branch.entries, SMALL, 20_000)
     first = compact(first_prep, model, stream_fn)
@@ -304,7 +305,7 @@ def test_two_compactions_in_a_row_summarise_or_keep_every_message():
     kept_from = next(i for i, e in enumerate(branch.entries) if e["id"] == second.first_kept_entry_id)
     kept = [e["message"] for e in branch.entries[kept_from:] if e["type"] == "message"]
     homes = {n: marker_home(f"task {n} ", requests, kept) for n in range(1, 7)}
-    # turns 3 and 4 were kept by the first compaction; the second one summarises them
+    # turns 3 and 4 were kept by the first compaction; the second one summarizes them
     # (pi would drop them: they sit before its previous compaction entry)
     assert homes == {1: [1], 2: [1], 3: [2], 4: [2], 5: ["kept"], 6: ["kept"]}
     for n in (3, 4):
@@ -320,11 +321,11 @@ def test_two_compactions_in_a_row_summarise_or_keep_every_message():
                                    "\n\n<modified-files>\nfile3.py\n</modified-files>")
 
 
-def test_the_summariser_gets_one_user_message_no_tools_and_its_own_system_prompt():
+def test_the_summarizer_gets_one_user_message_no_tools_and_its_own_system_prompt():
     branch = Branch()
     for n in range(1, 5):
         branch.turn(n)
-    model, stream_fn, requests = summariser("## Goal\nS")
+    model, stream_fn, requests = summarizer("## Goal\nS")
     compact(prepare_compaction(branch.entries, SMALL, 20_000), model, stream_fn,
             custom_instructions="the database schema")
     [request] = requests
@@ -340,7 +341,7 @@ def test_summaries_think_hard_only_on_reasoning_models():
         branch = Branch()
         for n in range(1, 5):
             branch.turn(n)
-        model, stream_fn, requests = summariser("## Goal\nS", reasoning=reasoning)
+        model, stream_fn, requests = summarizer("## Goal\nS", reasoning=reasoning)
         compact(prepare_compaction(branch.entries, SMALL, 20_000), model, stream_fn)
         assert requests[0]["thinking"] == level
 
@@ -372,7 +373,7 @@ def answering(reply_for):
     return stream_fn, requests
 
 
-def test_a_split_turn_summarises_history_and_the_turns_start_separately():
+def test_a_split_turn_summarizes_history_and_the_turns_start_separately():
     branch = Branch()
     branch.message(user_message("earlier question"))
     branch.message(reply(text("earlier answer")))
@@ -420,7 +421,8 @@ def test_a_conversation_larger_than_the_window_loses_its_oldest_part_with_a_note
     asked = requests[0]["text"]
     assert asked.startswith("<conversation>\n[Note: the oldest ")
     assert "task 1 " not in asked and "task 38 " in asked  # turns 39, 40 are kept
-    assert (len(SYSTEM_PROMPT) + len(asked)) / 3 + requests[0]["max_tokens"] <= window
+    # by the one estimate every size uses (4 characters a token), input and reply fit
+    assert estimate_tokens_of(len(SYSTEM_PROMPT) + len(asked)) + requests[0]["max_tokens"] <= window
 
 
 def test_a_failed_or_cancelled_summary_is_a_one_line_error():
@@ -442,11 +444,11 @@ def test_a_failed_or_cancelled_summary_is_a_one_line_error():
 
 
 def test_a_second_compaction_may_cut_before_the_first_ones_entry():
-    from miniagent.session.context import build_session_context
+    from miniagent.session.rebuild import build_session_context
     branch = Branch()
     for n in range(1, 5):
         branch.turn(n)
-    model, stream_fn, requests = summariser("## Goal\nFirst", "## Goal\nSecond")
+    model, stream_fn, requests = summarizer("## Goal\nFirst", "## Goal\nSecond")
     branch.compaction(compact(prepare_compaction(branch.entries, SMALL, 20_000), model, stream_fn))
     branch.turn(5, request_chars=0)  # a small turn: the budget reaches back past the entry
     prep = prepare_compaction(branch.entries, CompactionSettings(keep_recent_tokens=110), 20_000)
@@ -458,3 +460,11 @@ def test_a_second_compaction_may_cut_before_the_first_ones_entry():
     assert context[0]["summary"].startswith("## Goal\nSecond")
     assert [text_of(m)[:6] for m in context if m["role"] == "user"] == ["task 4", "task 5"]
     assert "task 3 " in requests[1]["text"] and "task 4 " not in requests[1]["text"]
+
+
+def test_compaction_and_request_sizing_guess_the_same_size():
+    """One rule (messages.estimate_tokens_of): a screenshot read by a tool costs the same
+    1,200 tokens whether compaction or the request's output cap is counting."""
+    shot = tool_result_message("c1", "read", [{"type": "text", "text": "x" * 10},
+                                              image_block("AAAA", "image/png")])
+    assert estimate_tokens(shot) == estimate_input_tokens({"messages": [shot]}) == 3 + 1200

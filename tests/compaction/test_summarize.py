@@ -1,4 +1,4 @@
-"""What a summariser reads: the serialised conversation (tool results cut at 2,000
+"""What a summarizer reads: the serialised conversation (tool results cut at 2,000
 characters), the file lists, and an input cut to fit its window."""
 
 from helpers import call, text

@@ -17,17 +17,9 @@ import requests
 from fake_server import MODEL as FAKE_MODEL, FakeServer
 from miniagent.models import choose
 from miniagent.models.choose import ollama_base_url, probe_first_model, read_key, resolve
-from miniagent.models.registry import (
-    BUILTIN_REGISTRY,
-    DEFAULT_CONTEXT_WINDOW,
-    DEFAULT_MAX_TOKENS,
-    ConfigError,
-    Model,
-    list_models,
-    load_providers,
-    registry_models,
-    validate,
-)
+from miniagent.models.registry import (BUILTIN_REGISTRY, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model,
+                                       list_models, load_providers, registry_models, validate)
+from miniagent.errors import ConfigError
 
 
 def closed_port() -> int:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from miniagent.models.registry import ConfigError
+from miniagent.errors import ConfigError
 from miniagent.compaction.compaction import CompactionSettings
 from miniagent.project.settings import Settings, load_settings, project_config_dir
 

@@ -2,7 +2,8 @@
 
 import pytest
 
-from miniagent.project.skills import SkillError, expand_skill_command, format_skills, load_skills
+from miniagent.project.skills import expand_skill_command, format_skills, load_skills
+from miniagent.errors import SkillError
 
 REVIEW = """---
 name: review

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from miniagent.models.registry import ConfigError
+from miniagent.errors import ConfigError
 from miniagent.project.system_prompt import build_system_prompt, first_sentence, read_text_or_file
 from miniagent.project.skills import Skill
 from miniagent.tools import ALL_TOOLS, create_tools

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from miniagent.models.registry import ConfigError
-from miniagent.project.trust import (is_trusted, project_has_resources, record_trust, resolve_trust,
-                             should_ask, trust_file)
+from miniagent.errors import ConfigError
+from miniagent.project.trust import is_trusted, project_has_resources, record_trust, resolve_trust, should_ask
+from miniagent.files.home import trust_file
 
 REPO = Path(__file__).resolve().parents[2]
 

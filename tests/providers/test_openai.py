@@ -182,7 +182,7 @@ def test_tool_results_become_tool_messages_and_images_a_follow_up_user_message()
     assert all(m["role"] != "user" or "Attached" not in json.dumps(m) for m in body["messages"])
 
 
-def test_replay_hygiene_reaches_the_wire():
+def test_history_hygiene_reaches_the_wire():
     history = [user("a"), {
         "role": "assistant", "api": "openai-completions", "provider": "other", "model": "x",
         "stopReason": "toolUse", "content": [

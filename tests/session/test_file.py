@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from miniagent.session.tree import Session
-from miniagent.session.file import SessionError, append_lines, to_line
+from miniagent.session.file import append_lines, to_line
+from miniagent.errors import SessionError
 
 REPO = str(Path(__file__).resolve().parents[2])
 HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2025-01-01T00:00:00.000Z",
@@ -109,7 +110,8 @@ def test_a_full_disk_raises_one_line_and_leaves_the_file_whole(tmp_path):
     # by the kernel (EFBIG), as on a full disk.
     code = (
         "import resource, signal, sys\n"
-        "from miniagent.session.tree import Session, SessionError\n"
+        "from miniagent.errors import SessionError\n"
+        "from miniagent.session.tree import Session\n"
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
         "session = Session.open(sys.argv[1])\n"
         f"resource.setrlimit(resource.RLIMIT_FSIZE, ({len(before) + 100}, resource.RLIM_INFINITY))\n"

@@ -3,7 +3,8 @@
 import json
 
 from helpers import FIXTURES
-from miniagent.session.stats import compute_stats, format_stats_text, stats_json
+from miniagent.session.stats import compute_stats, format_stats_text, session_totals, stats_json
+from miniagent.session.tree import Session
 
 PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"
@@ -74,3 +75,17 @@ def test_several_files_add_up_and_an_unreadable_one_is_named(tmp_path):
     assert document["total"]["toolCalls"]["bash"] == 4 and document["errors"] == errors
     assert document["files"][0]["mainModel"] == "scripted/scripted-model"
     assert PI_V3.read_bytes() == before
+
+
+def test_a_running_sessions_totals_add_up_every_reply(tmp_path):
+    """The one totals function behind /session and rpc's get_session_stats, checked
+    against the usage of every reply in the file, counted without miniagent."""
+    copy = tmp_path / "s.jsonl"
+    copy.write_bytes(PI_V3.read_bytes())
+    replies = [entry["message"] for entry in map(json.loads, open(copy, encoding="utf-8"))
+               if entry["type"] == "message" and entry["message"]["role"] == "assistant"]
+    stats, totals = session_totals(Session.open(str(copy)))
+    assert stats.assistant_turns == len(replies)
+    assert totals["input"] == sum(m["usage"]["input"] for m in replies)
+    assert totals["output"] == sum(m["usage"]["output"] for m in replies)
+    assert round(totals["cost"], 9) == round(sum(m["usage"]["cost"]["total"] for m in replies), 9)

@@ -9,7 +9,8 @@ import os
 import pytest
 
 from helpers import FIXTURES
-from miniagent.session.tree import Session, SessionError, fork_session, parse_fork_argument
+from miniagent.session.tree import Session, fork_session, parse_fork_argument
+from miniagent.errors import SessionError
 
 PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"

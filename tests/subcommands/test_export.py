@@ -12,7 +12,8 @@ import pytest
 
 from helpers import FIXTURES, call, text
 from miniagent.subcommands.dispatch import export_command as main
-from miniagent.subcommands.export import ExportError, export_html, export_markdown, render_html
+from miniagent.subcommands.export import export_html, export_markdown, render_html
+from miniagent.errors import ExportError
 from miniagent.messages import assistant_message, tool_result_message, user_message
 from miniagent.session.tree import Session
 

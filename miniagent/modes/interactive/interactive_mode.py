@@ -49,7 +49,7 @@ from .liveview import LiveView
 from ...messages import Message, is_failed, text_of, user_message
 from .lineinput import input_waiting, insert_text, save_history, set_up_readline
 from .questions import PendingAnswer
-from .slash import (COMMANDS, WHILE_RUNNING, as_prompt, inline_skill, parse_command,
+from .slash import (SLASH_COMMANDS, WHILE_RUNNING, as_prompt, inline_skill, parse_command,
                     run_extension_command)
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
@@ -233,8 +233,8 @@ class Repl:
                 self.send(prompt)
             return
         name, argument = command
-        if name in COMMANDS:
-            COMMANDS[name][0](self, argument)
+        if name in SLASH_COMMANDS:
+            SLASH_COMMANDS[name][0](self, argument)
         elif name in self.extension_commands:
             run_extension_command(self, name, argument)
         else:
@@ -344,7 +344,7 @@ class Repl:
             return
         command = parse_command(line)
         if command is not None and command[0] in WHILE_RUNNING:
-            COMMANDS[command[0]][0](self, command[1])
+            SLASH_COMMANDS[command[0]][0](self, command[1])
         elif command is not None or parse_shell_line(line) is not None:
             what = f"/{command[0]}" if command else "!command"
             self.note(f"{what} works at the prompt: wait for the agent, or press "

@@ -21,7 +21,7 @@ import signal
 import sys
 from typing import Optional
 
-from ...models.registry import miniagent_home
+from ...files.home import history_file
 
 HISTORY_LENGTH = 1000
 
@@ -44,7 +44,7 @@ def set_up_readline(bracketed_paste: bool) -> Optional[str]:
     cannot be read. Bracketed paste makes a pasted block one input (the terminal marks
     its start and end); it is a control code, so not on a dumb terminal."""
     readline.parse_and_bind(f"set enable-bracketed-paste {'on' if bracketed_paste else 'off'}")
-    path = str(miniagent_home() / "history")
+    path = str(history_file())
     readline.set_history_length(HISTORY_LENGTH)
     try:
         readline.read_history_file(path)

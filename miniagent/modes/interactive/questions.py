@@ -5,7 +5,7 @@ place, because of who owns the keyboard at that moment:
 
     question                         asked by             answered by
     "Resume which session? (number)" the main thread,     input(), like any prompt:
-    "summarise the branch? [y/N]"    at the prompt        `ask_line`
+    "summarize the branch? [y/N]"    at the prompt        `ask_line`
     "Trust this project's ...? [y/N]" before the REPL      `ask_trust` (records the answer)
     "Run it? [y]es, [n]o, [a]lways"  the agent's thread,  the next line the main thread
                                      while a tool waits   reads: `PendingAnswer`

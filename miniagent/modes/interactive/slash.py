@@ -18,7 +18,7 @@ leave)). Adding one is two steps:
     def show_cwd(repl, argument):
         repl.note(repl.agent.cwd)
 
-    COMMANDS["cwd"] = (show_cwd, "show the working directory")
+    SLASH_COMMANDS["cwd"] = (show_cwd, "show the working directory")
 
 While the agent works, only the commands in WHILE_RUNNING are run; any other line is
 a steering message. The session commands (/session, /compact, /resume, /tree, ...) are
@@ -33,9 +33,11 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import slash_session
 from ...assemble import model_for
-from ...models.registry import ConfigError, list_models, miniagent_home
+from ...models.registry import list_models
+from ...files.home import miniagent_home
+from ...errors import ConfigError, SkillError
 from ...project.resources import split_names, tools_named
-from ...project.skills import SkillError, expand_skill_command
+from ...project.skills import expand_skill_command
 from ...project.trust import is_trusted, project_has_resources, record_trust
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
@@ -62,8 +64,8 @@ def as_prompt(line: str) -> str:
 # --- The commands ----------------------------------------------------------------------------
 
 def show_help(repl: Any, argument: str) -> None:
-    width = max(len(name) for name in COMMANDS) + 2
-    lines = [f"  /{name:<{width}}{description}" for name, (_, description) in COMMANDS.items()]
+    width = max(len(name) for name in SLASH_COMMANDS) + 2
+    lines = [f"  /{name:<{width}}{description}" for name, (_, description) in SLASH_COMMANDS.items()]
     lines += [f"  /{name:<{width}}{command.description} (from {command.source})"
               for name, command in repl.extension_commands.items()]
     lines += [f"  /skill:{skill.name:<{max(1, width - 6)}}{skill.description}"
@@ -193,7 +195,7 @@ def quit_repl(repl: Any, argument: str) -> None:
     repl.harness.abort()  # when the agent works: stop it before leaving
 
 
-COMMANDS: Dict[str, Tuple[Callable[[Any, str], None], str]] = {
+SLASH_COMMANDS: Dict[str, Tuple[Callable[[Any, str], None], str]] = {
     "help": (show_help, "list the commands"),
     "model": (change_model, "[ID] show the model, or switch (same provider and key)"),
     "thinking": (set_thinking, "[LEVEL] show or set the reasoning effort"),

@@ -7,7 +7,7 @@ what it needs and prints one outcome:
 
     /session           where the file is, its id and name, what it holds and cost
     /name NAME         give it a name (a session_info entry: listings show it)
-    /compact [FOCUS]   summarise the older part now (FOCUS: what the summary must keep)
+    /compact [FOCUS]   summarize the older part now (FOCUS: what the summary must keep)
     /new               a new, empty session
     /resume [QUERY]    a numbered list of this project's sessions (or of those whose
                        messages hold every word of QUERY), then a number: continue it
@@ -28,15 +28,15 @@ Left out: deleting sessions, labelling entries from the terminal, a full-screen 
 import os
 from typing import Any, Dict, List, Optional
 
-from ...subcommands.dispatch import describe_age
-from ...compaction.compaction import CompactionError
-from ...subcommands.export import ExportError, export_markdown, render_html, write_output
+from ..output import describe_age
+from ...errors import CompactionError, ExportError, SessionError
+from ...subcommands.export import export_markdown, render_html, write_output
 from .lineinput import ask_line
 from ...messages import one_line, text_of
 from ..render import compacted_text, cost_text
 from ...subcommands.search import NO_WORDS, format_match, highlight, query_phrases, search_sessions
-from ...session.tree import SessionError, TreeNode, list_sessions
-from ...session.stats import file_stats
+from ...session.tree import TreeNode, list_sessions
+from ...session.stats import session_totals
 from ..terminal import for_terminal
 from ..attach import typed_text
 
@@ -48,12 +48,7 @@ LABEL_WIDTH = 70
 
 def show_session(repl: Any, argument: str) -> None:
     session, model = repl.harness.session, repl.agent.model
-    stats = file_stats(session.file_path or "", session.entries)
-    totals: Dict[str, float] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
-                                "cost": 0.0}
-    for row in stats.models.values():
-        for key in totals:
-            totals[key] += row[key]
+    stats, totals = session_totals(session)
     if not session.persist:
         where = "none: kept in memory only (--no-session)"
     elif session.path is None:

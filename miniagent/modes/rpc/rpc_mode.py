@@ -20,7 +20,7 @@ A prompt is answered at once and its run reports through events, also when it fa
 Every other command's response carries its data or its error (and the request's id),
 so one bad request never stops the process (pi answers a command that fails as if its
 line could not be parsed, without the id; we keep the id). The commands are in
-rpccommands.py.
+handlers.py.
 
 With `--confirm`, the question before bash, edit or write goes to the program: a
 `confirm_request` line, answered by a `confirm_response` (see Confirmations below).
@@ -59,7 +59,7 @@ from ...harness import Harness
 from ..print_mode import STOP_SIGNALS
 from ..output import say, stdout_failure
 from ..render import JsonLines
-from .commands import LATER, Commands
+from .handlers import LATER, Commands
 from ...tools.hardening.reaper import quit_now
 
 # A line of stdin, parsed: (the request, None) or (None, the error response to write).

@@ -85,7 +85,7 @@ def test_session_name_and_new(tmp_path, keyboard):
     assert '"name":"bug hunt"' in open(old).read()
 
 
-def test_compact_summarises_and_says_so_and_nothing_to_do_is_one_line(tmp_path, keyboard):
+def test_compact_summarizes_and_says_so_and_nothing_to_do_is_one_line(tmp_path, keyboard):
     turns = [{"content": [text("one " * 50)]}, {"content": [text("two " * 50)]},
              {"content": [text(SUMMARY)]}, {"content": [text("The turn so far.")]}]
     term = Repl_(tmp_path, turns, compaction=CompactionSettings(keep_recent_tokens=10))

@@ -1,10 +1,10 @@
-"""Replay hygiene (providers/replay.py): what a history looks like when it is sent again."""
+"""History hygiene (providers/history.py): what a history looks like when it is sent again."""
 
 import re
 
 from miniagent.messages import text_of as tool_result_text
 from miniagent.models.registry import Model
-from miniagent.providers.replay import (
+from miniagent.providers.history import (
     NO_RESULT,
     ID_FORMATS,
     images_of,

@@ -1,7 +1,7 @@
-"""Which failed replies deserve a second try: the harness's retry decision.
+"""Which failed model replies deserve a second try: the harness's retry decision.
 
 Real servers fail all the time in small ways: a 529 "overloaded", a rate limit, a
-connection that drops halfway through a reply. The HTTP layer (retry.py) already
+connection that drops halfway through a reply. The HTTP layer (http/retry.py) already
 repeats a request that failed *before* any reply arrived, twice, within a second or
 so. What reaches the harness is a reply that broke after it started, or a failure the
 HTTP layer gave up on; the harness waits 2, 4, 8 s and runs the turn again from

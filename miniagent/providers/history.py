@@ -1,4 +1,4 @@
-"""Replay hygiene: cleaning the conversation before it is sent to a model again.
+"""History hygiene: cleaning the conversation before it is sent to a model again.
 
 Every model call resends the whole history. That history is not always fit to send
 as it is: the session may hold an errored reply, a tool call whose result never came,

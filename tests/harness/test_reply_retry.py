@@ -1,6 +1,6 @@
 """The harness's retry decision (docs/decisions.md D4): which failed replies are tried again."""
 
-from miniagent.harness.autoretry import is_retryable
+from miniagent.harness.reply_retry import is_retryable
 
 
 def failed(error):

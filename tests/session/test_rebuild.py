@@ -1,6 +1,6 @@
 """Rebuilding the model's context from a session tree: pi's build-context cases, as ours."""
 
-from miniagent.session.context import build_session_context
+from miniagent.session.rebuild import build_session_context
 
 T = "2025-01-01T00:00:00Z"
 

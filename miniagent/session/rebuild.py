@@ -20,9 +20,9 @@ On the way it notes the settings in force at the leaf: the thinking level of the
 thinking_level_change ("off" without one) and the model of the last model_change or
 assistant reply, whichever came later.
 
-Failed replies stay in the list: the providers drop them when they send it (replay.py).
-Turning summaries and custom messages into user messages for the wire is context.py's
-job; entry timestamps (ISO text) become the messages' epoch milliseconds here.
+Failed replies stay in the list: the providers drop them when they send it
+(providers/history.py). Turning summaries and custom messages into user messages for
+the wire is convert.py's job; entry timestamps (ISO text) become the messages' epoch milliseconds here.
 
 Left out: choosing where to compact (compaction.py) and writing (session.py).
 """

@@ -1,6 +1,6 @@
 """The commands of RPC mode: each one a short method that calls the Harness.
 
-rpc.py frames the lines and writes the responses; this file says what each command
+rpc_mode.py frames the lines and writes the responses; this file says what each command
 does. A method takes the request (a dict) and returns the response's data, or raises
 with the one-line error the program gets back. The names and fields are pi's:
 
@@ -11,7 +11,7 @@ with the one-line error the program gets back. The names and fields are pi's:
     get_state                     model, thinking level, session, counts
     get_messages / get_last_assistant_text
     set_model {provider, modelId} / set_thinking_level {level}
-    compact {customInstructions?} summarise the older part of the session now
+    compact {customInstructions?} summarize the older part of the session now
     new_session / switch_session {sessionPath} / fork {entryId}
     get_session_stats             pi's figures, plus `miniagent stats`'s per tool and model
     bash {command} / abort_bash   run a command of the user's; the model sees its output
@@ -30,7 +30,7 @@ Left out: pi's commands for settings we do not have (see rpc.py).
 import threading
 from typing import Any, Callable, Dict, List, Optional
 
-from ...assemble import model_for, report_warnings
+from ...assemble import model_for, probe_window_or_warn
 from ..attach import expand_prompt
 from ...session.check import content_problem
 from ...harness import Harness
@@ -38,7 +38,7 @@ from ...messages import Message, text_of, user_message
 from ..output import say
 from ..render import final_answer
 from ...project.settings import THINKING_LEVELS
-from ...session.stats import TOKEN_FIELDS, file_stats
+from ...session.stats import TOKEN_FIELDS, session_totals
 from ..usershell import record, run_user_command
 
 LATER = object()  # returned by a command whose response comes later, from its thread
@@ -109,7 +109,7 @@ class Commands:
 
     def message_of(self, request: dict) -> Message:
         """The user message of prompt, steer and follow_up: "message" expanded as the
-        terminal expands it (/skill:name, @path; skills.SkillError is an error
+        terminal expands it (/skill:name, @path; errors.SkillError is an error
         response), plus any "images"."""
         text = text_field(request, "message")
         if request.get("images") is not None:
@@ -147,16 +147,16 @@ class Commands:
         """pi's figures, over every entry of the session (abandoned branches were paid
         for too), then what `miniagent stats` adds: calls per tool, tool errors, models."""
         session = self.harness.session
-        stats = file_stats(session.file_path or "", session.entries)
+        stats, totals = session_totals(session)
         messages = [entry["message"] for entry in session.entries if entry["type"] == "message"]
-        tokens = {key: sum(row[key] for row in stats.models.values()) for key in TOKEN_FIELDS}
+        tokens = {key: totals[key] for key in TOKEN_FIELDS}
         tokens["total"] = sum(tokens.values())
         return {"sessionFile": session.file_path, "sessionId": session.id,
                 "userMessages": stats.user_prompts, "assistantMessages": stats.assistant_turns,
                 "toolCalls": sum(stats.tool_calls.values()),
                 "toolResults": sum(1 for m in messages if m.get("role") == "toolResult"),
                 "totalMessages": len(messages), "tokens": tokens,
-                "cost": sum(row["cost"] for row in stats.models.values()),
+                "cost": totals["cost"],
                 "toolCallsByName": stats.tool_calls, "toolErrors": stats.tool_errors,
                 "models": stats.models, "mainModel": stats.main_model}
 
@@ -168,7 +168,7 @@ class Commands:
         current provider keeps its server and key, as /model does."""
         chosen, base_url = model_for(self.harness, text_field(request, "provider"),
                                      text_field(request, "modelId"))
-        model, api_key = report_warnings(chosen)
+        model, api_key = probe_window_or_warn(chosen)
         self.harness.set_model(model, api_key, base_url)
         return model_info(model)
 

@@ -1,0 +1,53 @@
+"""The miniagent home: one folder for everything miniagent keeps between runs.
+
+Every file that outlives a run lives under one folder, ~/.miniagent, or the folder
+$MINIAGENT_HOME names (the tests give each test its own). This module is the one place
+that knows the layout, so a reader sees all of it at once:
+
+    ~/.miniagent/
+        models.json       your providers and models, merged over the built-in list
+        settings.json     global settings (a trusted project may add its own)
+        trust.json        which project folders you trusted, or refused
+        history           the REPL's input history (readline)
+        sessions/         one folder per project, one JSONL file per session
+        sessions.sqlite   the search index beside the session files
+
+Left out: a project's own `.miniagent/` folder (settings, skills, extensions), which
+belongs to the project and is found by project/settings.py.
+"""
+
+import os
+from pathlib import Path
+from typing import Mapping, Optional
+
+
+def miniagent_home(env: Optional[Mapping[str, str]] = None) -> Path:
+    """~/.miniagent, or $MINIAGENT_HOME."""
+    env = os.environ if env is None else env
+    return Path(env.get("MINIAGENT_HOME") or Path.home() / ".miniagent")
+
+
+def models_file(env: Optional[Mapping[str, str]] = None) -> Path:
+    return miniagent_home(env) / "models.json"
+
+
+def settings_file(home: Path) -> Path:
+    return Path(home) / "settings.json"
+
+
+def trust_file(home: Path) -> Path:
+    return Path(home) / "trust.json"
+
+
+def history_file() -> Path:
+    return miniagent_home() / "history"
+
+
+def sessions_root() -> str:
+    """~/.miniagent/sessions (or under $MINIAGENT_HOME)."""
+    return os.path.join(miniagent_home(), "sessions")
+
+
+def index_path(home: Optional[str] = None) -> str:
+    """The search index, beside the session folders."""
+    return os.path.join(str(home or miniagent_home()), "sessions.sqlite")

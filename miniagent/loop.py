@@ -26,13 +26,13 @@ everything else in this file is a short, named function around that core:
 
 The loop knows no provider and no tool implementation: it receives a `stream_fn`
 (see providers/__init__.py), a `convert_to_llm` function that turns the conversation
-into what the provider receives (context.py: summaries become user messages) and a
+into what the provider receives (session/convert.py: summaries become user messages) and a
 list of `Tool`s. It keeps no files and never prints: everything it does is an event
 (see events.py).
 
-Left out: what the run limits are (limits.py answers `should_stop`), retries
-(harness.py), and anything about the context window's size (compaction.py, run by
-the harness).
+Left out: what the run limits are (harness/limits.py answers `should_stop`), retries
+(harness/), and anything about the context window's size (compaction/, run by the
+harness).
 """
 
 from dataclasses import dataclass, field

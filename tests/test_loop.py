@@ -83,7 +83,7 @@ def test_four_calls_run_at_once_and_results_keep_call_order():
     assert agent.messages[-1]["stopReason"] == "stop"
 
 
-def test_sequential_tool_runs_calls_one_at_a_time():
+def test_sequential_tool_runs_calls_one_at_a_time(events):
     running = []
     overlap = []
 
@@ -96,8 +96,14 @@ def test_sequential_tool_runs_calls_one_at_a_time():
     agent = make_agent([{"content": [call("echo", v="a"), call("echo", v="b")]},
                         {"content": [text("ok")]}],
                        [echo_tool(execute=track, sequential=True)])
+    agent.subscribe(events.append)
     agent.prompt("go")
     assert overlap == [1, 1] and tool_texts(agent) == ["a", "b"]
+    # The parallel path announces every call of the batch before any runs: here the
+    # second call starts only after the first has ended.
+    order = [e["type"] for e in events
+             if e["type"] in ("tool_execution_start", "tool_execution_end")]
+    assert order == ["tool_execution_start", "tool_execution_end"] * 2
 
 
 def test_failures_become_error_results_in_call_order_and_the_model_continues():

@@ -6,29 +6,31 @@ type while the agent works, and a way to stop it. `Agent` adds exactly that:
 
   * **state**: system prompt, model, tools, thinking level and the message list. The
     loop extends `agent.messages` in place, and only with finished messages.
-  * **a worker thread**: `prompt()` returns at once and the run goes on in the
-    background (the caller's thread stays free to read the keyboard); `wait()` joins
-    it. `prompt(..., inline=True)` runs in the caller's thread instead.
+  * **synchronous runs**: `prompt()` runs the loop in the caller's thread and returns
+    when the run has ended. A program that must stay responsive meanwhile (read the
+    keyboard, answer a pipe) runs it on a worker thread: the harness owns that one
+    thread (harness/__init__.py); the Agent starts none.
   * **queues**: `steer(text)` redirects the agent ("stop, do this instead"): the model
     sees it after the current turn's tool calls, and calls not yet started are skipped
     for it (see loop.py for when each mode looks). `follow_up(text)` waits until the
     agent would stop. Each poll takes one queued message (or all of them, with
     `steering_mode` / `follow_up_mode` set to "all").
-  * **abort**: one `threading.Event` per run. `abort()` sets it; the provider stops
-    reading, `bash` kills its process group, and the run ends with an assistant message
-    whose stopReason is "aborted". That message stays in the list, so the user sees
-    where the agent stopped and can carry on from there.
+  * **abort**: one `threading.Event` per run (the caller may hand its own to
+    `prompt()`, as the harness does). `abort()`, from any thread, sets it; the
+    provider stops reading, `bash` kills its process group, and the run ends with an
+    assistant message whose stopReason is "aborted". That message stays in the list,
+    so the user sees where the agent stopped and can carry on from there.
 
 Example:
 
     agent = Agent(model=scripted_model(load_script("demo.json")), tools=create_tools())
     agent.subscribe(lambda event: print(event["type"]))
-    agent.prompt("Fix the greeting")
-    agent.wait()
+    agent.prompt("Fix the greeting")  # returns when the run has ended
 
 Left out: retries and files. Automatic retry, the session file and compaction are the
-harness's job (harness.py), done through this Agent's events and messages; the Agent
-never touches the disk.
+harness's job (harness/), done through this Agent's events and messages; the Agent
+never touches the disk. Threads: steer(), follow_up() and abort() are safe from any
+thread while prompt() runs in another.
 """
 
 import os
@@ -41,6 +43,7 @@ from .loop import LoopConfig, keep_wire_messages, run_loop
 from .messages import Message, assistant_message, is_failed, user_message
 from .providers import StreamOptions
 from .tools import Tool
+
 
 class AgentBusyError(RuntimeError):
     """prompt() or continue_() was called while a run is in progress."""
@@ -73,11 +76,7 @@ class Agent:
         self._steering: List[Message] = []
         self._follow_ups: List[Message] = []
         self._abort = threading.Event()
-        # Set while no run is in progress (the one record of whether the agent runs). wait() waits on this Event rather than joining
-        # the thread: a Ctrl-C that interrupts Thread.join() can leave the thread looking
-        # finished while it still runs (a CPython quirk), and Event.wait has no such issue.
-        self._idle = threading.Event()
-        self._idle.set()
+        self._running = False  # the one record of whether a run is in progress
         self._lock = threading.Lock()  # guards starting a run and the queues
 
     # --- Observing -----------------------------------------------------------------------
@@ -92,7 +91,7 @@ class Agent:
 
     @property
     def is_running(self) -> bool:
-        return not self._idle.is_set()
+        return self._running
 
     @property
     def pending_count(self) -> int:
@@ -103,15 +102,17 @@ class Agent:
     # --- Starting runs ---------------------------------------------------------------------
 
     def prompt(self, text: Union[str, Message, List[Message]],
-               images: Optional[List[Dict[str, Any]]] = None, inline: bool = False) -> None:
-        """Start a run with a new user message (text, a message, or a list of messages)."""
+               images: Optional[List[Dict[str, Any]]] = None,
+               abort: Optional[threading.Event] = None) -> None:
+        """Run a new user message (text, a message, or a list of messages) to the end of
+        the run, in this thread. `abort`: the run's stop Event (a fresh one if None)."""
         if isinstance(text, str):
             prompts = [user_message(text, images)]
         else:
             prompts = list(text) if isinstance(text, list) else [text]
-        self._start(prompts, inline)
+        self._run(prompts, abort)
 
-    def continue_(self, inline: bool = False) -> None:
+    def continue_(self, abort: Optional[threading.Event] = None) -> None:
         """Run again from the current messages without a new prompt.
 
         Used after a retryable failure (the failed message removed) or after a tool
@@ -119,36 +120,34 @@ class Agent:
         or follow-up message is queued: then that becomes the prompt.
         """
         if self.is_running:
-            raise AgentBusyError("The agent is already working; wait() for it before continuing.")
+            raise AgentBusyError("The agent is already working; let its run end before "
+                                 "continuing.")
         if not self.messages:
             raise ValueError("There are no messages to continue from.")
         if self.messages[-1].get("role") != "assistant":
-            self._start([], inline)
+            self._run([], abort)
             return
         queued = self._take(self._steering, self.steering_mode) or \
             self._take(self._follow_ups, self.follow_up_mode)
         if not queued:
             raise ValueError("Cannot continue from an assistant message: send a new prompt.")
-        self._start(queued, inline)
+        self._run(queued, abort)
 
-    def _start(self, prompts: List[Message], inline: bool) -> None:
+    def _begin(self, abort: Optional[threading.Event]) -> None:
+        """Mark the agent busy (one run at a time, whichever thread asks)."""
         if self.model is None:
             raise ValueError("No model configured.")
         with self._lock:
-            if self.is_running:
+            if self._running:
                 raise AgentBusyError("The agent is already working on a prompt. Queue the "
-                                     "message with steer() or follow_up(), or wait() for the "
-                                     "run to end.")
-            self._idle.clear()
-            self._abort = threading.Event()
+                                     "message with steer() or follow_up(), or let the run "
+                                     "end.")
+            self._running = True
+            self._abort = abort if abort is not None else threading.Event()
         self.error = None
-        if inline:
-            self._run(prompts)
-            return
-        threading.Thread(target=self._run, args=(prompts,), name="miniagent-run",
-                         daemon=True).start()
 
-    def _run(self, prompts: List[Message]) -> None:
+    def _run(self, prompts: List[Message], abort: Optional[threading.Event]) -> None:
+        self._begin(abort)
         try:
             run_loop(prompts, self.messages, self._config(), self._bus.emit)
         except Exception as exc:  # noqa: BLE001 - a bug in a hook or provider ends the run
@@ -157,7 +156,7 @@ class Agent:
             last = self.messages[-1] if self.messages else {}
             if is_failed(last):
                 self.error = last.get("errorMessage")
-            self._idle.set()
+            self._running = False
 
     def end_with_failure(self, exc: Exception) -> None:
         """Record an unexpected exception as a final assistant message, so the run still
@@ -220,7 +219,3 @@ class Agent:
     def abort(self) -> None:
         """Stop the current run as soon as possible; queued messages stay queued."""
         self._abort.set()
-
-    def wait(self, timeout: Optional[float] = None) -> bool:
-        """Block until the current run ends; False if the timeout passed first."""
-        return self._idle.wait(timeout)

@@ -9,15 +9,18 @@ It answers, in this order:
                                    -c (the newest here), -r (pick one), --fork FILE[:ID],
                                    or none at all (--no-session: memory only)
   3. Which model?                  flags first; else what a resumed session last used,
-                                   when its provider is still usable; else choose.py
-  4. Which project context?       trust, settings, extensions, skills (project.py)
+                                   when its provider is still usable; else
+                                   models/choose.py
+  4. Which project context?       trust, settings, extensions, skills (project/)
   5. Which tools and prompt?       --tools / --exclude-tools, then the system prompt
 
 Example: `miniagent -c -p "and now the tests"` opens the newest session of this
 directory, restores its model and thinking level, and appends the new turn to its file.
 
-Left out: the flags' definitions (cli.py) and running the prompt (oneshot.py,
-interactive.py).
+Everything a front end needs goes into the Harness's constructor (the project, the
+prompt builder, the --confirm gate); nothing is attached to it afterwards.
+
+Left out: the flags' definitions (cli.py) and running the prompt (modes/).
 """
 
 import argparse
@@ -96,13 +99,12 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
         say(f"miniagent: warning: no prices are known for {model.id}, so --max-cost "
             f"cannot apply (--max-turns can)")
     # Print mode answers and exits; the terminal compacts after a run, ready for the next.
-    harness = Harness(agent, session, compaction=project.settings.compaction,
-                      limits=RunLimits(args.max_turns, args.max_cost), base_url=base_url,
-                      compact_after_run=interactive)
-    # What the front ends need later: the terminal asks its own way (confirm_gate.ask),
+    # The front ends need the rest: the terminal asks its own way (confirm_gate.ask),
     # lists skills and extension commands, and rebuilds the prompt when tools change.
-    harness.project, harness.prompt_for, harness.confirm_gate = project, prompt_for, gate
-    return harness
+    return Harness(agent, session, compaction=project.settings.compaction,
+                   limits=RunLimits(args.max_turns, args.max_cost), base_url=base_url,
+                   compact_after_run=interactive, project=project, prompt_for=prompt_for,
+                   confirm_gate=gate)
 
 
 def install_hooks(agent: Agent, project: Project,

@@ -8,8 +8,9 @@ This is the outermost layer and the shortest route through the program:
     a subcommand as the first word?   -> subcommands/dispatch.py (no model, no HTTP library)
     parse the flags                   -> build_parser() below
     assemble the run                  -> assemble.py: session, model, tools, prompt
-    run it                            -> oneshot.py (print / JSON), interactive.py (the
-                                         terminal) or rpc.py (--mode rpc)
+    run it                            -> modes/print_mode.py (print / JSON),
+                                         modes/interactive/ (the terminal) or
+                                         modes/rpc/ (--mode rpc)
 
 Exit statuses (shared by every front end): 0 answered, 1 the run or a session failed,
 2 a usage or configuration problem (nothing was sent to a model), 130 Ctrl-C, 143
@@ -175,11 +176,15 @@ def expand(harness, text: str):
 
 def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
           own_process: bool = False) -> int:
-    """Assemble the run and hand it to print/JSON mode (the importing of the model and
-    session machinery starts here, after the cheap flags have been answered).
+    """Assemble the run (a Harness, assemble.py) and hand it to its front end: rpc
+    (--mode rpc), the terminal (a terminal on both ends, no -p), or print / JSON mode
+    for the rest, whose prompts (the argument, a piped stdin, the demo's or a replayed
+    script's) are expanded first as the terminal would (/skill:name, @path). Returns
+    the exit status. The model and session machinery is imported here, after the cheap
+    flags have been answered.
 
     When the process is ours (`own_process`), nothing its commands start may outlive
-    it: it adopts their orphans and sweeps them up at exit (tools/reaper.py)."""
+    it: it adopts their orphans and sweeps them up at exit (tools/hardening/reaper.py)."""
     if own_process:
         from .tools.hardening.reaper import adopt_orphans
         adopt_orphans()

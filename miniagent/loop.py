@@ -30,9 +30,9 @@ into what the provider receives (session/convert.py: summaries become user messa
 list of `Tool`s. It keeps no files and never prints: everything it does is an event
 (see events.py).
 
-Left out: what the run limits are (limits.py answers `should_stop`), retries
-(harness.py), and anything about the context window's size (compaction.py, run by
-the harness).
+Left out: what the run limits are (harness/limits.py answers `should_stop`), retries
+(harness/), and anything about the context window's size (compaction/, run by the
+harness).
 """
 
 from dataclasses import dataclass, field

@@ -30,9 +30,10 @@ Left out: what each tool does (tools/), and the turn structure around this (loop
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Protocol
 
 from .messages import INVALID_ARGUMENTS, Message, text_block, tool_result_message
+from .providers import StreamOptions
 from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 
 SKIPPED_TEXT = "Skipped due to queued user message."
@@ -41,9 +42,20 @@ LENGTH_TEXT = ("Not executed: the response hit the output token limit, so the ar
                "arguments (for a large file, write it in smaller parts).")
 
 Emit = Callable[[Dict[str, Any]], None]
-# A loop.LoopConfig, used here only through its fields (tools, hooks, cwd, options,
-# sequential, get_steering_messages), so that loop.py can import this file.
-Config = Any
+Hook = Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]
+
+
+class Config(Protocol):
+    """What this file needs of the loop's config: loop.LoopConfig has these fields and
+    more. Named here, not imported, because loop.py imports this file."""
+
+    tools: List[Tool]
+    options: StreamOptions  # its abort Event reaches every tool through ToolContext
+    cwd: str
+    sequential: bool
+    get_steering_messages: Callable[[], List[Message]]
+    before_tool_call: Optional[Hook]
+    after_tool_call: Optional[Hook]
 
 
 @dataclass

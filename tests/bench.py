@@ -44,7 +44,7 @@ def loop_overhead_rows():
              for i in range(TURNS)] + [{"content": [{"type": "text", "text": "done"}]}]
     agent = Agent(model=scripted_model(parse_script(turns)), tools=[tool])
     start = time.perf_counter()
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     per_turn = (time.perf_counter() - start) / TURNS
 
     start = time.perf_counter()
@@ -75,12 +75,13 @@ def abort_once(settle: float) -> float:
                   cwd=cwd)
     running = threading.Event()
     agent.subscribe(lambda e: e["type"] == "tool_execution_start" and running.set())
-    agent.prompt("go")
+    runner = threading.Thread(target=agent.prompt, args=("go",), daemon=True)
+    runner.start()  # prompt() returns after the run: the abort comes from here
     running.wait(10)
     time.sleep(settle)  # let bash start its children: we measure the abort, not the start
     start = time.perf_counter()
     agent.abort()
-    agent.wait(30)
+    runner.join(30)
     return time.perf_counter() - start
 
 

@@ -1,4 +1,4 @@
-"""The Agent: worker thread, busy errors, abort, continue, queues, the event bus."""
+"""The Agent: a run in the caller's thread, busy errors, abort, continue, queues, the bus."""
 
 import threading
 
@@ -9,7 +9,31 @@ from miniagent.agent import AgentBusyError
 from miniagent.events import EventBus
 
 
-def test_prompt_runs_on_a_worker_thread_and_wait_joins_it():
+def in_a_thread(target):
+    """Start `target` on a thread of the test's own: the Agent starts none."""
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_prompt_runs_in_the_callers_thread_and_returns_after_the_run():
+    threads = []
+
+    def record_thread(call_id, args, ctx):
+        threads.append(threading.current_thread())
+        return echo_tool().execute(call_id, args, ctx)
+
+    agent = make_agent([{"content": [call("echo", v="x")]}, {"content": [text("ok")]}],
+                       [echo_tool(execute=record_thread, sequential=True)])
+    seen = []
+    agent.subscribe(lambda event: seen.append(threading.current_thread()))
+    agent.prompt("go")
+    assert agent.messages[-1]["content"] == [text("ok")]  # the run is over on return
+    assert not agent.is_running
+    assert set(seen) == set(threads) == {threading.current_thread()}
+
+
+def test_a_second_prompt_while_one_runs_is_refused():
     started = threading.Event()
     release = threading.Event()
 
@@ -20,40 +44,44 @@ def test_prompt_runs_on_a_worker_thread_and_wait_joins_it():
 
     agent = make_agent([{"content": [call("echo", v="x")]}, {"content": [text("ok")]}],
                        [echo_tool(execute=blocking)])
-    agent.prompt("go")  # returns at once
+    runner = in_a_thread(lambda: agent.prompt("go"))
     assert started.wait(10) and agent.is_running
     with pytest.raises(AgentBusyError, match="steer"):
         agent.prompt("again")
     with pytest.raises(AgentBusyError):
         agent.continue_()
     release.set()
-    assert agent.wait(10)
+    runner.join(10)
     assert not agent.is_running and agent.messages[-1]["content"] == [text("ok")]
 
 
-def test_abort_during_streaming_keeps_an_aborted_message():
+def test_abort_from_another_thread_during_streaming_keeps_an_aborted_message():
     agent = make_agent([{"content": [text("a b c d e f g h i j k l")], "delayMs": 60000}])
-    deltas = threading.Event()
     agent.subscribe(lambda e: e["type"] == "message_start" and
-                    e["message"]["role"] == "assistant" and deltas.set())
-    agent.prompt("go")
-    assert deltas.wait(10)
-    agent.abort()
-    assert agent.wait(5)  # the scripted delay was 60 s per word
+                    e["message"]["role"] == "assistant" and in_a_thread(agent.abort))
+    agent.prompt("go")  # returns once aborted: the scripted delay was 60 s per word
     last = agent.messages[-1]
     assert last["role"] == "assistant" and last["stopReason"] == "aborted"
-    assert last in agent.messages
+
+
+def test_an_abort_event_given_to_prompt_stops_the_run():
+    agent = make_agent([{"content": [text("a b c d e f g h i j k l")], "delayMs": 60000}])
+    stop = threading.Event()
+    agent.subscribe(lambda e: e["type"] == "message_start" and
+                    e["message"]["role"] == "assistant" and stop.set())
+    agent.prompt("go", abort=stop)
+    assert agent.messages[-1]["stopReason"] == "aborted"
 
 
 def test_continue_after_a_tool_result_and_from_queued_messages():
     agent = make_agent([{"content": [text("one")]}, {"content": [text("two")]}])
     with pytest.raises(ValueError, match="no messages"):
-        agent.continue_(inline=True)
-    agent.prompt("go", inline=True)
+        agent.continue_()
+    agent.prompt("go")
     with pytest.raises(ValueError, match="assistant"):
-        agent.continue_(inline=True)
+        agent.continue_()
     agent.follow_up("more")
-    agent.continue_(inline=True)
+    agent.continue_()
     assert [m["role"] for m in agent.messages] == ["user", "assistant", "user", "assistant"]
 
 
@@ -62,7 +90,7 @@ def test_queue_mode_all_delivers_every_queued_message_at_once():
     agent.follow_up_mode = "all"
     agent.follow_up("a")
     agent.follow_up("b")
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert [m["role"] for m in agent.messages] == ["user", "assistant", "user", "user",
                                                    "assistant"]
 
@@ -77,7 +105,7 @@ def test_a_raising_subscriber_is_reported_once_and_does_not_stop_the_run(capsys)
 
     agent.subscribe(broken)
     agent.subscribe(seen.append)
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert agent.messages[-1]["content"] == [text("done")]
     assert seen[-1]["type"] == "agent_end"
     err = capsys.readouterr().err
@@ -101,7 +129,7 @@ def test_a_provider_that_raises_still_ends_the_run_with_a_message(events):
 
     agent = make_agent([], stream_fn=broken_stream)
     agent.subscribe(events.append)
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     last = agent.messages[-1]
     assert last["stopReason"] == "error" and "socket exploded" in last["errorMessage"]
     assert events[-1]["type"] == "agent_end"
@@ -128,12 +156,12 @@ def test_abort_during_bash_ends_the_run_and_kills_the_grandchild(tmp_path):
                 started.set()
 
     agent.subscribe(watch)
-    agent.prompt("go")
+    runner = in_a_thread(lambda: agent.prompt("go"))
     assert started.wait(10)
     begin = time.monotonic()
     agent.abort()
-    assert agent.wait(5)  # the command would run for 60 s
-    assert time.monotonic() - begin < 5
+    runner.join(5)  # the command would run for 60 s
+    assert not runner.is_alive() and time.monotonic() - begin < 5
     assert agent.messages[-1]["stopReason"] == "aborted"
     result = next(m for m in agent.messages if m["role"] == "toolResult")
     assert result["isError"]

@@ -63,7 +63,7 @@ def test_in_a_run_the_model_reads_why_and_nothing_is_deleted(project):
                                      call("bash", command="rm -rf build")]},
                         {"content": [text("done")]}], create_tools(["bash"]), cwd=str(project))
     agent.before_tool_call = extensions.before_tool_call
-    agent.prompt("clean up", inline=True)
+    agent.prompt("clean up")
     results = [m for m in agent.messages if m["role"] == "toolResult"]
     assert outside.read_text() == "precious" and results[0]["isError"] is True
     assert results[0]["content"][0]["text"].startswith(f"`rm -rf {outside}` would delete outside")

@@ -29,7 +29,7 @@ def tool_texts(agent):
 def test_text_only_run_emits_the_exact_event_sequence(events):
     agent = make_agent([{"content": [text("Hello there")]}])
     agent.subscribe(events.append)
-    agent.prompt("hi", inline=True)
+    agent.prompt("hi")
     assert kinds(events) == [
         "agent_start", "turn_start", "message_start:user", "message_end:user",
         "message_start:assistant", "update:text_start", "update:text_delta",
@@ -50,7 +50,7 @@ def test_two_turn_tool_run_emits_the_exact_event_sequence(events):
     agent = make_agent([{"content": [call("echo", v="ping")]},
                         {"content": [text("done")]}], [echo_tool()])
     agent.subscribe(events.append)
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert kinds(events) == [
         "agent_start", "turn_start", "message_start:user", "message_end:user",
         "message_start:assistant", "update:toolcall_start", "update:toolcall_delta",
@@ -78,12 +78,12 @@ def test_four_calls_run_at_once_and_results_keep_call_order():
     calls = [call("echo", v=str(i)) for i in range(4)]
     agent = make_agent([{"content": calls}, {"content": [text("ok")]}],
                        [echo_tool(execute=wait_then_echo)])
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert tool_texts(agent) == ["0", "1", "2", "3"]
     assert agent.messages[-1]["stopReason"] == "stop"
 
 
-def test_sequential_tool_runs_calls_one_at_a_time():
+def test_sequential_tool_runs_calls_one_at_a_time(events):
     running = []
     overlap = []
 
@@ -96,8 +96,14 @@ def test_sequential_tool_runs_calls_one_at_a_time():
     agent = make_agent([{"content": [call("echo", v="a"), call("echo", v="b")]},
                         {"content": [text("ok")]}],
                        [echo_tool(execute=track, sequential=True)])
-    agent.prompt("go", inline=True)
+    agent.subscribe(events.append)
+    agent.prompt("go")
     assert overlap == [1, 1] and tool_texts(agent) == ["a", "b"]
+    # The parallel path announces every call of the batch before any runs: here the
+    # second call starts only after the first has ended.
+    order = [e["type"] for e in events
+             if e["type"] in ("tool_execution_start", "tool_execution_end")]
+    assert order == ["tool_execution_start", "tool_execution_end"] * 2
 
 
 def test_failures_become_error_results_in_call_order_and_the_model_continues():
@@ -108,7 +114,7 @@ def test_failures_become_error_results_in_call_order_and_the_model_continues():
                                      call("boom", v="x"), call("echo", v=5)]},
                         {"content": [text("recovered")]}],
                        [echo_tool(), echo_tool("boom", execute=explode)])
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     results = [m for m in agent.messages if m["role"] == "toolResult"]
     assert [r["isError"] for r in results] == [False, True, True, True, False]
     texts = tool_texts(agent)
@@ -125,7 +131,7 @@ def test_length_stop_does_not_run_tool_calls():
     agent = make_agent([{"content": [call("echo", v="cut")], "stopReason": "length"},
                         {"content": [text("ok")]}],
                        [echo_tool(execute=lambda i, a, c: ran.append(a) or text_result("x"))])
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert ran == []
     result = next(m for m in agent.messages if m["role"] == "toolResult")
     assert result["isError"] and "output token limit" in result["content"][0]["text"]
@@ -137,7 +143,7 @@ def test_error_stop_ends_the_run_without_running_tools(events):
     agent = make_agent([{"content": [call("echo", v="x")], "errorMessage": "500 boom"}],
                        [echo_tool(execute=lambda i, a, c: ran.append(a))])
     agent.subscribe(events.append)
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert ran == [] and agent.messages[-1]["stopReason"] == "error"
     assert agent.error == "500 boom"
     assert kinds(events)[-2:] == ["turn_end", "agent_end"]
@@ -150,12 +156,12 @@ def test_terminate_vote_ends_the_run_only_when_unanimous():
     tool = echo_tool(execute=vote)
     unanimous = make_agent([{"content": [call("echo", v="stop"), call("echo", v="stop")]},
                             {"content": [text("never reached")]}], [tool])
-    unanimous.prompt("go", inline=True)
+    unanimous.prompt("go")
     assert unanimous.messages[-1]["role"] == "toolResult"
 
     split = make_agent([{"content": [call("echo", v="stop"), call("echo", v="go")]},
                         {"content": [text("continued")]}], [tool])
-    split.prompt("go", inline=True)
+    split.prompt("go")
     assert split.messages[-1]["content"] == [text("continued")]
 
 
@@ -173,7 +179,7 @@ def test_hooks_block_rewrite_arguments_and_rewrite_results():
             return {"content": [text(ctx["result"].content[0]["text"] + "!")]}
 
     agent.before_tool_call, agent.after_tool_call = before, after
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert tool_texts(agent) == ["Not allowed in this directory.", "rewritten!"]
 
 
@@ -183,7 +189,7 @@ def test_tool_error_text_reaches_the_model_unchanged():
 
     agent = make_agent([{"content": [call("echo", v="x")]}, {"content": [text("ok")]}],
                        [echo_tool(execute=refuse)])
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert tool_texts(agent) == ["File not found: a.txt. Check the path with ls."]
 
 
@@ -196,7 +202,7 @@ def test_steering_skips_remaining_sequential_calls_and_is_seen_next():
         return text_result(args["v"])
 
     agent.tools = [echo_tool(execute=first_then_steer, sequential=True)]
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert [m["role"] for m in agent.messages] == [
         "user", "assistant", "toolResult", "toolResult", "user", "assistant"]
     assert tool_texts(agent) == ["first", SKIPPED_TEXT]
@@ -210,7 +216,7 @@ def test_steering_during_parallel_preparation_skips_the_whole_batch():
                         {"content": [text("steered")]}],
                        [echo_tool(execute=lambda i, a, c: ran.append(a) or text_result("x"))])
     agent.before_tool_call = lambda ctx: agent.steer("STEER")
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert ran == []
     assert tool_texts(agent) == [SKIPPED_TEXT, SKIPPED_TEXT, SKIPPED_TEXT]
     assert agent.messages[-2]["content"][0]["text"] == "STEER"
@@ -221,7 +227,7 @@ def test_follow_up_runs_when_the_agent_would_stop(events):
                         {"content": [text("second answer")]}])
     agent.subscribe(events.append)
     agent.follow_up("and then this")
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert [m["role"] for m in agent.messages] == ["user", "assistant", "user", "assistant"]
     assert agent.messages[2]["content"][0]["text"] == "and then this"
     assert kinds(events).count("turn_start") == 2
@@ -230,7 +236,7 @@ def test_follow_up_runs_when_the_agent_would_stop(events):
 
 def test_running_out_of_script_is_a_clear_error():
     agent = make_agent([])
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     last = agent.messages[-1]
     assert last["stopReason"] == "error" and "no turns left" in last["errorMessage"]
 
@@ -255,7 +261,7 @@ def test_bad_scripts_are_refused_with_the_turn_named():
 
 def test_lone_surrogates_in_a_script_are_removed():
     agent = make_agent([{"content": [text("bad \ud83d char")]}])
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert agent.messages[-1]["content"] == [text("bad  char")]
 
 
@@ -274,7 +280,7 @@ def test_a_call_whose_arguments_could_not_be_parsed_is_refused_with_them_quoted(
     ran = []
     agent = make_agent([], [echo_tool(execute=lambda i, a, c: ran.append(a) or text_result("x"))],
                        stream_fn=stream)
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert ran == []
     result = tool_texts(agent)[0]
     assert "not a valid JSON object" in result and '{\\"v\\": \\"cut' in result
@@ -296,14 +302,14 @@ def test_convert_to_llm_decides_what_the_provider_receives_before_each_call():
     turns = [{"content": [call("echo", v="x")]}, {"content": [text("ok")]}]
     default = make_agent(turns, [echo_tool()], stream_fn=recording_stream)
     default.messages.append({"role": "note", "note": "remember x"})
-    default.prompt("go", inline=True)
+    default.prompt("go")
     assert sent == [["user"], ["user", "assistant", "toolResult"]]  # unknown role left out
 
     sent.clear()
     converting = make_agent(turns, [echo_tool()], stream_fn=recording_stream,
                             convert_to_llm=notes_as_user_text)
     converting.messages.append({"role": "note", "note": "remember x"})
-    converting.prompt("go", inline=True)
+    converting.prompt("go")
     assert sent == [["user", "user"], ["user", "user", "assistant", "toolResult"]]
     assert converting.messages[0] == {"role": "note", "note": "remember x"}  # kept as it was
 
@@ -312,7 +318,7 @@ def test_arguments_a_hook_rewrites_are_validated_like_the_models():
     agent = make_agent([{"content": [call("echo", v="fine")]}, {"content": [text("done")]}],
                        tools=[echo_tool()])
     agent.before_tool_call = lambda event: {"arguments": {"w": "no v"}}
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     result = agent.messages[2]
     assert result["role"] == "toolResult" and result["isError"]
     assert "v" in result["content"][0]["text"] and "KeyError" not in result["content"][0]["text"]

@@ -1,37 +1,52 @@
 """The harness: what turns an Agent into something you can leave running.
 
-The Agent runs one prompt and stops at the first failure; it keeps no files and knows
-nothing of context windows. Around it, the harness adds what a day of real work needs,
-each piece a short method below:
+The Agent runs one prompt in its caller's thread and stops at the first failure; it
+keeps no files and knows nothing of context windows. Around it, the harness adds what a
+day of real work needs, each piece a short method below:
 
     run(prompt):
-        compact first if the last reply used more than the window allows
+        compact first if the context has passed the threshold (see Compaction)
         run the prompt on the Agent (every finished message goes to the session file)
         while the last reply is a transient failure: wait 2, 4, 8 s, drop it, continue
         if the server said the context overflowed: compact, continue (once)
+        compact after the run when past the threshold (not in print mode, not on abort)
         stop when a run limit is reached (--max-turns, --max-cost)
 
-**Retries.** The HTTP layer (retry.py) already repeats a request that failed *before*
-any reply arrived. A reply that breaks *after* it started streaming cannot be resumed,
-so it is retried here from scratch; and so is a failure the HTTP layer gave up on. What
-is transient is reply_retry.py's decision. The failed reply stays in the session file
-(the ledger of what was paid for) but is dropped from the model's context.
+**The run's thread.** `run()` works in the caller's thread. A front end must keep
+reading its keyboard or pipe meanwhile: `prompt()` starts the run on the harness's
+worker thread (worker.py), the only thread a run gets, and returns; `wait()` waits
+for the end and `abort()` sets the one abort Event the Agent, the retry wait and
+compaction all watch. The terminal runs /compact and `!cmd` there too (`start(work)`), so Ctrl-C stops them.
 
-**The session file** (session.py): every finished message is appended as it happens
-(user, assistant, tool result), so a crash loses at most the entry being written. The
-model and thinking level are recorded when a session starts and whenever they change.
+**Retries.** The HTTP layer (http/retry.py) already repeats a request that failed
+*before* any reply arrived. A reply that breaks *after* it started streaming cannot be
+resumed, so it is retried here from scratch; and so is a failure the HTTP layer gave up
+on. What is transient is reply_retry.py's decision. The failed reply stays in the session
+file (the ledger of what was paid for) but is dropped from the model's context.
 
-**Compaction** (compaction.py): when the context grows past the window minus a reserve,
-the older part becomes a summary entry; the in-memory context is rebuilt from the
-session (summary first, then the kept entries). Nothing is deleted from the file.
+**The session file** (session/): every finished message is appended as it happens
+(user, assistant, tool result), so a crash loses at most the entry being written; a
+file that cannot be written stops the run. `new_session`, `switch_session`, `fork` and
+`navigate` move to another session or another point of this one's tree.
 
-Left out: the front ends (oneshot.py, interactive.py, rpc.py) and assembling a run from
-flags (assemble.py); the harness is the same for all of them.
+**Compaction** (compaction/): the context is estimated as the last usable reply's
+reported usage plus an estimate for every message after it. Past the window minus the
+reserve (`reserve_tokens`, by default min(16,384, window / 4)) the older part becomes a
+summary entry, and the in-memory context is rebuilt from the session (summary first,
+then the kept entries). Nothing is deleted from the file. `compact()` does it on
+request (/compact, rpc's compact).
+
+The front ends' parts come in through the constructor: the project (skills, extensions),
+the prompt builder (the prompt follows the active tools) and the --confirm gate.
+
+The folder, in reading order: this file, worker.py (the run's thread), reply_retry.py,
+limits.py. Left out: the front ends (modes/) and assembling a run from flags
+(assemble.py); the harness is the same for all of them.
 """
 
 import os
 import threading
-from typing import Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
 
 from ..agent import Agent
 from .reply_retry import MAX_RETRIES, is_retryable, retry_base_delay
@@ -43,9 +58,22 @@ from ..compaction.compaction import (CompactionSettings, compact, estimate_conte
 from ..errors import CompactionError, SessionError
 from ..session.convert import convert_to_llm
 from .limits import RunLimits
+from .worker import Work, Worker
 from ..messages import Message, is_failed, text_of, user_message
 from ..http.retry import wait_or_abort
 from ..session.tree import Session
+
+if TYPE_CHECKING:  # for the reader and a type checker only: loading it costs start-up time
+    from ..project.resources import Project
+
+
+class ConfirmationGate(Protocol):
+    """The --confirm gate as the harness carries it (modes/confirm.py's ConfirmGate): a
+    before-hook asking through `ask`, which each front end points at its own asker."""
+
+    ask: Callable[[str], str]
+
+    def __call__(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]: ...
 
 
 class NothingToCompact(CompactionError):
@@ -64,7 +92,9 @@ class Harness:
                  compaction: Optional[CompactionSettings] = None,
                  limits: Optional[RunLimits] = None, base_url: Optional[str] = None,
                  compact_after_run: bool = True, max_retries: int = MAX_RETRIES,
-                 base_delay: Optional[float] = None):
+                 base_delay: Optional[float] = None, project: Optional["Project"] = None,
+                 prompt_for: Optional[Callable[[List[Any]], str]] = None,
+                 confirm_gate: Optional[ConfirmationGate] = None):
         self.agent = agent
         self.session = session or Session.create(agent.cwd, persist=False)
         self.compaction = compaction or CompactionSettings()
@@ -76,19 +106,22 @@ class Harness:
         self.max_retries = max_retries
         self.base_delay = retry_base_delay() if base_delay is None else base_delay
         self.stop_message: Optional[str] = None  # why the harness ended a run, if it did
-        # Set by assemble.py for the front ends: the project's context, the prompt
-        # builder (the prompt follows the active tools), the --confirm gate.
-        self.project: Any = None
-        self.prompt_for: Optional[Callable[[List[Any]], str]] = None
-        self.confirm_gate: Any = None
-        self._abort = threading.Event()
-        self._done = threading.Event()  # waited on instead of join(): see Agent.wait
-        self._done.set()
+        # For the front ends: the project's context, the prompt builder (the prompt
+        # follows the active tools), the --confirm gate.
+        self.project = project
+        self.prompt_for = prompt_for
+        self.confirm_gate = confirm_gate
+        self.worker = Worker()  # the run's thread, its abort Event and its wait
         agent.convert_to_llm = convert_to_llm  # summaries etc. become wire messages
         agent.should_stop = self.limits.should_stop
         agent.subscribe(self._record)
         self.session.check_writable()  # before the first (paid) request, not after it
         self.attach_session(self.session)
+
+    @property
+    def _stop(self) -> threading.Event:
+        """The current run's abort Event (the worker's)."""
+        return self.worker.abort_event
 
     # --- The session file ------------------------------------------------------------------
 
@@ -131,36 +164,31 @@ class Harness:
     # --- Running a prompt ------------------------------------------------------------------
 
     def prompt(self, text: Any, keep_counting: bool = False) -> None:
-        """Start the prompt on a worker thread and return at once; see wait(). The run
+        """Start the prompt on the worker thread and return at once; see wait(). The run
         limits count from zero unless `keep_counting` (the next prompt of a replayed
         session: limits count per process there, per prompt in the terminal)."""
-        self._abort = threading.Event()
-        self._done.clear()
         if not keep_counting:
             self.limits.reset()
-        threading.Thread(target=self._run_then_signal, args=(text,), daemon=True,
-                         name="miniagent-harness").start()
+        self.start(lambda abort: self._run_to_an_end(text))
 
-    def _run_then_signal(self, text: Any) -> None:
+    def _run_to_an_end(self, text: Any) -> None:
         try:
             self._run(text)
         except Exception as exc:  # noqa: BLE001 - a bug, or a session value nobody expected:
             self.agent.end_with_failure(exc)  # the run must end in an error, not in silence
-        finally:
-            self._done.set()
 
     def run(self, text: Any) -> Message:
         """Run the prompt (a text or a user message) to its end in this thread."""
-        self._abort = threading.Event()
+        self.worker.renew_abort()
         self.limits.reset()
         return self._run(text)
 
     def _run(self, text: Any) -> Message:
         self.stop_message = None
         self.check_compaction()
-        if self._abort.is_set():
+        if self._stop.is_set():
             return self.agent.messages[-1] if self.agent.messages else {}
-        self.agent.prompt(self._with_extension_messages(text), inline=True)
+        self.agent.prompt(self._with_extension_messages(text), abort=self._stop)
         self._settle()
         return self.agent.messages[-1]
 
@@ -206,12 +234,12 @@ class Harness:
         self.agent.emit({"type": "auto_retry_start", "attempt": attempt,
                          "maxAttempts": self.max_retries, "delayMs": int(delay * 1000),
                          "errorMessage": failed.get("errorMessage")})
-        if wait_or_abort(delay, self._abort):
+        if wait_or_abort(delay, self._stop):
             return False
         # The failed reply is useless to the model (possibly half a sentence); it is
         # dropped from the context so the retry starts from the same place.
         self.agent.messages.pop()
-        self.agent.continue_(inline=True)
+        self.agent.continue_(abort=self._stop)
         return True
 
     def _recover_from_overflow(self) -> None:
@@ -223,7 +251,7 @@ class Harness:
             # The rebuilt context ends with the failed reply (it is in the file); the
             # turn continues from the message before it.
             self.agent.messages.pop()
-        self.agent.continue_(inline=True)
+        self.agent.continue_(abort=self._stop)
         self._retry_transient_failures()
         if is_context_overflow(self.agent.messages[-1]):
             self.stop_message = OVERFLOW_FAILED
@@ -242,7 +270,7 @@ class Harness:
         """Compact, announcing it; True when a compaction entry was written."""
         self.agent.emit({"type": "auto_compaction_start", "reason": reason})
         try:
-            result = self.compact(abort=self._abort)
+            result = self.compact(abort=self._stop)
         except CompactionError as exc:
             reason = str(exc) if isinstance(exc, NothingToCompact) \
                 else f"Auto-compaction failed: {exc}"
@@ -313,7 +341,6 @@ class Harness:
         to_prompt = target["type"] == "message" and message.get("role") == "user"
         new_leaf = target.get("parentId") if to_prompt else target_id
         if summarize:
-            self._abort = threading.Event()  # a fresh stop: an earlier Ctrl-C set the old one
             summary, details = self._summarize_branch_left(target_id, instructions)
             self.session.branch_with_summary(new_leaf, summary, details)
         elif new_leaf is None:
@@ -329,7 +356,7 @@ class Harness:
         model = self.agent.model
         preparation = prepare_branch_summary(left, model.context_window, self.compaction)
         summary = summarize_branch(preparation, model, self.agent.stream_fn,
-                                   self.agent.api_key, self._abort, instructions)
+                                   self.agent.api_key, self._stop, instructions)
         return summary, preparation.details
 
     def set_model(self, model: Any, api_key: Optional[str] = None,
@@ -354,13 +381,20 @@ class Harness:
         """The folder of this session's file, where new and forked sessions go too."""
         return os.path.dirname(self.session.file_path) if self.session.file_path else None
 
-    # --- Stopping --------------------------------------------------------------------------
+    # --- The worker thread (worker.py), its abort and its wait ---------------------------
+
+    def start(self, work: Work) -> None:
+        """Run `work(abort)` on the worker thread and return at once (the terminal's
+        /compact and `!cmd`); wait() for its end, then outcome() for its result."""
+        self.worker.start(work)
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Block until the prompt (or the work) and its retries are done; False on timeout."""
+        return self.worker.wait(timeout)
+
+    def outcome(self) -> Any:
+        return self.worker.outcome()
 
     def abort(self) -> None:
         """Stop the run, a compaction, or the wait before a retry, at once."""
-        self._abort.set()
-        self.agent.abort()
-
-    def wait(self, timeout: Optional[float] = None) -> bool:
-        """Block until the prompt and its retries are done; False on timeout."""
-        return self._done.wait(timeout)
+        self.worker.abort()

@@ -45,7 +45,9 @@ SHOWN_LINES = 20  # of a diff or a new file: enough to judge, short enough to re
 
 
 class ConfirmGate:
-    """A before_tool_call hook that asks before each gated call."""
+    """A before_tool_call hook that asks before each gated call. The harness carries it
+    as a harness.ConfirmationGate (a hook with an `ask`); front ends point `ask` at
+    their own way of asking."""
 
     def __init__(self, ask: Ask, gated: Iterable[str] = GATED):
         self.ask = ask

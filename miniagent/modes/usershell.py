@@ -18,13 +18,16 @@ Left out: commands that read the keyboard (stdin is empty, as for the bash tool)
 """
 
 import threading
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from ..session.convert import bash_execution_message
 from ..messages import text_of
 from ..tools import ToolError
 from ..tools.bash import finish, partial_result
 from ..tools.hardening.process import OutputSink, run_command
+
+if TYPE_CHECKING:  # for the reader only: the terminal and rpc pass their Harness
+    from ..harness import Harness
 
 CALL_ID = "user-shell"  # the id of the pretend tool call the live view is shown
 
@@ -71,8 +74,8 @@ def run_user_command(command: str, cwd: str, abort: threading.Event,
     return message
 
 
-def record(harness: Any, message: Dict[str, Any]) -> None:
-    """Add the message to the session file and to what the model sees next (session/convert.py
-    leaves it out of the requests when it is excluded)."""
+def record(harness: "Harness", message: Dict[str, Any]) -> None:
+    """Add the message to the session file and to what the model sees next
+    (session/convert.py leaves it out of the requests when it is excluded)."""
     harness.session.append_message(message)
     harness.agent.messages.append(message)

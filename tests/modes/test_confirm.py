@@ -19,7 +19,7 @@ def run_bash(gate, tmp_path, *commands):
     agent = make_agent([{"content": [call("bash", command=c) for c in commands]},
                         {"content": [text("done")]}], create_tools(["bash"]), cwd=str(tmp_path))
     agent.before_tool_call = gate
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     return agent
 
 
@@ -70,7 +70,7 @@ def test_tools_that_are_not_gated_run_unasked(tmp_path):
     agent = make_agent([{"content": [call("read", path="a.txt")]}, {"content": [text("ok")]}],
                        create_tools(["read"]), cwd=str(tmp_path))
     agent.before_tool_call = ConfirmGate(answers)
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert answers.questions == [] and "hello" in tool_texts(agent)[0]
 
 

@@ -32,7 +32,7 @@ def run_echo(extensions, *values):
                         {"content": [text("done")]}], [echo_tool()])
     agent.before_tool_call = extensions.before_tool_call
     agent.after_tool_call = extensions.after_tool_call
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     return agent
 
 
@@ -135,7 +135,7 @@ def test_a_raising_before_hook_blocks_its_call_and_is_reported(dirs):
     agent = make_agent([{"content": [call("echo", v="x")]}, {"content": [text("done")]}],
                        [echo_tool(execute=lambda *a: ran.append(a))])
     agent.before_tool_call = extensions.before_tool_call
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert ran == []  # fails closed: nothing ran
     line = (f"extension {hook}: before_tool_call failed, so the call was blocked: "
             f"ZeroDivisionError: division by zero")
@@ -188,7 +188,7 @@ def test_event_handlers_tools_and_messages(dirs):
     assert [tool.name for tool in extensions.tools] == ["shout"]
     agent = make_agent([{"content": [text("hi")]}])
     extensions.subscribe_all(agent)
-    agent.prompt("go", inline=True)
+    agent.prompt("go")
     assert [(m["role"], m["customType"], m["content"]) for m in extensions.take_pending_messages()] \
         == [("custom", "note", f"run ended in {project}")]
     assert extensions.pending_messages == []

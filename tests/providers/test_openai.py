@@ -520,7 +520,7 @@ def test_a_call_with_invalid_arguments_goes_back_to_the_model_as_an_error():
               finish("tool_calls")).decode()
     with FakeServer([{"fault": {"raw": cut}}, {"content": [{"type": "text", "text": "Sorry."}]}]) as srv:
         agent = Agent(model=make_model(srv.base_url + "/v1"), tools=[bash])
-        agent.prompt("clean up", inline=True)
+        agent.prompt("clean up")
     assert ran == []
     result = agent.messages[2]
     assert result["role"] == "toolResult" and result["isError"]

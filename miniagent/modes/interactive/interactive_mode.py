@@ -18,8 +18,9 @@ The REPL is one loop with two halves, and the main thread owns the terminal in b
     as a steering message (the model sees it after the running tool), unless a
     --confirm question is pending: then the line is its answer (questions.py).
 
-Other work that takes a while (/compact, a branch summary, a `!cmd`) also runs on a
-worker thread (`run_work`), so that Ctrl-C, handled on the main thread, can stop it.
+Other work that takes a while (/compact, a branch summary, a `!cmd`) runs on the same
+worker (`run_work`, the harness's `start`), so that Ctrl-C, handled on the main thread,
+stops it as it stops a run.
 
 Signals, each handled where it lands (the main thread):
 
@@ -41,7 +42,7 @@ import select
 import signal
 import sys
 import threading
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ... import __version__
 from ..attach import expand_attachments
@@ -53,6 +54,9 @@ from .slash import (SLASH_COMMANDS, WHILE_RUNNING, as_prompt, inline_skill, pars
                     run_extension_command)
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
+
+if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
+    from ...harness import ConfirmationGate, Harness
 
 SHUTDOWN_SECONDS = 5  # how long SIGTERM waits for the run to end before leaving anyway
 KEYBOARD_POLL = 0.1  # seconds between looks at the run while waiting for typed lines
@@ -74,9 +78,11 @@ class Stopped(BaseException):
         self.signum = signum
 
 
-def run_interactive(harness: Any, args: Any, first_prompt: str, skills: Sequence[Any] = (),
+def run_interactive(harness: "Harness", args: Any, first_prompt: str,
+                    skills: Sequence[Any] = (),
                     extension_commands: Optional[Dict[str, Any]] = None,
-                    confirm_gate: Any = None, replay: Sequence[str] = ()) -> int:
+                    confirm_gate: Optional["ConfirmationGate"] = None,
+                    replay: Sequence[str] = ()) -> int:
     """Run the REPL on `harness` (its agent and session are ready: cli.py and
     assemble.py built them from `args`) until the user quits; returns the exit status.
     `first_prompt` ("" for none) is sent first, as `miniagent "fix the tests"` asks.
@@ -103,7 +109,7 @@ def run_interactive(harness: Any, args: Any, first_prompt: str, skills: Sequence
 
 
 class Repl:
-    def __init__(self, harness: Any, view: LiveView, colour: bool = False):
+    def __init__(self, harness: "Harness", view: LiveView, colour: bool = False):
         self.harness = harness
         self.agent = harness.agent
         self.view = view
@@ -119,8 +125,6 @@ class Repl:
         self.skills: List[Any] = []  # for /skill:name (skills.Skill)
         self.extension_commands: Dict[str, Any] = {}  # name -> extensions.Command
         self.pending = PendingAnswer()  # a --confirm question waiting for a typed line
-        self.work_abort: Optional[threading.Event] = None  # stops what run_work runs
-        self.work_thread: Optional[threading.Thread] = None
 
     def note(self, text: str, style: Optional[str] = None) -> None:
         self.view.note(for_terminal(text), style)
@@ -234,7 +238,7 @@ class Repl:
             return
         name, argument = command
         if name in SLASH_COMMANDS:
-            SLASH_COMMANDS[name][0](self, argument)
+            SLASH_COMMANDS[name].run(self, argument)
         elif name in self.extension_commands:
             run_extension_command(self, name, argument)
         else:
@@ -255,28 +259,16 @@ class Repl:
 
     def run_work(self, work: Callable[[threading.Event], Any],
                  waiting: Optional[str] = None) -> Any:
-        """Run `work(abort)` on a worker thread until it is done, the spinner showing
-        `waiting`; Ctrl-C sets `abort`. Returns what it returned, raises what it raised."""
-        outcome: Dict[str, Any] = {}
-
-        def target() -> None:
-            try:
-                outcome["value"] = work(abort)
-            except BaseException as error:  # handed to the main thread, raised there
-                outcome["error"] = error
-        abort = self.work_abort = threading.Event()
-        self.work_thread = threading.Thread(target=target, daemon=True, name="miniagent-work")
+        """Run `work(abort)` on the harness's worker until it is done, the spinner showing
+        `waiting`; Ctrl-C aborts it. Returns what it returned, raises what it raised."""
         self.view.wait(waiting)
-        self.work_thread.start()
         try:
-            while self.work_thread.is_alive():
-                self.work_thread.join(KEYBOARD_POLL)  # short joins: signals are handled between
+            self.harness.start(work)
+            while not self.harness.wait(KEYBOARD_POLL):  # short waits: signals run between
+                pass
         finally:
             self.view.wait(None)
-        self.work_abort = self.work_thread = None
-        if "error" in outcome:
-            raise outcome["error"]
-        return outcome.get("value")
+        return self.harness.outcome()
 
     def expand(self, text: str, as_message: bool = False) -> Union[str, Message]:
         """The prompt with its @path files attached; each file that could not be is a
@@ -302,9 +294,7 @@ class Repl:
     def _interrupt_run(self, signum: int, frame: Any) -> None:
         # Only flags here: the main thread may be inside the view's lock right now.
         self.interrupted = True
-        self.harness.abort()
-        if self.work_abort is not None:
-            self.work_abort.set()
+        self.harness.abort()  # the run, or what run_work runs
 
     def watch_run(self) -> None:
         """Wait for the run to end, queueing each line typed meanwhile as steering."""
@@ -343,10 +333,10 @@ class Repl:
         if not line.strip():
             return
         command = parse_command(line)
-        if command is not None and command[0] in WHILE_RUNNING:
-            SLASH_COMMANDS[command[0]][0](self, command[1])
+        if command is not None and command.name in WHILE_RUNNING:
+            SLASH_COMMANDS[command.name].run(self, command.argument)
         elif command is not None or parse_shell_line(line) is not None:
-            what = f"/{command[0]}" if command else "!command"
+            what = f"/{command.name}" if command else "!command"
             self.note(f"{what} works at the prompt: wait for the agent, or press "
                       f"Ctrl-C to stop it", "dim")
         else:
@@ -393,8 +383,5 @@ class Repl:
         signal meanwhile is ignored, so that nothing is left running."""
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, signal.SIG_IGN)
-        self.harness.abort()
-        if self.work_thread is not None:  # a `!cmd` or a /compact: stop it too
-            self.work_abort.set()
-            self.work_thread.join(SHUTDOWN_SECONDS)
+        self.harness.abort()  # the run, or a `!cmd` or a /compact
         self.harness.wait(SHUTDOWN_SECONDS)

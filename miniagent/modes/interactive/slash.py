@@ -8,7 +8,7 @@ dashes. Everything else is a prompt, so paths and jokes reach the model untouche
     //help                  the prompt "/help" (a doubled slash escapes the command)
     /frobnicate             "Unknown command": a hint, and nothing is sent
 
-The table is a plain dict, name -> (function, description). A command is a short
+The table is a plain dict, name -> SlashCommand(run, description). A command is a short
 function taking the REPL and the rest of the line (interactive.py's `Repl`: it has
 `harness`, `agent`, `running`, `note(text, style=None)`, `send(text)` (run a prompt to
 its end), `queue(text, follow_up=False)`, `run_work(fn)` (run fn(abort) so that Ctrl-C
@@ -18,7 +18,7 @@ leave)). Adding one is two steps:
     def show_cwd(repl, argument):
         repl.note(repl.agent.cwd)
 
-    SLASH_COMMANDS["cwd"] = (show_cwd, "show the working directory")
+    SLASH_COMMANDS["cwd"] = SlashCommand(show_cwd, "show the working directory")
 
 While the agent works, only the commands in WHILE_RUNNING are run; any other line is
 a steering message. The session commands (/session, /compact, /resume, /tree, ...) are
@@ -29,7 +29,7 @@ Left out: completion of command names, aliases, prompt templates.
 """
 
 import re
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, NamedTuple, Optional
 
 from . import slash_session
 from ...assemble import model_for
@@ -40,12 +40,27 @@ from ...project.resources import split_names, tools_named
 from ...project.skills import expand_skill_command
 from ...project.trust import is_trusted, project_has_resources, record_trust
 
+if TYPE_CHECKING:  # the REPL the commands drive (it imports this module)
+    from .interactive_mode import Repl
+
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 COMMAND_WORD = re.compile(r"/[A-Za-z0-9-]+")
 
 
-def parse_command(line: str) -> Optional[Tuple[str, str]]:
-    """(name, argument) if the line is a command, else None.
+class CommandLine(NamedTuple):
+    """A line that is a command: "/model gpt-4.1" -> name "model", argument "gpt-4.1"."""
+    name: str
+    argument: str
+
+
+class SlashCommand(NamedTuple):
+    """One entry of the table: what runs, and the line /help shows for it."""
+    run: Callable[["Repl", str], None]
+    description: str
+
+
+def parse_command(line: str) -> Optional[CommandLine]:
+    """The command and its argument if the line is a command, else None.
 
     Examples: "/model  gpt-4.1" -> ("model", "gpt-4.1"); "/quit" -> ("quit", "");
               "/etc/hosts is wrong" -> None; "//text" -> None
@@ -53,7 +68,7 @@ def parse_command(line: str) -> Optional[Tuple[str, str]]:
     words = line.strip().split(None, 1)
     if not words or not COMMAND_WORD.fullmatch(words[0]):
         return None
-    return words[0][1:], words[1].strip() if len(words) > 1 else ""
+    return CommandLine(words[0][1:], words[1].strip() if len(words) > 1 else "")
 
 
 def as_prompt(line: str) -> str:
@@ -63,9 +78,9 @@ def as_prompt(line: str) -> str:
 
 # --- The commands ----------------------------------------------------------------------------
 
-def show_help(repl: Any, argument: str) -> None:
+def show_help(repl: "Repl", argument: str) -> None:
     width = max(len(name) for name in SLASH_COMMANDS) + 2
-    lines = [f"  /{name:<{width}}{description}" for name, (_, description) in SLASH_COMMANDS.items()]
+    lines = [f"  /{name:<{width}}{command.description}" for name, command in SLASH_COMMANDS.items()]
     lines += [f"  /{name:<{width}}{command.description} (from {command.source})"
               for name, command in repl.extension_commands.items()]
     lines += [f"  /skill:{skill.name:<{max(1, width - 6)}}{skill.description}"
@@ -79,7 +94,7 @@ def show_help(repl: Any, argument: str) -> None:
     repl.note("\n".join(lines))
 
 
-def change_model(repl: Any, argument: str) -> None:
+def change_model(repl: "Repl", argument: str) -> None:
     """/model ID: another model of the same provider, server and key."""
     current = repl.agent.model
     if not argument:
@@ -102,14 +117,14 @@ def change_model(repl: Any, argument: str) -> None:
     repl.note(f"model: {chosen.model.provider}/{chosen.model.id}")
 
 
-def show_provider_models(repl: Any, provider: str) -> None:
+def show_provider_models(repl: "Repl", provider: str) -> None:
     try:
         repl.note(list_models(provider=provider))
     except ConfigError:
         pass  # a server given by URL: the registry lists nothing for it
 
 
-def set_thinking(repl: Any, argument: str) -> None:
+def set_thinking(repl: "Repl", argument: str) -> None:
     agent = repl.agent
     if not argument:
         repl.note(f"thinking: {agent.thinking_level} (levels: {', '.join(THINKING_LEVELS)})")
@@ -125,7 +140,7 @@ def set_thinking(repl: Any, argument: str) -> None:
         repl.note(f"thinking: {argument}")
 
 
-def list_tools(repl: Any, argument: str) -> None:
+def list_tools(repl: "Repl", argument: str) -> None:
     """/tools: the active tools; /tools read,grep: only these from now on (the system
     prompt is rebuilt to match)."""
     if argument and repl.harness.project is not None:
@@ -140,7 +155,7 @@ def list_tools(repl: Any, argument: str) -> None:
     repl.note("\n".join(lines) or "no tools: the model can only talk")
 
 
-def queue_follow_up(repl: Any, argument: str) -> None:
+def queue_follow_up(repl: "Repl", argument: str) -> None:
     if not argument:
         repl.note("usage: /followup TEXT (sent when the agent has finished)")
     elif repl.running:
@@ -149,7 +164,7 @@ def queue_follow_up(repl: Any, argument: str) -> None:
         repl.send(argument)  # nothing to wait for: it is simply the next prompt
 
 
-def show_or_set_trust(repl: Any, argument: str) -> None:
+def show_or_set_trust(repl: "Repl", argument: str) -> None:
     """/trust, /trust yes|no: whether this project's .miniagent/ folder may load."""
     cwd, home = repl.agent.cwd, miniagent_home()
     if argument in ("yes", "no"):
@@ -167,7 +182,7 @@ def show_or_set_trust(repl: Any, argument: str) -> None:
     repl.note(f"{cwd}: {state}; {resources}. /trust yes or /trust no changes it")
 
 
-def inline_skill(repl: Any, text: str) -> Optional[str]:
+def inline_skill(repl: "Repl", text: str) -> Optional[str]:
     """The text with a leading /skill:name replaced by the skill (skills.py); None,
     after a note, for a skill that is not loaded."""
     try:
@@ -178,7 +193,7 @@ def inline_skill(repl: Any, text: str) -> Optional[str]:
     return text if expanded is None else expanded
 
 
-def run_extension_command(repl: Any, name: str, argument: str) -> None:
+def run_extension_command(repl: "Repl", name: str, argument: str) -> None:
     command = repl.extension_commands[name]
     try:
         said = command.run(argument)
@@ -190,27 +205,36 @@ def run_extension_command(repl: Any, name: str, argument: str) -> None:
         repl.note(said)
 
 
-def quit_repl(repl: Any, argument: str) -> None:
+def quit_repl(repl: "Repl", argument: str) -> None:
     repl.exit_code = 0
     repl.harness.abort()  # when the agent works: stop it before leaving
 
 
-SLASH_COMMANDS: Dict[str, Tuple[Callable[[Any, str], None], str]] = {
-    "help": (show_help, "list the commands"),
-    "model": (change_model, "[ID] show the model, or switch (same provider and key)"),
-    "thinking": (set_thinking, "[LEVEL] show or set the reasoning effort"),
-    "tools": (list_tools, "[LIST] show the tools the model may call, or choose them"),
-    "session": (slash_session.show_session, "the session's file, id, messages, tokens and cost"),
-    "name": (slash_session.name_session, "NAME give the session a name"),
-    "compact": (slash_session.compact_now, "[FOCUS] summarise the older conversation now"),
-    "new": (slash_session.start_new_session, "start a new session"),
-    "resume": (slash_session.resume_session, "[QUERY] continue another session of this project"),
-    "fork": (slash_session.fork_session, "a new session from before one of this branch's prompts"),
-    "tree": (slash_session.show_tree, "[ID] show the session's branches, or move to an entry"),
-    "export": (slash_session.export_session, "[FILE.md|FILE.html] write the session out"),
-    "search": (slash_session.search, "WORDS find them in this project's sessions"),
-    "trust": (show_or_set_trust, "[yes|no] show or change this project's trust"),
-    "followup": (queue_follow_up, "TEXT queue a message for when the agent is done"),
-    "quit": (quit_repl, "leave (also Ctrl-D)"),
+SLASH_COMMANDS: Dict[str, SlashCommand] = {
+    "help": SlashCommand(show_help, "list the commands"),
+    "model": SlashCommand(change_model,
+                          "[ID] show the model, or switch (same provider and key)"),
+    "thinking": SlashCommand(set_thinking, "[LEVEL] show or set the reasoning effort"),
+    "tools": SlashCommand(list_tools,
+                          "[LIST] show the tools the model may call, or choose them"),
+    "session": SlashCommand(slash_session.show_session,
+                            "the session's file, id, messages, tokens and cost"),
+    "name": SlashCommand(slash_session.name_session, "NAME give the session a name"),
+    "compact": SlashCommand(slash_session.compact_now,
+                            "[FOCUS] summarise the older conversation now"),
+    "new": SlashCommand(slash_session.start_new_session, "start a new session"),
+    "resume": SlashCommand(slash_session.resume_session,
+                           "[QUERY] continue another session of this project"),
+    "fork": SlashCommand(slash_session.fork_session,
+                         "a new session from before one of this branch's prompts"),
+    "tree": SlashCommand(slash_session.show_tree,
+                         "[ID] show the session's branches, or move to an entry"),
+    "export": SlashCommand(slash_session.export_session,
+                           "[FILE.md|FILE.html] write the session out"),
+    "search": SlashCommand(slash_session.search, "WORDS find them in this project's sessions"),
+    "trust": SlashCommand(show_or_set_trust, "[yes|no] show or change this project's trust"),
+    "followup": SlashCommand(queue_follow_up,
+                             "TEXT queue a message for when the agent is done"),
+    "quit": SlashCommand(quit_repl, "leave (also Ctrl-D)"),
 }
 WHILE_RUNNING = ("followup", "quit")

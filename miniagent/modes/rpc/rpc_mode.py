@@ -121,10 +121,9 @@ class RpcServer:
         harness.agent.subscribe(self.out)  # every event, as one JSON line
         # --confirm: assemble.py built the gate (which calls, the refusal the model
         # reads); here it asks the program instead of a terminal.
-        gate = getattr(harness, "confirm_gate", None)
-        if gate is not None:
+        if harness.confirm_gate is not None:
             harness.agent.subscribe(self.confirmations.note_call)
-            gate.ask = self.confirmations.ask
+            harness.confirm_gate.ask = self.confirmations.ask
 
     # --- Reading ---------------------------------------------------------------------
 

@@ -30,9 +30,10 @@ SUMMARY = "## Goal\nKeep the facts."
 class Repl_:
     """A REPL on a scripted model, its screen in memory (not a terminal: no codes)."""
 
-    def __init__(self, tmp_path, turns, tools=(), compaction=None):
+    def __init__(self, tmp_path, turns, tools=(), compaction=None, **wiring):
         agent = make_agent(turns, tools, cwd=str(tmp_path))
-        self.harness = Harness(agent, Session.create(str(tmp_path)), compaction=compaction)
+        self.harness = Harness(agent, Session.create(str(tmp_path)), compaction=compaction,
+                               **wiring)
         self.out = io.StringIO()
         self.repl = Repl(self.harness, LiveView(Screen(self.out, env={})))
         agent.subscribe(self.repl.view)
@@ -308,10 +309,10 @@ def test_tools_with_a_list_changes_the_tools_and_the_system_prompt(tmp_path):
     from miniagent.project.resources import Project
     from miniagent.project.system_prompt import build_system_prompt
     from miniagent.project.settings import Settings
-    shell = Repl_(tmp_path, [], tools=create_tools(["read", "bash"]))
+    shell = Repl_(tmp_path, [], tools=create_tools(["read", "bash"]),
+                  project=Project(str(tmp_path), tmp_path, False, Settings(), Extensions()),
+                  prompt_for=lambda tools: build_system_prompt(tools, str(tmp_path)))
     harness = shell.harness
-    harness.project = Project(str(tmp_path), tmp_path, False, Settings(), Extensions())
-    harness.prompt_for = lambda tools: build_system_prompt(tools, str(tmp_path))
     shown = shell.do("/tools grep,read,grep")
     assert [tool.name for tool in harness.agent.tools] == ["grep", "read"]
     assert "grep" in shown and "bash" not in shown

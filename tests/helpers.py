@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from miniagent.agent import Agent
+from miniagent.messages import assistant_message
 from miniagent.providers.scripted import parse_script, scripted_model
 from miniagent.tools import Tool, ToolContext, create_tools, text_result, validate_arguments
 
@@ -110,6 +111,27 @@ def echo_tool(name="echo", execute=None, sequential=False):
     return Tool(name, f"Echo v back ({name}).", schema,
                 execute or (lambda call_id, args, ctx: text_result(args["v"])),
                 sequential=sequential)
+
+
+# A scripted model's turns, as the script files hold them (providers/scripted.py).
+
+def answer(value, **usage):
+    """A turn that answers with text; given `usage` (input=..., output=...), the turn
+    reports those token counts and zero for the rest."""
+    turn = {"content": [text(value)]}
+    if usage:
+        turn["usage"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, **usage}
+    return turn
+
+
+def bash_turn(command):
+    """A turn that runs one bash command."""
+    return {"content": [call("bash", command=command)]}
+
+
+def reply(*blocks, **fields):
+    """An assistant message as a provider returns it, holding `blocks`."""
+    return assistant_message("a", "p", "m", list(blocks), **fields)
 
 
 def call(name, **arguments):

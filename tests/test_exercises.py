@@ -5,6 +5,10 @@ green. That only works if every marker is declared in setup.cfg and picks at lea
 test, and if those tests pass on the code as shipped. One pytest run in a subprocess
 checks all seven at once: it runs the marked tests and records, per marker, which tests
 it selected and how each ended.
+
+And a correct solution must not turn the rest of the suite red: a second, differently
+written solution of each step (tests/exercise_solutions/) is spliced into a copy of the
+checkout, where the steps' tests and the reading path (its line counts) still pass.
 """
 
 import ast

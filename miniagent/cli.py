@@ -22,6 +22,7 @@ names the flags and dispatches.
 
 import argparse
 import os
+import signal
 import sys
 from typing import List, Optional, TextIO
 
@@ -31,6 +32,7 @@ from .models.registry import list_models
 from .errors import ConfigError
 from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 from .tools import ALL_TOOLS
+from .tools.hardening.reaper import STOP_SIGNALS, QuitNow
 
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
 SUBCOMMANDS = ("sessions", "stats", "export", "script")
@@ -140,9 +142,27 @@ def non_empty(value: str) -> str:
 
 def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> int:
     """Run the command line `argv` (None: this process's own, as the console script and
-    `python -m miniagent` do) and return the exit status."""
-    own_process = argv is None  # a caller passing argv keeps its process to itself
-    argv = sys.argv[1:] if argv is None else argv
+    `python -m miniagent` do) and return the exit status.
+
+    A caller passing argv keeps its process to itself, and may call main() again: the
+    stop-signal handlers a run installs are put back afterwards, and a second stop
+    signal returns its status instead of ending the process."""
+    own_process = argv is None
+    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    try:
+        return run_command_line(sys.argv[1:] if own_process else argv, stdin, own_process)
+    except QuitNow as quit:  # a second stop signal (tools/hardening/reaper.py)
+        if own_process:
+            os._exit(quit.code)  # not waiting for threads: one may be deep in a huge file
+        return quit.code
+    finally:
+        if not own_process:
+            for signum, handler in before.items():
+                signal.signal(signum, handler)
+
+
+def run_command_line(argv: List[str], stdin: Optional[TextIO], own_process: bool) -> int:
+    """main()'s work: a subcommand, the cheap flags, or a run."""
     redact_stderr()  # before any key is read: no line on stderr may carry it
     if argv and argv[0] in SUBCOMMANDS:  # only as the first word: "-- stats" is a prompt
         from .subcommands.dispatch import run_subcommand

@@ -1,5 +1,6 @@
 """Helpers the tests share: where the fixtures are, a scripted agent, small tools."""
 
+import io
 import json
 import os
 import subprocess
@@ -9,6 +10,7 @@ import time
 from pathlib import Path
 
 from miniagent.agent import Agent
+from miniagent.messages import assistant_message
 from miniagent.providers.scripted import parse_script, scripted_model
 from miniagent.tools import Tool, ToolContext, create_tools, text_result, validate_arguments
 
@@ -23,8 +25,42 @@ KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "DEEPSEEK_A
         "GROQ_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
 
 
+class CliResult:
+    """What a run of the command line left: the shape of subprocess.run's result."""
+
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
 def run_cli(*args, stdin="", cwd=None, env=None):
-    """Run `python -m miniagent ARGS`; stdin is a pipe (never a terminal)."""
+    """Run `miniagent ARGS` in this process, as main(ARGS) with stdin a string (never
+    a terminal): the exit status and what it wrote on stdout and stderr. The working
+    directory, the environment (without the developer's keys) and the standard
+    streams are put back afterwards, so the next run starts from the same place."""
+    from miniagent.cli import main
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    out, err = io.StringIO(), io.StringIO()
+    for key in KEYS:
+        os.environ.pop(key, None)
+    os.environ.update(env or {})
+    os.chdir(cwd or ROOT)
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = main(list(args), stdin=io.StringIO(stdin))
+    except SystemExit as done:  # argparse: --help, --version, a usage mistake
+        code = done.code if isinstance(done.code, int) else 1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return CliResult(code, out.getvalue(), err.getvalue())
+
+
+def run_cli_process(*args, stdin="", cwd=None, env=None):
+    """Run `python -m miniagent ARGS` as a process of its own, for what only a real
+    process shows: signals, exit sweeps, file descriptors, start-up imports."""
     full_env = dict(os.environ, PYTHONPATH=ROOT)
     for key in KEYS:
         full_env.pop(key, None)
@@ -75,6 +111,27 @@ def echo_tool(name="echo", execute=None, sequential=False):
     return Tool(name, f"Echo v back ({name}).", schema,
                 execute or (lambda call_id, args, ctx: text_result(args["v"])),
                 sequential=sequential)
+
+
+# A scripted model's turns, as the script files hold them (providers/scripted.py).
+
+def answer(value, **usage):
+    """A turn that answers with text; given `usage` (input=..., output=...), the turn
+    reports those token counts and zero for the rest."""
+    turn = {"content": [text(value)]}
+    if usage:
+        turn["usage"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, **usage}
+    return turn
+
+
+def bash_turn(command):
+    """A turn that runs one bash command."""
+    return {"content": [call("bash", command=command)]}
+
+
+def reply(*blocks, **fields):
+    """An assistant message as a provider returns it, holding `blocks`."""
+    return assistant_message("a", "p", "m", list(blocks), **fields)
 
 
 def call(name, **arguments):

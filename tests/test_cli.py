@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from helpers import ROOT, run_cli, start_cli, wait_gone, write_script
+from helpers import ROOT, run_cli, run_cli_process, start_cli, wait_gone, write_script
 
 def test_version_and_help_with_examples():
     assert re.match(r"miniagent \d+\.\d+\.\d+", run_cli("--version").stdout)
@@ -123,9 +123,9 @@ def test_a_closed_stdout_stops_the_run_quietly(tmp_path):
 
 def test_unencodable_model_text_does_not_break_print_or_json_mode(tmp_path):
     script = write_script(tmp_path, [{"content": [{"type": "text", "text": "bad \ud83d end"}]}])
-    printed = run_cli("--script", script, "-p", "go", cwd=str(tmp_path))
+    printed = run_cli_process("--script", script, "-p", "go", cwd=str(tmp_path))
     assert printed.returncode == 0 and printed.stdout == "bad  end\n"
-    lines = run_cli("--script", script, "--mode", "json", "go", cwd=str(tmp_path)).stdout
+    lines = run_cli_process("--script", script, "--mode", "json", "go", cwd=str(tmp_path)).stdout
     assert json.loads(lines.splitlines()[-1])["type"] == "agent_end"
 
 
@@ -133,17 +133,19 @@ def test_json_mode_on_a_strict_stdout_escapes_lone_surrogates_and_ends_with_agen
     script = write_script(tmp_path, [{"content": [{"type": "text", "text": "bad \ud83d end"}]},
                                      {"content": [{"type": "text", "text": "again"}]}])
     strict = {"PYTHONIOENCODING": "utf-8", "MINIAGENT_HOME": str(tmp_path / "home")}
+    # A real process: its stdout encodes strictly, a StringIO would not.
     # A prompt byte that is not UTF-8 reaches Python as a lone surrogate ("\udcff").
-    first = run_cli("--script", script, "--mode", "json", os.fsdecode(b"caf\xc3\xa9 \xff"),
-                    cwd=str(tmp_path), env=strict)
+    prompt = os.fsdecode(b"caf\xc3\xa9 \xff")
+    first = run_cli_process("--script", script, "--mode", "json", prompt, cwd=str(tmp_path),
+                            env=strict)
     records = [json.loads(line) for line in first.stdout.splitlines()]
     assert "Traceback" not in first.stderr, first.stderr
     assert records[-1]["type"] == "agent_end"
     assert records[-1]["messages"][0]["content"][0]["text"] == "caf\u00e9 \udcff"
     assert b"caf\xc3\xa9 \\udcff" in first.stdout.encode("utf-8", "surrogateescape")
     # Resumed, the recorded surrogate is in the history again: still one JSON line each.
-    again = run_cli("--script", script, "--mode", "json", "-c", "more", cwd=str(tmp_path),
-                    env=strict)
+    again = run_cli_process("--script", script, "--mode", "json", "-c", "more",
+                            cwd=str(tmp_path), env=strict)
     assert json.loads(again.stdout.splitlines()[-1])["type"] == "agent_end", again.stderr
 
 

@@ -7,16 +7,9 @@ import json
 import os
 
 from fake_server import FakeServer, status
-from helpers import run_cli
+from helpers import answer, run_cli
 
 SUMMARY = "## Goal\nKeep the facts."
-
-
-def answer(text, **usage):
-    turn = {"content": [{"type": "text", "text": text}]}
-    if usage:
-        turn["usage"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, **usage}
-    return turn
 
 
 def configure(home, srv, api="openai-completions", window=20000, keep=10):

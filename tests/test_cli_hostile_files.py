@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from fake_server import FakeServer
-from helpers import ROOT, write_script
+from helpers import ROOT, answer, write_script
 
 BOUND = 10  # seconds: each command here ends at once; a hang would wait forever
 
@@ -30,10 +30,6 @@ def run_bounded(*args, cwd, env=None, **options):
 def told(stderr):
     """stderr's lines without the note that model "m" of the fake server is unknown."""
     return [line for line in stderr.splitlines() if "is not in the registry" not in line]
-
-
-def answer(text):
-    return {"content": [{"type": "text", "text": text}]}
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from helpers import ROOT, processes_below, run_cli, start_cli, wait_gone, write_script
+from helpers import ROOT, processes_below, run_cli_process, start_cli, wait_gone, write_script
 
 
 def test_a_full_output_file_that_cannot_be_written_does_not_lose_the_result(tmp_path):
@@ -96,7 +96,7 @@ def test_background_jobs_serve_the_next_call_and_end_with_the_process(tmp_path):
             "command": f"for p in $(cat {pids}); do kill -0 $p && echo alive >> {status}; done"}}]},
         {"content": [{"type": "text", "text": "done"}]}])
     try:
-        result = run_cli("--script", script, "--no-session", "-p", "go", cwd=str(tmp_path))
+        result = run_cli_process("--script", script, "--no-session", "-p", "go", cwd=str(tmp_path))
         assert result.returncode == 0, result.stderr
         assert len(started_pids(pids)) == 3
         assert status.read_text().split() == ["alive"] * 3  # still there for the next call
@@ -133,7 +133,7 @@ def test_a_background_job_of_an_rpc_bash_command_ends_with_the_process(tmp_path)
     pids = tmp_path / "pids"
     command = json.dumps({"id": "1", "type": "bash", "command": BACKGROUND_JOBS.format(pids=pids)})
     try:
-        result = run_cli("--script", write_script(tmp_path, []), "--mode", "rpc",
+        result = run_cli_process("--script", write_script(tmp_path, []), "--mode", "rpc",
                          "--no-session", stdin=command + "\n", cwd=str(tmp_path))
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout.splitlines()[0])["success"]

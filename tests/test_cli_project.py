@@ -8,18 +8,10 @@ import sys
 
 from fake_server import FakeServer
 from pty_driver import Terminal
-from helpers import ROOT, run_cli, write_script
+from helpers import ROOT, answer, bash_turn, run_cli, write_script
 
 GATE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                     "miniagent", "examples", "gate_rm_rf.py")
-
-
-def answer(text):
-    return {"content": [{"type": "text", "text": text}]}
-
-
-def bash(command):
-    return {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": command}}]}
 
 
 def planted_project(tmp_path):
@@ -109,15 +101,16 @@ def test_exclude_tools_and_no_tools_change_what_the_model_is_offered(tmp_path):
 def test_confirm_without_any_terminal_is_a_usage_error(tmp_path):
     """A new session has no controlling terminal, so /dev/tty cannot be opened either."""
     result = subprocess.run(
-        [sys.executable, "-m", "miniagent", "--script", write_script(tmp_path, [bash("true")]),
+        [sys.executable, "-m", "miniagent", "--script",
+         write_script(tmp_path, [bash_turn("true")]),
          "--confirm", "-p", "hi"], cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=ROOT),
         input="", capture_output=True, text=True, start_new_session=True, timeout=60)
     assert result.returncode == 2 and "--confirm" in result.stderr
 
 
 def test_confirm_n_refuses_and_a_stops_asking(tmp_path):
-    turns = [bash("touch refused.txt"), answer("told"),
-             bash("touch first.txt"), bash("touch second.txt"), answer("done")]
+    turns = [bash_turn("touch refused.txt"), answer("told"),
+             bash_turn("touch first.txt"), bash_turn("touch second.txt"), answer("done")]
     with FakeServer(turns) as srv:
         args = ["--base-url", srv.base_url + "/v1", "--model", "m", "--confirm", "-p"]
         with Terminal(args + ["first prompt"], cwd=str(tmp_path)) as term:
@@ -151,7 +144,7 @@ def test_the_readme_rm_rf_gate_blocks_outside_and_allows_inside(tmp_path):
     (project / "build").mkdir(parents=True)
     outside = tmp_path / "precious"
     outside.mkdir()
-    turns = [bash(f"rm -rf {outside}"), bash("rm -rf build"), answer("done")]
+    turns = [bash_turn(f"rm -rf {outside}"), bash_turn("rm -rf build"), answer("done")]
     with FakeServer(turns) as srv:
         result = run_against(srv, "-e", GATE, "-p", "clean up", cwd=project)
         blocked = srv.requests[1]["body"]["messages"][-1]["content"]

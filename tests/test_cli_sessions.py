@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from fake_server import FakeServer
-from helpers import FIXTURES, ROOT, run_cli, write_script
+from helpers import FIXTURES, ROOT, answer, run_cli, write_script
 
 PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 
@@ -22,10 +22,6 @@ def session_files(home):
 def lines_of(path):
     with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
-
-
-def answer(text):
-    return {"content": [{"type": "text", "text": text}]}
 
 
 def test_a_run_writes_a_session_in_the_cwd_folder_and_c_continues_it(tmp_path, private_home):

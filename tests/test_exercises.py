@@ -5,13 +5,20 @@ green. That only works if every marker is declared in setup.cfg and picks at lea
 test, and if those tests pass on the code as shipped. One pytest run in a subprocess
 checks all seven at once: it runs the marked tests and records, per marker, which tests
 it selected and how each ended.
+
+And a correct solution must not turn the rest of the suite red: a second, differently
+written solution of each step (tests/exercise_solutions/) is spliced into a copy of the
+checkout, where the steps' tests and the reading path (its line counts) still pass.
 """
 
+import ast
 import configparser
 import json
 import os
+import shutil
 import subprocess
 import sys
+import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKERS = ["ex_sse", "ex_assembly", "ex_truncate", "ex_tool", "ex_cut_point", "ex_retry",
@@ -75,3 +82,58 @@ def test_each_marker_selects_tests_and_the_reference_passes_them(tmp_path):
     assert failed == [] and result["code"] == 0, run.stdout[-3000:]
     selected = {node for nodes in result["markers"].values() for node in nodes}
     assert selected == set(result["outcomes"])  # every selected test ran (none skipped)
+
+
+# A second, differently written correct solution of each step (tests/exercise_solutions/),
+# spliced into a copy of the checkout: the step's tests and the reading path must stay
+# green, so a student's correct body of another length breaks nothing.
+SOLUTIONS = os.path.join(ROOT, "tests", "exercise_solutions")
+NOT_COPIED = shutil.ignore_patterns(".git", ".venv*", "__pycache__", "*.egg-info", ".pytest_cache")
+
+
+def solution_parts(path):
+    """(FILE, CLASS, {function name: its source}) of one solution file."""
+    with open(path) as f:
+        source = f.read()
+    tree = ast.parse(source)
+    names = {node.targets[0].id: ast.literal_eval(node.value) for node in tree.body
+             if isinstance(node, ast.Assign)}
+    functions = {node.name: ast.get_source_segment(source, node) for node in tree.body
+                 if isinstance(node, ast.FunctionDef)}
+    return names["FILE"], names["CLASS"], functions
+
+
+def splice(path, class_name, functions):
+    """Replace each of `functions` (top level, or in class `class_name`) in the file."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for name, source in functions.items():
+        body = ast.parse("\n".join(lines)).body
+        if class_name:
+            body = next(node for node in body if getattr(node, "name", None) == class_name).body
+        target = next(node for node in body
+                      if isinstance(node, ast.FunctionDef) and node.name == name)
+        indented = textwrap.indent(source, " " * target.col_offset).split("\n")
+        lines[target.lineno - 1:target.end_lineno] = indented
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def test_a_second_correct_solution_of_every_step_keeps_its_tests_and_the_reading_path_green(
+        tmp_path):
+    copy = tmp_path / "clone"
+    shutil.copytree(ROOT, copy, ignore=NOT_COPIED)
+    for marker in MARKERS:
+        file, class_name, functions = solution_parts(os.path.join(SOLUTIONS, marker + ".py"))
+        assert functions, marker
+        splice(copy / file, class_name, functions)
+    env = dict(os.environ, PYTHONPATH=str(copy))
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    where = subprocess.run([sys.executable, "-c", "import miniagent; print(miniagent.__file__)"],
+                           cwd=copy, env=env, capture_output=True, text=True, timeout=60)
+    assert where.stdout.startswith(str(copy))  # the copy's package is the one tested
+    for args in (["--strict-markers", "-m", " or ".join(MARKERS), *MARKED_FILES],
+                 ["tests/test_reading_path.py"]):
+        run = subprocess.run(pytest + args, cwd=copy, env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

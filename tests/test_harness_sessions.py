@@ -1,12 +1,8 @@
 """The harness's session moves: new, fork, the tree with a branch summary, model changes."""
 
-from helpers import make_agent, text
+from helpers import answer, make_agent, text
 from miniagent.harness import Harness
 from miniagent.session.tree import Session
-
-
-def answer(value):
-    return {"content": [text(value)]}
 
 
 def user_texts(agent):

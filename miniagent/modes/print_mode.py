@@ -31,13 +31,7 @@ from ..messages import is_failed, one_line, text_of
 from .output import reader_gone, say, silence_stdout, stdout_failure
 from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
-from ..tools.hardening.reaper import quit_now
-
-# Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. Each
-# aborts the run, so that bash kills its process group instead of leaving commands
-# running after we are gone (they run in their own session: the terminal's hangup
-# would not reach them).
-STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+from ..tools.hardening.reaper import STOP_SIGNALS, quit_now
 
 
 def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:

@@ -3,13 +3,13 @@ the summary that is made of them."""
 
 import pytest
 
-from helpers import call, text
+from helpers import call, reply, text
 from miniagent import providers
 from miniagent.compaction.branch_summary import (NO_BRANCH_CONTENT, collect_entries_to_summarize,
                                       prepare_branch_summary, summarize_branch)
 from miniagent.compaction.compaction import CompactionSettings
 from miniagent.errors import CompactionError
-from miniagent.messages import assistant_message, text_of, tool_result_message, user_message
+from miniagent.messages import text_of, tool_result_message, user_message
 from miniagent.providers.scripted import parse_script, scripted_model
 from miniagent.compaction.summarize import BRANCH_PROMPT
 
@@ -19,10 +19,6 @@ def entry(entry_id, parent, message=None, **fields):
     if message is not None:
         return {**base, "type": "message", "message": message}
     return {**base, **fields}
-
-
-def reply(*blocks):
-    return assistant_message("a", "p", "m", list(blocks))
 
 
 def tree():

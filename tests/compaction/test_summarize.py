@@ -1,14 +1,10 @@
 """What a summarizer reads: the serialised conversation (tool results cut at 2,000
 characters), the file lists, and an input cut to fit its window."""
 
-from helpers import call, text
+from helpers import call, reply, text
 from miniagent.messages import assistant_message, tool_result_message, user_message
 from miniagent.compaction.summarize import (FileOps, format_file_lists, keep_newest,
                                  serialize_conversation, without_file_lists)
-
-
-def reply(*blocks):
-    return assistant_message("a", "p", "m", list(blocks))
 
 
 def test_a_long_tool_result_is_cut_to_2000_characters_with_the_rest_counted():

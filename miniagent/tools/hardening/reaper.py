@@ -48,6 +48,12 @@ _running = set()
 _running_lock = threading.Lock()
 _adopting = False  # set once this process is a child subreaper
 
+# Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. The
+# first aborts the run, so that bash kills its process group instead of leaving
+# commands running after we are gone (they run in their own session: the terminal's
+# hangup would not reach them); a second one quits at once (`quit_now`).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
 
 @contextmanager
 def tracked(proc: subprocess.Popen) -> Iterator[subprocess.Popen]:
@@ -160,8 +166,13 @@ def reap(pids: List[int]) -> None:
             threading.Event().wait(0.01)  # SIGKILL is quick; a process in D state is not
 
 
+class QuitNow(SystemExit):
+    """A second stop signal: the run is over at once. Raised, not exited, so that only
+    the real entry point ends the process (cli.main, with os._exit); a caller of main()
+    in its own process (a test) gets the exit status back."""
+
+
 def quit_now(code: int) -> None:
-    """Sweep, then exit at once (without waiting for threads: a tool thread may be deep
-    in a huge file)."""
+    """Sweep, then hand the exit status `code` to the entry point at once."""
     sweep()
-    os._exit(code)
+    raise QuitNow(code)

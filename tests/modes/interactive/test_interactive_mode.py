@@ -8,7 +8,8 @@ from contextlib import contextmanager
 
 from fake_server import FakeServer
 from pty_driver import Terminal
-from helpers import wait_gone
+from helpers import call, text, wait_gone, write_script
+
 
 CTRL_C, CTRL_D = "\x03", "\x04"
 
@@ -22,21 +23,11 @@ def repl(tmp_path, *args, env=None):
 
 
 def scripted(tmp_path, turns):
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(turns))
-    return ["--provider", "scripted", "--script", str(path)]
+    return ["--provider", "scripted", "--script", write_script(tmp_path, turns)]
 
 
 def served(server):
     return ["--base-url", server.base_url + "/v1", "--model", "fake-model"]
-
-
-def bash(command):
-    return {"type": "toolCall", "name": "bash", "arguments": {"command": command}}
-
-
-def text(value):
-    return {"type": "text", "text": value}
 
 
 def request_texts(request):
@@ -102,7 +93,7 @@ def test_ctrl_c_mid_stream_aborts_at_once_keeps_the_session_and_gives_back_queue
 
 
 def test_ctrl_c_during_bash_kills_its_whole_process_group(tmp_path):
-    turns = [{"content": [bash(SLOW_COMMAND)]}]
+    turns = [{"content": [call("bash", command=SLOW_COMMAND)]}]
     with repl(tmp_path, *scripted(tmp_path, turns)) as term:
         term.expect("> ")
         term.send("start\r")
@@ -117,7 +108,7 @@ def test_ctrl_c_during_bash_kills_its_whole_process_group(tmp_path):
 
 
 def test_a_line_typed_during_a_slow_tool_is_in_the_next_request(tmp_path):
-    turns = [{"content": [bash("while [ ! -e go ]; do sleep 0.02; done; echo ready")]},
+    turns = [{"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done; echo ready")]},
              {"content": [text("Using tabs from now on.")]}, {"content": [text("Later.")]}]
     with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
         term.expect("> ")
@@ -180,7 +171,8 @@ def test_commands_prompts_attachments_and_history(tmp_path):
 
 def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
     turns = [{"content": [{"type": "thinking", "thinking": "Two things at once."},
-                          bash("sleep 0.3; echo from-the-first"), bash("seq 1 60")]},
+                          call("bash", command="sleep 0.3; echo from-the-first"),
+                          call("bash", command="seq 1 60")]},
              {"content": [text("Both done.")]}]
     with repl(tmp_path, *scripted(tmp_path, turns)) as term:
         term.expect("> ")
@@ -199,7 +191,8 @@ def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
 
 
 def test_no_escape_codes_at_all_with_no_color_or_on_a_dumb_terminal(tmp_path):
-    turns = [{"content": [text("Looking."), bash("echo out")]}, {"content": [text("Done.")]}]
+    turns = [{"content": [text("Looking."), call("bash", command="echo out")]},
+             {"content": [text("Done.")]}]
     for env in ({"NO_COLOR": "1"}, {"TERM": "dumb"}):
         with repl(tmp_path, *scripted(tmp_path, turns), env=env) as term:
             term.expect("> ")
@@ -212,7 +205,7 @@ def test_no_escape_codes_at_all_with_no_color_or_on_a_dumb_terminal(tmp_path):
 
 
 def test_sigterm_ends_the_repl_with_143_and_nothing_left_running(tmp_path):
-    turns = [{"content": [bash(SLOW_COMMAND)]}]
+    turns = [{"content": [call("bash", command=SLOW_COMMAND)]}]
     with repl(tmp_path, *scripted(tmp_path, turns), "start") as term:
         pids = shown_pids(term)
         term.process.send_signal(signal.SIGTERM)

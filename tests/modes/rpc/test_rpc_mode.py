@@ -9,7 +9,7 @@ import sys
 import threading
 
 from fake_server import FakeServer
-from helpers import KEYS, ROOT, wait_gone
+from helpers import KEYS, ROOT, answer, bash_turn, wait_gone, write_script
 from miniagent.session.tree import Session
 
 WAIT = 30  # seconds: a bound for a broken build, never a synchronisation
@@ -78,26 +78,13 @@ class Rpc:
             self.proc.wait()
 
 
-def script(tmp_path, turns):
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(turns))
-    return str(path)
-
-
-def bash(command):
-    return {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": command}}]}
-
-
-def answer(text):
-    return {"content": [{"type": "text", "text": text}], "usage": {"input": 10, "output": 5}}
-
-
 def of_type(records, kind):
     return [record for record in records if record["type"] == kind]
 
 
 def test_a_prompt_is_answered_at_once_then_its_events_follow_to_agent_end(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [bash("echo hi"), answer("Done.")]))
+    turns = [bash_turn("echo hi"), answer("Done.", input=10, output=5)]
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, turns))
     try:
         rpc.send({"id": "p1", "type": "prompt", "message": "go"})
         records = rpc.until(lambda r: r["type"] == "agent_end")
@@ -127,7 +114,7 @@ def test_a_steer_during_a_slow_tool_lands_in_the_next_request(tmp_path):
     gate = tmp_path / "gate"
     os.mkfifo(gate)
     # The command says it started, then waits (at most 30 s) for the test to open the gate.
-    turns = [bash("echo waiting; read -t 30 line <> gate; echo got $line"), answer("ok")]
+    turns = [bash_turn("echo waiting; read -t 30 line <> gate; echo got $line"), answer("ok")]
     with FakeServer(turns) as srv:
         rpc = Rpc(tmp_path, "--base-url", srv.base_url + "/v1", "--no-session")
         try:
@@ -152,8 +139,8 @@ def test_a_steer_during_a_slow_tool_lands_in_the_next_request(tmp_path):
 
 
 def test_abort_ends_the_turn_as_aborted_and_kills_the_tools_process_group(tmp_path):
-    turns = [bash("sleep 60 & echo pids $$ $!; sleep 60"), answer("never")]
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, turns), "--no-session")
+    turns = [bash_turn("sleep 60 & echo pids $$ $!; sleep 60"), answer("never")]
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, turns), "--no-session")
     try:
         rpc.send({"id": "p", "type": "prompt", "message": "go"})
         update = rpc.until(lambda r: r["type"] == "tool_execution_update")[-1]
@@ -175,7 +162,7 @@ def test_abort_ends_the_turn_as_aborted_and_kills_the_tools_process_group(tmp_pa
 
 
 def test_get_state_reflects_the_model_after_set_model(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]))
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("hi")]))
     try:
         assert rpc.call({"type": "get_state"})["model"] == {
             "provider": "scripted", "id": "scripted", "contextWindow": 128000}
@@ -196,7 +183,7 @@ def test_get_state_reflects_the_model_after_set_model(tmp_path):
 
 
 def test_bad_lines_get_an_error_response_and_the_process_keeps_serving(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]), "--no-session")
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("hi")]), "--no-session")
     try:
         rpc.send(b"hello")
         reply = rpc.next()
@@ -225,8 +212,8 @@ def test_bad_lines_get_an_error_response_and_the_process_keeps_serving(tmp_path)
 
 
 def test_closing_stdin_lets_the_running_turn_finish_then_exits_0(tmp_path):
-    turns = [bash("echo started $$; sleep 0.3; echo finished"), answer("All done.")]
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, turns), "--no-session")
+    turns = [bash_turn("echo started $$; sleep 0.3; echo finished"), answer("All done.")]
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, turns), "--no-session")
     try:
         rpc.send({"id": "p", "type": "prompt", "message": "go"})
         update = rpc.until(lambda r: r["type"] == "tool_execution_update")[-1]
@@ -242,8 +229,8 @@ def test_closing_stdin_lets_the_running_turn_finish_then_exits_0(tmp_path):
 
 
 def test_confirm_asks_the_program_and_only_a_yes_runs_the_call(tmp_path):
-    turns = [bash("touch refused"), bash("touch allowed"), answer("ok")]
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, turns), "--no-session", "--confirm")
+    turns = [bash_turn("touch refused"), bash_turn("touch allowed"), answer("ok")]
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, turns), "--no-session", "--confirm")
     try:
         rpc.send({"id": "p", "type": "prompt", "message": "go"})
         first = rpc.until(lambda r: r["type"] == "confirm_request")[-1]
@@ -285,7 +272,7 @@ def test_bash_output_reaches_the_model_and_abort_bash_stops_a_command(tmp_path):
 
 
 def test_new_session_switch_session_and_fork(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("one"), answer("two")]))
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("one"), answer("two")]))
     try:
         rpc.send({"id": "p", "type": "prompt", "message": "first prompt"})
         rpc.until(lambda r: r["type"] == "agent_end")
@@ -310,7 +297,7 @@ def test_new_session_switch_session_and_fork(tmp_path):
 
 
 def test_a_command_that_fails_while_it_runs_answers_with_its_id(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]), "--no-session")
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("hi")]), "--no-session")
     try:
         failed = rpc.ask({"type": "compact"})  # nothing to compact in an empty session
         assert failed["id"] == "compact" and failed["command"] == "compact"
@@ -325,8 +312,8 @@ def test_a_command_that_fails_while_it_runs_answers_with_its_id(tmp_path):
 def test_sigterm_aborts_the_run_kills_its_commands_and_exits_143(tmp_path):
     import signal
 
-    turns = [bash("sleep 60 & echo pids $$ $!; sleep 60"), answer("never")]
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, turns), "--no-session")
+    turns = [bash_turn("sleep 60 & echo pids $$ $!; sleep 60"), answer("never")]
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, turns), "--no-session")
     try:
         rpc.send({"id": "p", "type": "prompt", "message": "go"})
         update = rpc.until(lambda r: r["type"] == "tool_execution_update")[-1]
@@ -366,7 +353,7 @@ def test_set_model_of_the_same_provider_keeps_its_server_and_key(tmp_path):
 
 
 def test_a_lone_surrogate_in_a_command_is_answered_and_written_escaped(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("ok")]))
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("ok")]))
     try:
         # The JSON escape as a program sends it: half an emoji, no partner.
         rpc.send(b'{"id": "p", "type": "prompt", "message": "caf\\u00e9 \\ud800 half"}')
@@ -386,7 +373,7 @@ def test_a_lone_surrogate_in_a_command_is_answered_and_written_escaped(tmp_path)
 
 
 def test_a_line_nested_too_deeply_gets_a_parse_error_and_the_loop_goes_on(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]), "--no-session")
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("hi")]), "--no-session")
     try:
         rpc.send(b"[" * 100000)
         reply = rpc.next()
@@ -406,7 +393,7 @@ def test_a_line_nested_too_deeply_gets_a_parse_error_and_the_loop_goes_on(tmp_pa
 
 
 def test_non_finite_numbers_are_refused_and_a_stray_confirmation_is_ignored(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("hi")]), "--no-session",
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("hi")]), "--no-session",
               "--confirm")
     try:
         for bad in (b"NaN", b"Infinity", b"-Infinity", b"1e999"):
@@ -427,7 +414,7 @@ def test_non_finite_numbers_are_refused_and_a_stray_confirmation_is_ignored(tmp_
 
 
 def test_a_prompt_with_bad_images_is_refused_and_writes_nothing(tmp_path):
-    rpc = Rpc(tmp_path, "--script", script(tmp_path, [answer("seen")]))
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("seen")]))
     good = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
     bad = ["aGk=", {"data": "aGk="}, ["aGk="], ["not an object"], [{"mimeType": "image/png"}],
            [{"data": 5, "mimeType": "image/png"}], [{"data": "aGk=", "mimeType": None}],

@@ -57,6 +57,14 @@ MODEL = "fake-model"
 PIECE = 8  # characters per streamed text / argument delta
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up mid-reply is what the fault tests are about: no traceback
+    on stderr for it (the CLI runs in this process, and stderr is what the tests read)."""
+
+    def handle_error(self, request, client_address):
+        pass
+
+
 class FakeServer:
     """The server, started and stopped as a context manager; one thread per connection."""
 
@@ -68,7 +76,7 @@ class FakeServer:
         self.hung_up = threading.Event()  # the client closed a held connection
         self._next_turn = 0
         self._lock = threading.Condition()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _QuietServer(("127.0.0.1", 0), _Handler)
         self._httpd.daemon_threads = True  # a stalled handler never blocks shutdown
         self._httpd.fake = self
 

@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -32,11 +33,18 @@ class CliResult:
         self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
-def run_cli(*args, stdin="", cwd=None, env=None):
+class Hung(BaseException):
+    """An in-process run that passed its bound: the test fails instead of the suite
+    hanging (a BaseException, so the code under test cannot swallow it)."""
+
+
+def run_cli(*args, stdin="", cwd=None, env=None, bound=60):
     """Run `miniagent ARGS` in this process, as main(ARGS) with stdin a string (never
     a terminal): the exit status and what it wrote on stdout and stderr. The working
     directory, the environment (without the developer's keys) and the standard
-    streams are put back afterwards, so the next run starts from the same place."""
+    streams are put back afterwards, so the next run starts from the same place. A run
+    still going after `bound` seconds raises Hung (SIGALRM interrupts even a blocked
+    open() of a FIFO)."""
     from miniagent.cli import main
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     saved_streams = sys.stdin, sys.stdout, sys.stderr
@@ -46,16 +54,24 @@ def run_cli(*args, stdin="", cwd=None, env=None):
     os.environ.update(env or {})
     os.chdir(cwd or ROOT)
     sys.stdout, sys.stderr = out, err
+    previous = signal.signal(signal.SIGALRM, raise_hung)
+    signal.setitimer(signal.ITIMER_REAL, bound)
     try:
         code = main(list(args), stdin=io.StringIO(stdin))
     except SystemExit as done:  # argparse: --help, --version, a usage mistake
         code = done.code if isinstance(done.code, int) else 1
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
         sys.stdin, sys.stdout, sys.stderr = saved_streams
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+def raise_hung(signum, frame):
+    raise Hung("the run did not end within its bound")
 
 
 def run_cli_process(*args, stdin="", cwd=None, env=None):

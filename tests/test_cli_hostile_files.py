@@ -13,18 +13,15 @@ import sys
 import pytest
 
 from fake_server import FakeServer
-from helpers import ROOT, answer, write_script
+from helpers import ROOT, answer, run_cli, write_script
 
 BOUND = 10  # seconds: each command here ends at once; a hang would wait forever
 
 
-def run_bounded(*args, cwd, env=None, **options):
-    """`python -m miniagent ARGS` that must end within BOUND seconds (TimeoutExpired
+def run_bounded(*args, cwd, env=None):
+    """`miniagent ARGS`, in this process, that must end within BOUND seconds (Hung
     fails the test: that is the hang)."""
-    full_env = dict(os.environ, PYTHONPATH=ROOT, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "miniagent", *args], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, cwd=cwd, env=full_env, timeout=BOUND,
-                          **options)
+    return run_cli(*args, cwd=cwd, env=env, bound=BOUND)
 
 
 def told(stderr):
@@ -145,8 +142,12 @@ def test_an_answer_received_is_printed_even_when_the_session_write_fails(tmp_pat
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk sends no signal
         resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
     with FakeServer([answer("paid for")]) as srv:
-        result = run_bounded("--base-url", srv.base_url + "/v1", "--model", "m", "-p", "hi",
-                             cwd=str(tmp_path), preexec_fn=tiny_files)
+        # A size limit belongs to a process: this one runs as a process of its own.
+        result = subprocess.run(
+            [sys.executable, "-m", "miniagent", "--base-url", srv.base_url + "/v1", "--model",
+             "m", "-p", "hi"], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=ROOT), timeout=BOUND,
+            preexec_fn=tiny_files)
     assert result.stdout == "paid for\n"
     assert result.returncode == 1
     [line] = told(result.stderr)

@@ -30,9 +30,9 @@ from pathlib import Path
 import pytest
 
 from fake_server import FakeServer, status
+from helpers import ROOT, run_cli
 from miniagent.session.tree import Session
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ANSWER = "All done: the answer arrived whole."
 HELLO = {"content": [{"type": "text", "text": ANSWER}]}
 STOPPED = ["Stopping... (Ctrl-C again quits at once)", "miniagent: stopped; the run was aborted."]
@@ -57,9 +57,8 @@ class Run:
         provider = {"baseUrl": srv.base_url + "/v1", "api": "openai-completions",
                     "models": [{"id": "fake-model"}]}
         (home / "models.json").write_text(json.dumps({"providers": {"fake": provider}}))
-        self.env = dict(os.environ, PYTHONPATH=ROOT, MINIAGENT_HOME=str(home),
-                        MINIAGENT_RETRY_BASE_DELAY="0.01")
-        self.env.update(env)
+        self.overrides = {"MINIAGENT_HOME": str(home), "MINIAGENT_RETRY_BASE_DELAY": "0.01", **env}
+        self.env = dict(os.environ, PYTHONPATH=ROOT, **self.overrides)
         for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
             self.env.pop(key, None)
 
@@ -67,11 +66,18 @@ class Run:
         return [sys.executable, "-m", "miniagent", "--provider", "fake", *args,
                 f"Answer the question ({self.marker})"]
 
-    def run(self, *args, preexec_fn=None):
-        """Run to the end in print mode (-p) with the session file; a hang fails the test."""
-        return subprocess.run(self.command("--session", self.session, "-p", *args),
+    def run(self, *args):
+        """Run to the end in print mode (-p) with the session file, in this process; a
+        hang fails the test (helpers.Hung)."""
+        return run_cli(*self.command("--session", self.session, "-p", *args)[3:],
+                       cwd=str(self.folder), env=self.overrides)
+
+    def run_limited(self, limit):
+        """The same in a process of its own, with `limit` run in it first (a resource
+        limit belongs to a process)."""
+        return subprocess.run(self.command("--session", self.session, "-p"),
                               capture_output=True, text=True, cwd=str(self.folder),
-                              env=self.env, timeout=60, preexec_fn=preexec_fn)
+                              env=self.env, timeout=60, preexec_fn=limit)
 
     def start(self, *args):
         """Start a JSON-mode run, for the tests that signal it at a chosen moment."""
@@ -311,7 +317,7 @@ def test_disk_full_on_session_append_stops_the_run_with_one_line(tmp_path):
         def small_disk():  # runs in the child: the file may grow by 50 bytes only
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full disk sends no signal
             resource.setrlimit(resource.RLIMIT_FSIZE, (size + 50, size + 50))
-        result = run.run(preexec_fn=small_disk)
+        result = run.run_limited(small_disk)
     assert result.returncode == 1 and result.stdout == ""
     assert user_lines(result.stderr) == [
         f"miniagent: cannot write session {run.session}: File too large; the run was "
@@ -348,7 +354,9 @@ def test_ctrl_c_stops_the_run_and_keeps_the_session(tmp_path, turns, moment, las
 def test_ctrl_c_while_a_tool_runs_kills_its_commands(tmp_path):
     with FakeServer([]) as srv:
         run = Run(tmp_path, srv)
-        command = f"echo started; python3 -c 'import time; time.sleep(60)' {run.marker}"
+        # "started" comes from the sleeper itself, so the update proves it is running
+        command = (f"python3 -c 'import time; print(\"started\", flush=True); time.sleep(60)' "
+                   f"{run.marker}")
         srv.turns = [{"content": [{"type": "toolCall", "name": "bash",
                                    "arguments": {"command": command}}]}, HELLO]
         proc = run.start()

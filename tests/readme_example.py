@@ -2,7 +2,7 @@
 import pathlib
 import tempfile
 
-from miniagent import Agent, Harness, Resolved, create_tools, parse_script, resolve, scripted_model
+from miniagent import Agent, Resolved, create_tools, parse_script, resolve, scripted_model
 
 project = pathlib.Path(tempfile.mkdtemp())
 (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
@@ -25,5 +25,5 @@ def show(event):  # every event of the run comes here; print the tool calls
         print("tool:", event["toolName"], event["args"])
 
 agent.subscribe(show)
-answer = Harness(agent).run("python3 test_calc.py fails. Find out why and fix it.")
-print(answer["content"][0]["text"])
+agent.prompt("python3 test_calc.py fails. Find out why and fix it.")  # returns when done
+print(agent.messages[-1]["content"][0]["text"])

@@ -74,14 +74,14 @@ def test_a_recorded_session_replays_offline_with_the_same_tool_calls(tmp_path, p
 
 
 def test_export_and_script_refuse_a_link_planted_at_their_default_path(tmp_path):
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    session = shared / "pi.jsonl"
+    received = tmp_path / "received"
+    received.mkdir()
+    session = received / "pi.jsonl"
     shutil.copy(PI_V1, session)
     bashrc = tmp_path / "bashrc"
     bashrc.write_text("alias ls='ls --color'\n")
     for command, suffix in (("export", ".html"), ("script", ".script.json")):
-        planted = shared / ("pi" + suffix)
+        planted = received / ("pi" + suffix)
         planted.symlink_to(bashrc)
         result = run_cli(command, str(session), cwd=str(tmp_path))
         assert result.returncode == 1, result.stderr

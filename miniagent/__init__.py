@@ -30,7 +30,7 @@ __version__ = "0.1.0"
 # used (PEP 562's module __getattr__), so `miniagent --version` does not pay for the
 # harness, and none of them imports the HTTP library: a provider does, on the first
 # request it makes.
-_EXPORTS = {"Agent": "agent", "Harness": "harness", "Session": "session.tree", "Model": "models.registry",
+_EXPORTS = {"Agent": "agent", "Harness": "harness.harness", "Session": "session.tree", "Model": "models.registry",
             "resolve": "models.choose", "Resolved": "models.choose", "create_tools": "tools",
             "Tool": "tools", "ToolError": "tools", "text_result": "tools",
             "scripted_model": "providers.scripted", "parse_script": "providers.scripted",

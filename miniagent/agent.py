@@ -9,7 +9,7 @@ type while the agent works, and a way to stop it. `Agent` adds exactly that:
   * **synchronous runs**: `prompt()` runs the loop in the caller's thread and returns
     when the run has ended. A program that must stay responsive meanwhile (read the
     keyboard, answer a pipe) runs it on a worker thread: the harness owns that one
-    thread (harness/__init__.py); the Agent starts none.
+    thread (harness/harness.py); the Agent starts none.
   * **queues**: `steer(text)` redirects the agent ("stop, do this instead"): the model
     sees it after the current turn's tool calls, and calls not yet started are skipped
     for it (see loop.py for when each mode looks). `follow_up(text)` waits until the

@@ -33,7 +33,7 @@ from typing import List, Optional, TextIO, Tuple
 
 from .agent import Agent
 from .models.choose import Resolved, is_own_server, own_key, resolve
-from .harness import Harness
+from .harness.harness import Harness
 from .harness.limits import RunLimits, cost_is_known
 from .models.registry import Model
 from .errors import ConfigError, SessionError

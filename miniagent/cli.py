@@ -27,12 +27,11 @@ import sys
 from typing import List, Optional, TextIO
 
 from . import __version__
+from .errors import STOP_SIGNALS, ConfigError, QuitNow
 from .harness.limits import parse_cost, parse_positive_int
 from .models.registry import list_models
-from .errors import ConfigError
 from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 from .tools import ALL_TOOLS
-from .tools.hardening.reaper import STOP_SIGNALS, QuitNow
 
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
 SUBCOMMANDS = ("sessions", "stats", "export", "script")

@@ -13,6 +13,21 @@ tell the model; a provider's `ProviderError` and the HTTP layer's `Failure` neve
 leave their layer (a stream ends in an error message instead of raising).
 """
 
+import signal
+
+# Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. The
+# first aborts the run, so that bash kills its process group instead of leaving
+# commands running after we are gone (they run in their own session: the terminal's
+# hangup would not reach them); a second one quits at once (QuitNow).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class QuitNow(SystemExit):
+    """A second stop signal: the run is over at once (tools/hardening/reaper.py's
+    quit_now sweeps first). Raised, not exited, so that only the real entry point ends
+    the process (cli.main, with os._exit); a caller of main() in its own process (a
+    test) gets the exit status back."""
+
 
 class ConfigError(Exception):
     """No usable model or configuration file: the message says what to do (the command

@@ -10,7 +10,7 @@ import pytest
 from fake_server import FakeServer
 from helpers import make_agent, run_cli, text, write_script
 from miniagent.modes import print_mode
-from miniagent.harness import Harness
+from miniagent.harness.harness import Harness
 from test_cli_sessions import answer, lines_of, session_files
 
 COUNTS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")

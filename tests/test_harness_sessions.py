@@ -1,7 +1,7 @@
 """The harness's session moves: new, fork, the tree with a branch summary, model changes."""
 
 from helpers import answer, make_agent, text
-from miniagent.harness import Harness
+from miniagent.harness.harness import Harness
 from miniagent.session.tree import Session
 
 

@@ -39,9 +39,8 @@ request (/compact, rpc's compact).
 The front ends' parts come in through the constructor: the project (skills, extensions),
 the prompt builder (the prompt follows the active tools) and the --confirm gate.
 
-The folder, in reading order: this file, worker.py (the run's thread), reply_retry.py,
-limits.py. Left out: the front ends (modes/) and assembling a run from flags
-(assemble.py); the harness is the same for all of them.
+Left out: the front ends (modes/) and assembling a run from flags (assemble.py); the
+harness is the same for all of them.
 """
 
 import os

@@ -14,7 +14,7 @@ One piece of work at a time: starting a second while the first runs is a bug in 
 caller, and says so. Each start gets a fresh abort Event, so an earlier Ctrl-C does not
 stop the next prompt.
 
-Left out: what the work is (harness/__init__.py decides) and other threads, which keep
+Left out: what the work is (harness/harness.py decides) and other threads, which keep
 their own roles: HTTP reads and their abort, tool process pumps, parallel tool calls,
 the terminal's spinner, rpc's stdin reader.
 """

@@ -26,12 +26,13 @@ import signal
 import sys
 from typing import Any, Dict, List, Optional
 
-from ..harness import Harness
+from ..harness.harness import Harness
 from ..messages import is_failed, one_line, text_of
 from .output import reader_gone, say, silence_stdout, stdout_failure
 from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
-from ..tools.hardening.reaper import STOP_SIGNALS, quit_now
+from ..errors import STOP_SIGNALS
+from ..tools.hardening.reaper import quit_now
 
 
 def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:

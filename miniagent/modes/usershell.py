@@ -27,7 +27,7 @@ from ..tools.bash import finish, partial_result
 from ..tools.hardening.process import OutputSink, run_command
 
 if TYPE_CHECKING:  # for the reader only: the terminal and rpc pass their Harness
-    from ..harness import Harness
+    from ..harness.harness import Harness
 
 CALL_ID = "user-shell"  # the id of the pretend tool call the live view is shown
 

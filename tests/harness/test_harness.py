@@ -3,7 +3,7 @@
 import threading
 
 from helpers import make_agent, text
-from miniagent.harness import Harness
+from miniagent.harness.harness import Harness
 
 
 def test_a_transient_failure_is_retried_and_the_failed_reply_dropped():

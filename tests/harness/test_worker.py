@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from helpers import call, echo_tool, make_agent, text
-from miniagent.harness import Harness
+from miniagent.harness.harness import Harness
 from miniagent.harness.worker import Worker, WorkerBusyError
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "miniagent"

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from fake_server import FakeServer
-from miniagent.harness import is_retryable
+from miniagent.harness.harness import is_retryable
 from miniagent.models.registry import Model
 from miniagent.providers import StreamOptions
 from miniagent.providers import stream as provider_stream

@@ -11,7 +11,7 @@ import threading
 
 from fake_server import FakeServer
 from miniagent.agent import Agent
-from miniagent.harness import Harness
+from miniagent.harness.harness import Harness
 from miniagent.messages import ABORTED_TEXT, text_block
 from miniagent.models.registry import Model
 from miniagent.providers import StreamOptions

@@ -15,7 +15,7 @@ import pytest
 from fake_server import FakeServer, turn_from_capture
 from helpers import FIXTURES
 from miniagent.agent import Agent
-from miniagent.harness import Harness, is_retryable
+from miniagent.harness.harness import Harness, is_retryable
 from miniagent.models.registry import Model, find_model, load_providers
 from miniagent.providers import StreamOptions
 from miniagent.providers import builder

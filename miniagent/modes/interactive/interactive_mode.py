@@ -56,7 +56,7 @@ from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
 
 if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
-    from ...harness import ConfirmationGate, Harness
+    from ...harness.harness import ConfirmationGate, Harness
 
 SHUTDOWN_SECONDS = 5  # how long SIGTERM waits for the run to end before leaving anyway
 KEYBOARD_POLL = 0.1  # seconds between looks at the run while waiting for typed lines

@@ -33,7 +33,7 @@ from typing import Any, Callable, Dict, List, Optional
 from ...assemble import model_for, probe_window_or_warn
 from ..attach import expand_prompt
 from ...session.check import content_problem
-from ...harness import Harness
+from ...harness.harness import Harness
 from ...messages import Message, text_of, user_message
 from ..output import say
 from ..render import final_answer

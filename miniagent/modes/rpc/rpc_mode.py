@@ -55,8 +55,8 @@ import threading
 from itertools import count
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
-from ...harness import Harness
-from ..print_mode import STOP_SIGNALS
+from ...harness.harness import Harness
+from ...errors import STOP_SIGNALS
 from ..output import say, stdout_failure
 from ..render import JsonLines
 from .handlers import LATER, Commands

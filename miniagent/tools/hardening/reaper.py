@@ -37,6 +37,8 @@ import time
 from contextlib import contextmanager
 from typing import Dict, Iterator, List
 
+from ...errors import QuitNow
+
 PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 REAP_SECONDS = 1.0
 """How long the final sweep waits for the orphans it killed to be gone."""
@@ -47,12 +49,6 @@ REAP_SECONDS = 1.0
 _running = set()
 _running_lock = threading.Lock()
 _adopting = False  # set once this process is a child subreaper
-
-# Signals that mean "stop": Ctrl-C, `kill` / `timeout`, and a closed terminal. The
-# first aborts the run, so that bash kills its process group instead of leaving
-# commands running after we are gone (they run in their own session: the terminal's
-# hangup would not reach them); a second one quits at once (`quit_now`).
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @contextmanager
@@ -164,12 +160,6 @@ def reap(pids: List[int]) -> None:
                 waiting.remove(pid)
         if waiting:
             threading.Event().wait(0.01)  # SIGKILL is quick; a process in D state is not
-
-
-class QuitNow(SystemExit):
-    """A second stop signal: the run is over at once. Raised, not exited, so that only
-    the real entry point ends the process (cli.main, with os._exit); a caller of main()
-    in its own process (a test) gets the exit status back."""
 
 
 def quit_now(code: int) -> None:

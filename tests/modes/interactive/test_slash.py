@@ -14,7 +14,7 @@ from helpers import call, make_agent, text
 from miniagent.compaction.compaction import CompactionSettings
 from miniagent.modes.confirm import ConfirmGate
 from miniagent.project.extensions import Command
-from miniagent.harness import Harness
+from miniagent.harness.harness import Harness
 from miniagent.modes.interactive.interactive_mode import Repl
 from miniagent.modes.interactive.liveview import LiveView
 from miniagent.modes.interactive.questions import ask_trust

@@ -2,9 +2,9 @@
 
 A key must reach its server and nothing else. Yet it can come back in text we keep:
 a 401 body that quotes it, a streamed error, a command the model ran that printed the
-environment. So the process keeps its secrets here (choose.py registers each key it
+environment. So the process keeps its secrets here (models/choose.py registers each key it
 reads, once), and the writers that matter call `redact` on what they write: the
-session file's line writer (sessionfile.to_line, through redact_json), stderr
+session file's line writer (session/file.py's to_line, through redact_json), stderr
 (output.redact_stderr) and the providers' error messages (providers/guard.py).
 
 What counts as the key, for a key K of 12 characters or more:

@@ -7,7 +7,7 @@ The harness needs four things from whatever keeps its sessions, and nothing more
     list_sessions(dirs)          what is there, newest first
     find_by_prefix(prefix, dirs) the sessions whose id starts with what the user typed
 
-and the search index (searchindex.py) two more, to catch up without reading everything:
+and the search index (search_index.py) two more, to catch up without reading everything:
 
     session_paths(dirs)          the sessions there, without reading them
     read_since(path, cursor)     the entries added since the reader last looked

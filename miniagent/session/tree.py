@@ -26,7 +26,7 @@ summary first, then the entries it kept) is rebuild.py; `build_context` calls it
 assistant reply (a prompt that fails at once leaves no file); then the header and every
 entry so far go out in one write, and each later entry as soon as it is appended.
 `persist=False` (`--no-session`) writes nothing. Every write goes through the store
-(sessionstore.py), which keeps each entry one whole line.
+(session/store.py), which keeps each entry one whole line.
 
 **Older files.** A pi file of version 1 or 2 is migrated in memory (sessionmigrate.py)
 and never appended to: the session continues in a NEW version-3 file whose header names

@@ -12,8 +12,8 @@ files (ours and pi's, every format version) and never modify them. None of them 
 request, so none imports the HTTP library: `miniagent sessions` starts as fast as
 `--version`.
 
-Left out: the session format itself (session.py), the figures (stats.py), the page
-(export.py), the script (replay_script.py) and the index (search.py).
+Left out: the session format itself (session/tree.py), the figures (session/stats.py), the page
+(export.py), the script (script.py) and the index (search.py).
 """
 
 import os

@@ -1,15 +1,15 @@
 """`miniagent export FILE`: a session file as one web page you can open, send or archive.
 
-A session file (session.py) is a tree of JSON lines: good for a program, hard to read.
+A session file (session/tree.py) is a tree of JSON lines: good for a program, hard to read.
 This module turns it into ONE self-contained HTML file: the styles and the few lines of
-script sit inside it (exportstyle.py), nothing is fetched (no fonts, no scripts, no
+script sit inside it (export_style.py), nothing is fetched (no fonts, no scripts, no
 images from anywhere; the page's Content-Security-Policy makes the browser refuse any that
 slipped in), so it opens offline, years later, and leaks nothing when opened.
 
 What the page shows, top to bottom:
 
     the header       session id, project folder, start, totals (prompts, replies, tool
-                     calls per tool, tokens and cost per model: the numbers of stats.py)
+                     calls per tool, tokens and cost per model: the numbers of session/stats.py)
     the tree         every entry in order: user prompts, the model's thinking (folded),
                      text and tool calls with their arguments, tool results (folded),
                      each reply's usage and cost, model and thinking changes, and a

@@ -15,7 +15,7 @@ The path given with -o is the user's own choice and is written as given, a symbo
 link they made included (as a shell's `>` would). At the default path, a rename
 replaces a link planted between our look and our write, never the file it points to.
 
-Left out: what is written (export.py, replay_script.py).
+Left out: what is written (export.py, script.py).
 """
 
 import os

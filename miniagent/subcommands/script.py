@@ -1,7 +1,7 @@
 """`miniagent script FILE`: a recorded session turned into a script for the scripted model.
 
 The scripted model (providers/scripted.py) replays a list of assistant turns. A session
-file (session.py) already holds every turn a real model gave, so a real run can be shown
+file (session/tree.py) already holds every turn a real model gave, so a real run can be shown
 again offline: the same prompts, the same replies, and the *real* tools running against
 a copy of the project. That is how a teacher replays a session to a room without a key
 or a network:

@@ -28,7 +28,7 @@ Without the index (no FTS5 in this Python's SQLite, or an index that cannot be w
 the same words are looked for by reading every file in scope, newest first, after a
 one-line note. Slower, same answers.
 
-Left out: the index itself (searchindex.py), ranking in the fallback (it has none).
+Left out: the index itself (search_index.py), ranking in the fallback (it has none).
 """
 
 import os

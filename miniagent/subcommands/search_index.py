@@ -20,7 +20,7 @@ index; it can always be thrown away and rebuilt from the files:
 
 - Each search first catches up: for every session file in scope, the store's
   `read_since` looks at its size, mtime, inode and ctime, reads nothing when they are
-  unchanged, and otherwise only the new lines (sessionstore.py explains the cursor). A
+  unchanged, and otherwise only the new lines (session/store.py explains the cursor). A
   file that shrank or was changed before its end (even in place, keeping its size and
   mtime) is read again whole; a file that is gone leaves the index.
 - `miniagent sessions reindex` deletes the file and builds a new one from scratch.

@@ -18,7 +18,7 @@ A stop signal aborts the run, not the program: the provider stops reading, bash 
 its process group, and the run ends with an "aborted" message that the session keeps.
 A second signal quits at once, after killing the commands still running.
 
-Left out: the interactive terminal (interactive.py), which runs many prompts.
+Left out: the interactive terminal (interactive/), which runs many prompts.
 """
 
 import argparse
@@ -31,21 +31,16 @@ from ..messages import is_failed, one_line, text_of
 from .output import reader_gone, say, silence_stdout, stdout_failure
 from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
-from ..errors import STOP_SIGNALS
-from ..tools.hardening.reaper import quit_now
+from ..tools.hardening.reaper import catch_stop_signals
 
 
 def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
     """Run the prompts (one, or a replayed session's) with the chosen front end and
     return the exit status."""
     agent = harness.agent
-    received: List[int] = []  # the stop signals that arrived
     stdout_failed: List[OSError] = []  # set when writing the JSON lines failed
 
-    def stop(signum: int, frame: Any) -> None:
-        if received:
-            quit_now(128 + signum)  # a second signal: kill the commands, exit at once
-        received.append(signum)
+    def stop(signum: int) -> None:  # the first stop signal (a second one quits)
         say("\nStopping... (Ctrl-C again quits at once)" if signum == signal.SIGINT
             else "\nStopping...")
         harness.abort()
@@ -64,8 +59,7 @@ def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
     else:  # -p shows only retry notices, so a rate-limited minute is not silent
         progress = sys.stderr or open("/dev/null", "w")  # stderr may be closed (2>&-)
         agent.subscribe(StepPrinter(progress, show_steps=not args.print or args.demo))
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, stop)
+    received = catch_stop_signals(stop)  # the stop signals that arrived
     earlier = None  # the answer before this prompt's run: never shown as its answer
     for number, prompt in enumerate(prompts):
         if number:  # a replayed session's next prompt: the previous answer first

@@ -49,18 +49,16 @@ import json
 import math
 import os
 import queue
-import signal
 import sys
 import threading
 from itertools import count
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
 from ...harness.harness import Harness
-from ...errors import STOP_SIGNALS
 from ..output import say, stdout_failure
 from ..render import JsonLines
 from .handlers import LATER, Commands
-from ...tools.hardening.reaper import quit_now
+from ...tools.hardening.reaper import catch_stop_signals
 
 # A line of stdin, parsed: (the request, None) or (None, the error response to write).
 Parsed = Tuple[Optional[Dict[str, Any]], Optional[Dict[str, Any]]]
@@ -77,16 +75,7 @@ def run_rpc(harness: Harness, stdin: Optional[BinaryIO] = None,
         # fatal error after a stop signal).
         stdin = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
     server = RpcServer(harness, stdout or sys.stdout)
-    received: List[int] = []
-
-    def stop(signum: int, frame: Any) -> None:
-        if received:
-            quit_now(128 + signum)  # a second signal: kill the commands, exit at once
-        received.append(signum)
-        server.abort_everything()
-
-    for signum in STOP_SIGNALS:
-        signal.signal(signum, stop)
+    received = catch_stop_signals(lambda signum: server.abort_everything())
     requests: "queue.Queue[Optional[Parsed]]" = queue.Queue()
     threading.Thread(target=server.read, args=(stdin, requests), daemon=True,
                      name="miniagent-rpc-reader").start()

@@ -35,9 +35,9 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Dict, Iterator, List
+from typing import Any, Callable, Dict, Iterator, List
 
-from ...errors import QuitNow
+from ...errors import STOP_SIGNALS, QuitNow
 
 PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 REAP_SECONDS = 1.0
@@ -166,3 +166,21 @@ def quit_now(code: int) -> None:
     """Sweep, then hand the exit status `code` to the entry point at once."""
     sweep()
     raise QuitNow(code)
+
+
+def catch_stop_signals(on_first: Callable[[int], None]) -> List[int]:
+    """Install the rule print and rpc modes share: the first stop signal calls
+    `on_first(signum)` (which aborts the run, so its commands are killed), a second one
+    quits at once (`quit_now`, exit status 128 + the signal). Returns the list the
+    received signals are added to, for the caller's loop to look at."""
+    received: List[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        if received:
+            quit_now(128 + signum)  # a second signal: kill the commands, exit at once
+        received.append(signum)
+        on_first(signum)
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, stop)
+    return received

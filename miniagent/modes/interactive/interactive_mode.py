@@ -45,12 +45,13 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from ... import __version__
-from ..attach import expand_attachments
+from ..attach import expand_prompt
 from .liveview import LiveView
+from ...errors import SkillError
 from ...messages import Message, is_failed, text_of, user_message
 from .lineinput import input_waiting, insert_text, save_history, set_up_readline
 from .questions import PendingAnswer
-from .slash import (SLASH_COMMANDS, WHILE_RUNNING, as_prompt, inline_skill, parse_command,
+from .slash import (SLASH_COMMANDS, WHILE_RUNNING, as_prompt, parse_command,
                     run_extension_command)
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
@@ -232,9 +233,7 @@ class Repl:
             return
         command = parse_command(line)
         if command is None:
-            prompt = inline_skill(self, as_prompt(line))
-            if prompt is not None:
-                self.send(prompt)
+            self.send(as_prompt(line))
             return
         name, argument = command
         if name in SLASH_COMMANDS:
@@ -270,17 +269,25 @@ class Repl:
             self.view.wait(None)
         return self.harness.outcome()
 
-    def expand(self, text: str, as_message: bool = False) -> Union[str, Message]:
-        """The prompt with its @path files attached; each file that could not be is a
-        one-line warning. A message object when asked (steering is matched by identity)."""
-        prompt, warnings = expand_attachments(text, self.agent.cwd)
+    def expand(self, text: str, as_message: bool = False) -> Optional[Union[str, Message]]:
+        """The prompt as print and rpc modes expand it too (attach.expand_prompt): a
+        leading /skill:name inlined, @path files attached, each file that could not be a
+        one-line warning; None, after a note, for a skill that is not loaded. A message
+        object when asked (steering is matched by identity)."""
+        try:
+            prompt, warnings = expand_prompt(text, self.agent.cwd, self.skills)
+        except SkillError as error:
+            self.note(str(error))
+            return None
         for warning in warnings:
             self.note(warning, "yellow")
         return user_message(prompt) if as_message and isinstance(prompt, str) else prompt
 
     def send(self, text: str) -> None:
         """Run a prompt and stay with it until it is over."""
-        self.run_prompt(self.expand(text))
+        prompt = self.expand(text)
+        if prompt is not None:
+            self.run_prompt(prompt)
 
     def run_prompt(self, prompt: Union[str, Message, List[Message]]) -> None:
         self.running, self.interrupted = True, False
@@ -340,14 +347,14 @@ class Repl:
             self.note(f"{what} works at the prompt: wait for the agent, or press "
                       f"Ctrl-C to stop it", "dim")
         else:
-            prompt = inline_skill(self, as_prompt(line))
-            if prompt is not None:
-                self.queue(prompt)
+            self.queue(as_prompt(line))
 
     def queue(self, text: str, follow_up: bool = False) -> None:
         """Queue a steering message (the model sees it after the running step) or a
         follow-up (sent when the agent is done), remembering what was typed."""
         message = self.expand(text, as_message=True)
+        if message is None:
+            return
         if follow_up:
             self.agent.follow_up(message)
         else:

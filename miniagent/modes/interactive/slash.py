@@ -23,7 +23,8 @@ leave)). Adding one is two steps:
 While the agent works, only the commands in WHILE_RUNNING are run; any other line is
 a steering message. The session commands (/session, /compact, /resume, /tree, ...) are
 in slash_session.py; an extension's commands (extensions.py) come after the table's,
-and `/skill:name ARGS` sends a skill's instructions with ARGS (skills.py).
+and `/skill:name ARGS` sends a skill's instructions with ARGS (the REPL expands a
+prompt as print and rpc modes do: attach.expand_prompt).
 
 Left out: completion of command names, aliases, prompt templates.
 """
@@ -35,9 +36,8 @@ from . import slash_session
 from ...assemble import model_for
 from ...models.registry import list_models
 from ...files.home import miniagent_home
-from ...errors import ConfigError, SkillError
+from ...errors import ConfigError
 from ...project.resources import split_names, tools_named
-from ...project.skills import expand_skill_command
 from ...project.trust import is_trusted, project_has_resources, record_trust
 
 if TYPE_CHECKING:  # the REPL the commands drive (it imports this module)
@@ -180,17 +180,6 @@ def show_or_set_trust(repl: "Repl", argument: str) -> None:
     resources = ("its .miniagent/ folder has resources to load" if project_has_resources(cwd)
                  else "its .miniagent/ folder has nothing to load")
     repl.note(f"{cwd}: {state}; {resources}. /trust yes or /trust no changes it")
-
-
-def inline_skill(repl: "Repl", text: str) -> Optional[str]:
-    """The text with a leading /skill:name replaced by the skill (skills.py); None,
-    after a note, for a skill that is not loaded."""
-    try:
-        expanded = expand_skill_command(text.lstrip(), repl.skills)
-    except SkillError as error:
-        repl.note(str(error))
-        return None
-    return text if expanded is None else expanded
 
 
 def run_extension_command(repl: "Repl", name: str, argument: str) -> None:

@@ -37,10 +37,11 @@ from .harness.harness import Harness
 from .harness.limits import RunLimits, cost_is_known
 from .models.registry import Model
 from .errors import ConfigError, SessionError
-from .modes.output import describe_age, say
+from .modes.output import say
+from .modes.picker import choose_number, numbered, recent_sessions, session_row
 from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
-from .session.tree import (Session, find_most_recent, find_sessions_by_prefix, fork_session, list_sessions,
+from .session.tree import (Session, find_most_recent, find_sessions_by_prefix, fork_session,
                            parse_fork_argument, session_dir_for)
 from .project.resources import Project, choose_tools, load_project, system_prompt_builder
 from .project.settings import Settings
@@ -160,21 +161,22 @@ def session_path(value: str, cwd: str, session_dir: Optional[str]) -> str:
 
 def pick_session(cwd: str, folder: str) -> str:
     """-r: a numbered list of this directory's recent sessions, then a number."""
-    found = list_sessions(cwd, session_dir=folder)[:20]
+    found = recent_sessions(cwd, folder)
     if not found:
         raise SessionError("no sessions in this directory yet")
-    for number, info in enumerate(found, 1):
-        label = for_terminal((info.name or info.first_message).replace("\n", " "))
-        print(f"{number:>3}. {describe_age(info.modified)}  {label[:70]}", file=sys.stderr)
-    while True:
-        try:
-            answer = input("Resume which session? (number, empty to cancel) ").strip()
-        except EOFError:
-            answer = ""
-        if not answer:
-            raise SessionError("no session chosen")
-        if answer.isdigit() and 1 <= int(answer) <= len(found):
-            return found[int(answer) - 1].path
+    print(numbered([session_row(info) for info in found]), file=sys.stderr)
+    chosen = choose_number(read_answer, len(found), "Resume which session?", say)
+    if chosen is None:
+        raise SessionError("no session chosen")
+    return found[chosen].path
+
+
+def read_answer(question: str) -> str:
+    """A typed line (input() asks the question); closed input is an empty answer."""
+    try:
+        return input(question)
+    except EOFError:
+        return ""
 
 
 # --- Which model ---------------------------------------------------------------------------

@@ -32,16 +32,13 @@ from ..output import describe_age
 from ...errors import CompactionError, ExportError, SessionError
 from ...subcommands.export import export_markdown, render_html, write_output
 from .lineinput import ask_line
-from ...messages import one_line, text_of
+from ...messages import text_of
 from ..render import compacted_text, cost_text
 from ...subcommands.search import NO_WORDS, format_match, highlight, query_phrases, search_sessions
-from ...session.tree import TreeNode, list_sessions
+from ...session.tree import TreeNode
 from ...session.stats import session_totals
-from ..terminal import for_terminal
 from ..attach import typed_text
-
-LISTED = 20  # sessions shown by /resume
-LABEL_WIDTH = 70
+from ..picker import choose_number, label, numbered, recent_sessions, session_row
 
 
 # --- Looking at the session --------------------------------------------------------------
@@ -102,11 +99,9 @@ def resume_session(repl: Any, argument: str) -> None:
     if argument:
         paths = matching_sessions(repl, argument)
     else:
-        folder = os.path.dirname(session.file_path)
-        found = [info for info in list_sessions(repl.agent.cwd, session_dir=folder)
-                 if info.path != session.path][:LISTED]
-        show_numbered(repl, [f"{describe_age(info.modified):>10}  "
-                             f"{label(info.name or info.first_message)}" for info in found])
+        found = recent_sessions(repl.agent.cwd, os.path.dirname(session.file_path),
+                                skip=session.path)
+        show_numbered(repl, [session_row(info) for info in found])
         paths = [info.path for info in found]
     if not paths:
         repl.note(f"no other session matches {argument!r}" if argument else
@@ -305,22 +300,11 @@ def find(repl: Any, query: str) -> list:
 
 # --- Choosing from a list -------------------------------------------------------------------
 
-def label(text: str) -> str:
-    """A session's or a message's text as a safe one-line label."""
-    return for_terminal(one_line(text, LABEL_WIDTH))
-
-
 def show_numbered(repl: Any, lines: List[str]) -> None:
     if lines:
-        repl.view.note("\n".join(f"{number:>3}. {line}" for number, line in enumerate(lines, 1)))
+        repl.view.note(numbered(lines))
 
 
 def choose(repl: Any, count: int, question: str) -> Optional[int]:
     """A number from 1 to count, asked until given; None (index) for an empty answer."""
-    while True:
-        answer = ask_line(f"{question} (1-{count}, Enter to cancel) ")
-        if not answer:
-            return None
-        if answer.isdigit() and 1 <= int(answer) <= count:
-            return int(answer) - 1
-        repl.note(f"{answer!r} is not a number from 1 to {count}")
+    return choose_number(ask_line, count, question, repl.note)

@@ -325,6 +325,8 @@ class Repl:
                 text = line.decode("utf-8", errors="replace")
                 if not self.pending.offer(text):  # a pending question owns the line
                     self.handle_while_running(text)
+        if self.interrupted and not told:  # the run stopped before the loop looked again
+            self.note("stopping…", "dim")
         self.for_input = typed.decode("utf-8", errors="replace")
 
     def ask_confirmation(self, question: str) -> str:

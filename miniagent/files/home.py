@@ -12,6 +12,10 @@ that knows the layout, so a reader sees all of it at once:
         sessions/         one folder per project, one JSONL file per session
         sessions.sqlite   the search index beside the session files
 
+The knobs a slow machine (or a test) turns are environment variables too, read by
+`seconds_from_env`: MINIAGENT_READ_TIMEOUT (http/transport.py), MINIAGENT_GREP_TIMEOUT
+(tools/hardening/regex_worker.py).
+
 Left out: a project's own `.miniagent/` folder (settings, skills, extensions), which
 belongs to the project and is found by project/settings.py.
 """
@@ -51,3 +55,13 @@ def sessions_root() -> str:
 def index_path(home: Optional[str] = None) -> str:
     """The search index, beside the session folders."""
     return os.path.join(str(home or miniagent_home()), "sessions.sqlite")
+
+
+def seconds_from_env(name: str, default: float) -> float:
+    """A positive number of seconds from the environment variable `name`; `default`
+    when it is unset, not a number, or not positive."""
+    try:
+        seconds = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return seconds if seconds > 0 else default

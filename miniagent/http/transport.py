@@ -33,7 +33,6 @@ Left out: HTTP/2, proxies beyond what requests does by itself, resuming a broken
 stream, and non-streaming calls.
 """
 
-import os
 import socket
 import threading
 from typing import Callable, Iterator, Optional
@@ -41,6 +40,7 @@ from typing import Callable, Iterator, Optional
 import requests
 import urllib3
 
+from ..files.home import seconds_from_env
 from .errors import UNKNOWN_HOST, connection_reason, unreachable
 from .retry import Aborted, Failure, HTTPError, error_for_status, not_retried, with_retries
 
@@ -83,11 +83,7 @@ def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
 
 def default_read_timeout() -> float:
     """MINIAGENT_READ_TIMEOUT seconds (a slow server's knob, and the tests'), else 600."""
-    try:
-        seconds = float(os.environ.get("MINIAGENT_READ_TIMEOUT", READ_TIMEOUT))
-    except ValueError:
-        return READ_TIMEOUT
-    return seconds if seconds > 0 else READ_TIMEOUT
+    return seconds_from_env("MINIAGENT_READ_TIMEOUT", READ_TIMEOUT)
 
 
 def _send_once(session, url, headers, body, abort, timeout) -> requests.Response:

@@ -42,6 +42,7 @@ from collections import deque
 from contextlib import contextmanager
 from typing import BinaryIO, Deque, Iterator, Pattern, Tuple
 
+from ...files.home import seconds_from_env
 from .. import ToolError, check_not_aborted
 from .reaper import kill_tree, tracked
 
@@ -56,11 +57,7 @@ IN_FLIGHT = 16
 
 def stall_seconds() -> float:
     """MINIAGENT_GREP_TIMEOUT seconds (a knob for slow machines, and the tests'), else 5."""
-    try:
-        seconds = float(os.environ.get("MINIAGENT_GREP_TIMEOUT", STALL_SECONDS))
-    except ValueError:
-        return STALL_SECONDS
-    return seconds if seconds > 0 else STALL_SECONDS
+    return seconds_from_env("MINIAGENT_GREP_TIMEOUT", STALL_SECONDS)
 
 
 @contextmanager

@@ -235,7 +235,7 @@ def summarizer_input(messages: List[Message], prompt: str, room_tokens: int,
     tail += prompt
     if custom_instructions:
         tail += f"\n\nPay particular attention to: {custom_instructions}"
-    # Tool output is foreign text: it must not end the <conversation> (wrappers.py).
+    # Tool output is foreign text: it must not end the <conversation> (project/wrappers.py).
     conversation = defuse_closing_tags(serialize_conversation(convert_to_llm(messages)))
     room = chars_for_tokens(room_tokens) - len(SYSTEM_PROMPT) - len(tail) - 300  # 300: the note
     kept = keep_newest(conversation, room)

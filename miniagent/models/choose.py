@@ -1,6 +1,6 @@
 """Choosing a model: which provider, model and key a run uses.
 
-The registry (models.py) knows what models exist. This module answers the command
+The registry (registry.py) knows what models exist. This module answers the command
 line's question: given `--provider`, `--model`, `--base-url`, `--api-key` and the
 environment, *which model do we call, with which key?* The answer is a `Resolved`
 (model, key, warnings), or a ConfigError whose one message says what to do next.

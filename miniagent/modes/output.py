@@ -41,7 +41,7 @@ def say(text: str) -> None:
 
 
 class RedactedStream:
-    """A text stream that redacts the API key from each write (redaction.py) and is
+    """A text stream that redacts the API key from each write (files/redaction.py) and is
     otherwise the stream it wraps."""
 
     def __init__(self, stream: TextIO):

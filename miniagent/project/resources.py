@@ -16,7 +16,7 @@ Example: in an untrusted clone, `miniagent -p "..."` reads its AGENTS.md but imp
 none of its extensions; `miniagent --approve -p "..."` loads them for that run only.
 
 Left out: the rules themselves (trust.py, settings.py, extensions.py, skills.py,
-prompt.py); this file only puts them in order for assemble.py.
+system_prompt.py); this file only puts them in order for assemble.py.
 """
 
 import argparse

@@ -59,7 +59,7 @@ class Settings:
     """The shell bash runs commands with, instead of the one found on PATH."""
 
 
-# What each field must be: a test, and the words for the error (as models.py does it).
+# What each field must be: a test, and the words for the error (as models/registry.py does it).
 def is_name(value: Any) -> bool:
     return isinstance(value, str) and value.strip() != ""
 

@@ -24,7 +24,7 @@ read as a stream at all:
     been.
 
 The API key never appears in an errorMessage (a 401 body may quote it back, whole,
-percent-encoded or in part): `redact` (redaction.py) replaces it, also in the text
+percent-encoded or in part): `redact` (files/redaction.py) replaces it, also in the text
 told to `on_http_retry`.
 
 Left out: the bytes on the wire (transport.py), when to try again (retry.py), and the

@@ -30,7 +30,7 @@ The header must be the first line: `{"type":"session","id":...}`. A file that is
 empty and does not start with one is refused with an error naming it (docs/decisions.md D12):
 it is somebody else's file, or a damaged one, and must never be overwritten.
 
-Left out: the meaning of entries (session.py), older formats (sessionmigrate.py), and
+Left out: the meaning of entries (tree.py), older formats (migrate.py), and
 fsync: an entry handed to the kernel survives a crash of this process; surviving a
 power cut would need fsync per line, which pi does not pay for either.
 """
@@ -56,7 +56,7 @@ def to_line(entry: Dict[str, Any]) -> str:
 
     Example: {"type": "label", "label": "é"} -> '{"type":"label","label":"é"}\\n'
     """
-    entry = redact_json(entry)  # no API key in a file that may be shared (redaction.py)
+    entry = redact_json(entry)  # no API key in a file that may be shared (files/redaction.py)
     # A lone surrogate (half an emoji from a pi file) has no UTF-8 form: to_json writes
     # its \\u escape, byte for byte what pi writes.
     return to_json(entry) + "\n"
@@ -82,7 +82,7 @@ def parse_lines(path: str, text: str) -> Tuple[Dict[str, Any], List[dict], List[
 
     Blank lines are ignored; a line that is not a JSON object with a "type" is skipped
     with a warning. The fields of each entry are checked later, by the store
-    (entrycheck.py), after an older file's entries have been migrated.
+    (check.py), after an older file's entries have been migrated.
 
     Example: 'HEADER\\n{"type":"message",...}\\n{"ty' -> (header, [entry], [2],
     ["FILE:3: skipped a malformed line"])
@@ -119,7 +119,7 @@ def parse_lines(path: str, text: str) -> Tuple[Dict[str, Any], List[dict], List[
 
 
 def is_entry(value: Any) -> bool:
-    """An object with a type (its fields are entrycheck.py's business)."""
+    """An object with a type (its fields are check.py's business)."""
     return type(value) is dict and "type" in value
 
 

@@ -11,7 +11,7 @@ pi's session format grew in two steps, and a reader of real files meets all thre
 The header's "version" says which (missing means 1). Migration turns the entries into
 version 3 **without touching the file**: pi rewrites the file, we never do (spec
 D12 in docs/decisions.md). Resuming a migrated session therefore continues in a new version-3 file
-(session.py decides that; this module only converts).
+(tree.py decides that; this module only converts).
 
 Version-1 entries get ids derived from their line number, so the same file always gets
 the same ids and an entry can be named from the outside (`--fork FILE:00000042`, a search

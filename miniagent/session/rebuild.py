@@ -24,7 +24,7 @@ Failed replies stay in the list: the providers drop them when they send it
 (providers/history.py). Turning summaries and custom messages into user messages for
 the wire is convert.py's job; entry timestamps (ISO text) become the messages' epoch milliseconds here.
 
-Left out: choosing where to compact (compaction.py) and writing (session.py).
+Left out: choosing where to compact (compaction/compaction.py) and writing (tree.py).
 """
 
 from dataclasses import dataclass

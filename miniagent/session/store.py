@@ -37,7 +37,7 @@ so miniagent and pi can read each other's folders:
 
 (`MINIAGENT_HOME` moves ~/.miniagent; `--session-dir` moves the project's folder.)
 
-Loading checks every entry's known fields (entrycheck.py): one of the wrong type is
+Loading checks every entry's known fields (check.py): one of the wrong type is
 skipped with a warning naming FILE:LINE, and an empty node keeps its place in the tree.
 
 "Newest" is the file's modification time: files are append-only, so that is the time of
@@ -192,7 +192,7 @@ class JSONLStore(SessionStore):
 
 def checked(path: str, entries: List[dict], numbers: List[int],
             warnings: List[str]) -> List[dict]:
-    """The entries whose known fields hold the right types (entrycheck.py). A bad one is
+    """The entries whose known fields hold the right types (check.py). A bad one is
     skipped with a warning; when its id and parentId can still be read, an empty node
     takes its place, so the entries after it stay on their branch. The file itself is
     never changed."""

@@ -28,7 +28,7 @@ entry so far go out in one write, and each later entry as soon as it is appended
 `persist=False` (`--no-session`) writes nothing. Every write goes through the store
 (session/store.py), which keeps each entry one whole line.
 
-**Older files.** A pi file of version 1 or 2 is migrated in memory (sessionmigrate.py)
+**Older files.** A pi file of version 1 or 2 is migrated in memory (migrate.py)
 and never appended to: the session continues in a NEW version-3 file whose header names
 the original as `parentSession`, and which holds all the migrated entries. The original
 stays byte-identical.

@@ -11,7 +11,7 @@ place, because of who owns the keyboard at that moment:
                                      while a tool waits   reads: `PendingAnswer`
 
 The last one is the subtle one. While the agent works, the main thread reads the
-keyboard and turns every line into a steering message (interactive.py). A --confirm
+keyboard and turns every line into a steering message (interactive_mode.py). A --confirm
 question is asked on the agent's thread, so the two must agree on whose line it is:
 while a question is pending, the next line typed is its answer and nothing else. The
 asking thread waits for it on a queue; Ctrl-C (the run stops) or the end of input

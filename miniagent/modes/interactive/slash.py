@@ -9,7 +9,7 @@ dashes. Everything else is a prompt, so paths and jokes reach the model untouche
     /frobnicate             "Unknown command": a hint, and nothing is sent
 
 The table is a plain dict, name -> SlashCommand(run, description). A command is a short
-function taking the REPL and the rest of the line (interactive.py's `Repl`: it has
+function taking the REPL and the rest of the line (interactive_mode.py's `Repl`: it has
 `harness`, `agent`, `running`, `note(text, style=None)`, `send(text)` (run a prompt to
 its end), `queue(text, follow_up=False)`, `run_work(fn)` (run fn(abort) so that Ctrl-C
 stops it), `for_input` (text put in the next input line) and `exit_code` (set it to

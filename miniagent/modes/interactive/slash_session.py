@@ -1,6 +1,6 @@
 """The session commands of the REPL: look at the session, move around in it, leave it.
 
-A session is a tree of entries in one file (session.py); the harness knows how to
+A session is a tree of entries in one file (session/tree.py); the harness knows how to
 compact it, start a new one, continue another, fork one and move within its tree.
 These commands are the terminal's handles on that, each a short function that asks
 what it needs and prints one outcome:

@@ -24,7 +24,7 @@ conversation the agent is in wait until no run is in progress.
 Example: {"type": "set_model", "provider": "ollama", "modelId": "qwen2.5-coder:7b"}
     -> data {"provider": "ollama", "id": "qwen2.5-coder:7b", "contextWindow": 32768}
 
-Left out: pi's commands for settings we do not have (see rpc.py).
+Left out: pi's commands for settings we do not have (see rpc_mode.py).
 """
 
 import threading

@@ -32,6 +32,9 @@ Signals, each handled where it lands (the main thread):
     SIGTERM, SIGHUP                abort, wait for the running commands to be killed,
                                    exit 143 / 129; further signals are ignored meanwhile
 
+Not print and rpc's rule (tools/hardening/reaper.catch_stop_signals: a second signal
+quits at once): here Ctrl-C is an editing key, and no signal quits before the kill.
+
 Left out: a full-screen interface, an input line that stays at the bottom while the
 output scrolls, key bindings beyond readline's own, Windows (no readline there).
 """

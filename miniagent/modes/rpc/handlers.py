@@ -159,11 +159,12 @@ class Commands:
         project = self.harness.project
         if project is None:
             return {"commands": []}
+        cwd = self.agent.cwd
         commands = [{"name": command.name, "description": command.description,
-                     "source": "extension", "sourceInfo": source_info(command.source, self.agent.cwd)}
+                     "source": "extension", "sourceInfo": source_info(command.source, cwd)}
                     for command in project.extensions.commands.values()]
         commands += [{"name": f"skill:{skill.name}", "description": skill.description,
-                      "source": "skill", "sourceInfo": source_info(str(skill.path), self.agent.cwd)}
+                      "source": "skill", "sourceInfo": source_info(str(skill.path), cwd)}
                      for skill in project.skills]
         return {"commands": commands}
 

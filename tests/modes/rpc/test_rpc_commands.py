@@ -20,7 +20,8 @@ def test_queue_commands_dispositions_and_queue_update(tmp_path):
             rpc.until(lambda r: r["type"] == "tool_execution_update")  # the tool is running
             assert rpc.call({"type": "steer", "message": "s1"}) == {"disposition": "queued"}
             assert rpc.call({"type": "follow_up", "message": "f1"}) == {"disposition": "queued"}
-            rpc.send({"id": "q", "type": "prompt", "message": "f2", "streamingBehavior": "followUp"})
+            rpc.send({"id": "q", "type": "prompt", "message": "f2",
+                      "streamingBehavior": "followUp"})
             records = rpc.until(lambda r: r.get("id") == "q")
             assert records[-1]["data"] == {"disposition": "queued"}
             assert of_type(records, "queue_update")[-1] == {
@@ -47,6 +48,9 @@ def test_queue_commands_dispositions_and_queue_update(tmp_path):
 
 def test_session_commands_compaction_and_bash_streaming(tmp_path, private_home):
     (private_home / "settings.json").write_text(json.dumps({"compaction": {"keepRecentTokens": 10}}))
+    skill = private_home / "skills" / "review" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: review\ndescription: Review a diff.\n---\nRead the diff.\n")
     script = write_script(tmp_path, [answer("one " * 50), answer("two " * 50),
                                      answer("The summary."), answer("The turn so far.")])
     rpc = Rpc(tmp_path, "--script", script)
@@ -103,7 +107,10 @@ def test_session_commands_compaction_and_bash_streaming(tmp_path, private_home):
         assert cloned["messageCount"] == before["messageCount"]
         assert rpc.call({"type": "new_session", "parentSession": before["sessionFile"]}) == {
             "cancelled": False}
-        assert rpc.call({"type": "get_commands"}) == {"commands": []}
+        assert rpc.call({"type": "get_commands"}) == {"commands": [{
+            "name": "skill:review", "description": "Review a diff.", "source": "skill",
+            "sourceInfo": {"path": str(skill), "source": "local", "scope": "user",
+                           "origin": "top-level"}}]}
         for switch in ("set_auto_compaction", "set_auto_retry"):
             assert rpc.ask({"type": switch})["error"] == f'{switch} needs "enabled" (true or false)'
             rpc.call({"type": switch, "enabled": False})

@@ -37,6 +37,9 @@ summary entry, and the in-memory context is rebuilt from the session (summary fi
 then the kept entries). Nothing is deleted from the file. `compact()` does it on
 request (/compact, rpc's compact).
 
+**When a run is over** (lifecycle.py): each Agent run's agent_end says whether the
+harness goes on (`willRetry`), and `agent_settled` follows the prompt's last one.
+
 The front ends' parts come in through the constructor: the project (skills, extensions),
 the prompt builder (the prompt follows the active tools) and the --confirm gate.
 

@@ -53,11 +53,17 @@ def test_session_commands_compaction_and_bash_streaming(tmp_path, private_home):
     skill.write_text("---\nname: review\ndescription: Review a diff.\n---\nRead the diff.\n")
     script = write_script(tmp_path, [answer("one " * 50), answer("two " * 50),
                                      answer("The summary."), answer("The turn so far.")])
-    rpc = Rpc(tmp_path, "--script", script)
+    broken = tmp_path / "broken.py"
+    broken.write_text("def setup(api):\n    def fail(event):\n        raise KeyError('oops')\n"
+                      "    api.on('agent_start', fail)\n")
+    rpc = Rpc(tmp_path, "--script", script, "-e", str(broken))
     try:
         for text in ("first prompt", "second prompt"):
             rpc.call({"type": "prompt", "message": text})
-            rpc.until(lambda r: r["type"] == "agent_settled")
+            records = rpc.until(lambda r: r["type"] == "agent_settled")
+        assert of_type(records, "extension_error") == [{
+            "type": "extension_error", "extensionPath": str(broken), "event": "agent_start",
+            "error": "KeyError: 'oops'"}]
         rpc.send({"id": "n", "type": "set_session_name", "name": "  my work "})
         changed = rpc.until(lambda r: r.get("id") == "n")[-2]
         assert changed == {"type": "session_info_changed", "name": "my work"}

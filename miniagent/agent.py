@@ -35,12 +35,12 @@ thread while prompt() runs in another.
 
 import os
 import threading
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import providers
 from .events import EventBus
 from .loop import LoopConfig, keep_wire_messages, run_loop
-from .messages import Message, assistant_message, is_failed, user_message
+from .messages import Message, assistant_message, is_failed, text_of, user_message
 from .providers import StreamOptions
 from .tools import Tool
 
@@ -65,6 +65,7 @@ class Agent:
         self.session_id = session_id
         self.convert_to_llm = convert_to_llm  # what the provider receives of self.messages
         self.should_stop: Callable[[], bool] = lambda: False  # the harness's run limits
+        self.will_retry: Callable[[Message], bool] = lambda last: False  # the harness's
         self.messages: List[Message] = []
         self.sequential = False  # True: run tool calls one at a time
         self.steering_mode = "one-at-a-time"
@@ -167,7 +168,7 @@ class Agent:
         message = assistant_message(model.api, model.provider, model.id, stop_reason=reason,
                                     error_message=f"{type(exc).__name__}: {exc}")
         self.messages.append(message)
-        self._bus.emit({"type": "agent_end", "messages": [message]})
+        self._bus.emit({"type": "agent_end", "messages": [message], "willRetry": False})
 
     def _config(self) -> LoopConfig:
         options = StreamOptions(abort=self._abort, api_key=self.api_key,
@@ -179,7 +180,8 @@ class Agent:
             get_steering_messages=lambda: self._take(self._steering, self.steering_mode),
             get_follow_up_messages=lambda: self._take(self._follow_ups, self.follow_up_mode),
             before_tool_call=self.before_tool_call, after_tool_call=self.after_tool_call,
-            convert_to_llm=self.convert_to_llm, should_stop=self.should_stop)
+            convert_to_llm=self.convert_to_llm, should_stop=self.should_stop,
+            will_retry=self.will_retry)
 
     def _announce_http_retry(self, error_message: str, seconds: float, attempt: int,
                              attempts: int) -> None:
@@ -195,26 +197,45 @@ class Agent:
         not yet started are skipped for it."""
         with self._lock:
             self._steering.append(user_message(text) if isinstance(text, str) else text)
+        self._announce_queues()
 
     def follow_up(self, text: Union[str, Message]) -> None:
         """Queue a message for when the agent would otherwise stop."""
         with self._lock:
             self._follow_ups.append(user_message(text) if isinstance(text, str) else text)
+        self._announce_queues()
 
     def clear_queues(self) -> List[Message]:
         """Take every queued steering and follow-up message out, in that order (after an
         abort the terminal puts them back in the input line instead of sending them)."""
+        steering, follow_ups = self.take_queues()
+        return steering + follow_ups
+
+    def take_queues(self) -> Tuple[List[Message], List[Message]]:
+        """Take both queues out: (steering, follow-ups)."""
         with self._lock:
-            taken = self._steering + self._follow_ups
+            taken = self._steering, self._follow_ups
             self._steering, self._follow_ups = [], []
-            return taken
+        if taken[0] or taken[1]:
+            self._announce_queues()
+        return taken
 
     def _take(self, queue: List[Message], mode: str) -> List[Message]:
         with self._lock:
             count = len(queue) if mode == "all" else min(1, len(queue))
             taken = queue[:count]
             del queue[:count]
-            return taken
+        if taken:
+            self._announce_queues()
+        return taken
+
+    def _announce_queues(self) -> None:
+        """queue_update: both queues whole, as texts, after every change (outside the
+        lock: a subscriber may ask pending_count)."""
+        with self._lock:
+            steering, follow_ups = list(self._steering), list(self._follow_ups)
+        self._bus.emit({"type": "queue_update", "steering": [text_of(m) for m in steering],
+                        "followUp": [text_of(m) for m in follow_ups]})
 
     def abort(self) -> None:
         """Stop the current run as soon as possible; queued messages stay queued."""

@@ -36,6 +36,7 @@ from .models.choose import Resolved, is_own_server, own_key, resolve
 from .harness.harness import Harness
 from .harness.limits import RunLimits, cost_is_known
 from .models.registry import Model
+from .models.thinking import clamp_level
 from .errors import ConfigError, SessionError
 from .modes.output import say
 from .modes.picker import choose_number, numbered, recent_sessions, session_row
@@ -86,8 +87,12 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
     model, api_key = choose_model(args, restored and restored.model, project.settings)
     thinking = (args.thinking or (restored and restored.thinking_level)
                 or project.settings.defaultThinkingLevel or "off")
-    if thinking != "off" and not model.reasoning and args.thinking:
-        say(f"miniagent: {model.id} does not reason; --thinking {thinking} is ignored")
+    used = clamp_level(model, thinking)  # what runs is what the session records
+    if used != thinking and args.thinking:
+        say(f"miniagent: {model.id} does not reason; --thinking {thinking} is ignored"
+            if not model.reasoning else
+            f"miniagent: {model.id} has no thinking level {thinking}; {used} is used")
+    thinking = used
     prompt_for = system_prompt_builder(args, project)
     agent = Agent(model=model, tools=tools, system_prompt=prompt_for(tools),
                   thinking_level=thinking, api_key=api_key, cwd=cwd)

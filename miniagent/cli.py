@@ -30,6 +30,7 @@ from . import __version__
 from .errors import STOP_SIGNALS, ConfigError, QuitNow
 from .harness.limits import parse_cost, parse_positive_int
 from .models.registry import list_models
+from .models.thinking import LEVELS
 from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 from .tools import ALL_TOOLS
 
@@ -87,7 +88,7 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="server URL; without --provider: an OpenAI-compatible "
                         "server, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--api-key", help="API key (default: the provider's environment variable)")
-    parser.add_argument("--thinking", choices=["off", "minimal", "low", "medium", "high"],
+    parser.add_argument("--thinking", choices=LEVELS,
                         help="reasoning effort for models that think (default: off, or what "
                              "a resumed session used)")
 

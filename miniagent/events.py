@@ -13,11 +13,15 @@ A text-only run emits, in order:
     message_start(user)      message_end(user)
     message_start(assistant) message_update* message_end(assistant)
     turn_end
-    agent_end
+    agent_end                (willRetry: does the harness go on from here?)
+    agent_settled            (from the harness: nothing more happens for this prompt)
 
 Around the runs, the harness and the HTTP layer add their own: `auto_retry_start` /
-`auto_retry_end` (a failed reply tried again from scratch) and `http_retry` (a request
-repeated after a 429 or a 503, announced before the wait).
+`auto_retry_end` (a failed reply tried again from scratch), `http_retry` (a request
+repeated after a 429 or a 503, announced before the wait), `compaction_start` /
+`compaction_end`, `thinking_level_changed`; the Agent adds `queue_update` when a
+steering or follow-up queue changes. The names and fields are pi 1.6's (docs/frontends.md
+lists them all).
 
 Two rules make the bus safe to use from several threads (parallel tools emit
 `tool_execution_update` from their own threads):

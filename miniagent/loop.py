@@ -78,6 +78,9 @@ class LoopConfig:
     convert_to_llm: Callable[[List[Message]], List[Message]] = keep_wire_messages
     """Turns the conversation into what the provider receives, just before each call
     (the harness passes context.convert_to_llm, which also translates summaries)."""
+    will_retry: Callable[[Message], bool] = lambda last: False
+    """Asked with the run's last message for agent_end's willRetry: will the harness
+    try again from here (a retry, a compaction after an overflow)?"""
 
 
 def run_loop(prompts: List[Message], messages: List[Message], config: LoopConfig,
@@ -95,7 +98,8 @@ def run_loop(prompts: List[Message], messages: List[Message], config: LoopConfig
         pending = config.get_follow_up_messages()
         if not pending:
             break
-    emit({"type": "agent_end", "messages": run.new_messages})
+    emit({"type": "agent_end", "messages": run.new_messages,
+          "willRetry": bool(messages) and config.will_retry(messages[-1])})
     return run.new_messages
 
 
@@ -172,7 +176,8 @@ def call_model(messages: List[Message], config: LoopConfig, emit: Emit) -> Messa
             emit({"type": "message_end", "message": final})
             return final
         else:
-            emit({"type": "message_update", "assistantMessageEvent": _describe(event)})
+            emit({"type": "message_update", "assistantMessageEvent": _describe(event),
+                  "usage": event["partial"].get("usage")})
     raise RuntimeError("The provider stream ended without a final message")
 
 
@@ -185,5 +190,10 @@ def _snapshot(message: Message) -> Message:
 
 def _describe(event: Dict[str, Any]) -> Dict[str, Any]:
     """The stream event without its partial message: sending the whole partial message
-    with every delta would make the event stream quadratic in the message's size."""
-    return {key: value for key, value in event.items() if key != "partial"}
+    with every delta would make the event stream quadratic in the message's size. A
+    tool call's start names the call (its id and tool), as pi's wire event does."""
+    described = {key: value for key, value in event.items() if key != "partial"}
+    if event["type"] == "toolcall_start":
+        block = event["partial"]["content"][event["contentIndex"]]
+        described.update(id=block.get("id"), toolName=block.get("name"))
+    return described

@@ -28,6 +28,7 @@ Left out: what each tool does (tools/), and the turn structure around this (loop
 """
 
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Protocol
@@ -66,6 +67,7 @@ class _Call:
     tool: Optional[Tool] = None
     args: Any = None
     result: Optional[ToolResult] = None  # set early when the call fails before running
+    duration_ms: Optional[int] = None  # how long execute() took; None: it never ran
 
 
 def run_tools(assistant: Message, blocks: List[Dict[str, Any]], config: Config,
@@ -195,10 +197,13 @@ def _execute(call: _Call, config: Config, emit: Emit) -> ToolResult:
               "partialResult": {"content": partial.content, "details": partial.details}})
 
     context = ToolContext(cwd=config.cwd, abort=config.options.abort, on_update=on_update)
+    started = time.monotonic()  # monotonic: a clock set back must not give -3 s
     try:
         return call.tool.execute(block["id"], call.args, context)
     except Exception as exc:  # noqa: BLE001 - a broken tool must not break the run
         return _error(_explain(exc))
+    finally:
+        call.duration_ms = round((time.monotonic() - started) * 1000)
 
 
 def _finalise(call: _Call, config: Config, emit: Emit) -> Message:
@@ -227,9 +232,12 @@ def _refuse(block: Dict[str, Any], text: str, emit: Emit) -> Message:
 
 def _emit_outcome(call: _Call, emit: Emit) -> Message:
     block, result = call.block, call.result
-    emit({"type": "tool_execution_end", "toolCallId": block["id"], "toolName": block["name"],
-          "result": {"content": result.content, "details": result.details},
-          "isError": result.is_error})
+    end = {"type": "tool_execution_end", "toolCallId": block["id"], "toolName": block["name"],
+           "result": {"content": result.content, "details": result.details},
+           "isError": result.is_error}
+    if call.duration_ms is not None:  # absent for a call that never ran, as in pi
+        end["durationMs"] = call.duration_ms
+    emit(end)
     message = tool_result_message(block["id"], block["name"], result.content,
                                   is_error=result.is_error, details=result.details)
     emit({"type": "message_start", "message": message})

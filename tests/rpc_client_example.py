@@ -12,7 +12,7 @@ def ask(text):
         update = event.get("assistantMessageEvent", {})  # a piece of a streamed reply
         if update.get("type") == "text_delta":
             print(update["delta"], end="", flush=True)
-        elif event["type"] == "agent_end":
+        elif event["type"] == "agent_settled":
             print()
             return
 

@@ -48,7 +48,8 @@ def test_json_mode_prints_every_event_as_one_line_and_nothing_else(tmp_path):
     events = [json.loads(line) for line in result.stdout.splitlines()]
     types = [e["type"] for e in events]
     # As pi: the session header first, then the run's events.
-    assert types[:2] == ["session", "agent_start"] and types[-1] == "agent_end"
+    assert types[:2] == ["session", "agent_start"]
+    assert types[-2:] == ["agent_end", "agent_settled"]
     assert events[0]["version"] == 3 and events[0]["cwd"] == str(tmp_path)
     assert "message_update" in types and "turn_end" in types
     user = next(e["message"] for e in events if e["type"] == "message_start")
@@ -126,7 +127,7 @@ def test_unencodable_model_text_does_not_break_print_or_json_mode(tmp_path):
     printed = run_cli_process("--script", script, "-p", "go", cwd=str(tmp_path))
     assert printed.returncode == 0 and printed.stdout == "bad  end\n"
     lines = run_cli_process("--script", script, "--mode", "json", "go", cwd=str(tmp_path)).stdout
-    assert json.loads(lines.splitlines()[-1])["type"] == "agent_end"
+    assert json.loads(lines.splitlines()[-1])["type"] == "agent_settled"
 
 
 def test_json_mode_on_a_strict_stdout_escapes_lone_surrogates_and_ends_with_agent_end(tmp_path):
@@ -140,13 +141,13 @@ def test_json_mode_on_a_strict_stdout_escapes_lone_surrogates_and_ends_with_agen
                             env=strict)
     records = [json.loads(line) for line in first.stdout.splitlines()]
     assert "Traceback" not in first.stderr, first.stderr
-    assert records[-1]["type"] == "agent_end"
-    assert records[-1]["messages"][0]["content"][0]["text"] == "caf\u00e9 \udcff"
+    assert [r["type"] for r in records[-2:]] == ["agent_end", "agent_settled"]
+    assert records[-2]["messages"][0]["content"][0]["text"] == "caf\u00e9 \udcff"
     assert b"caf\xc3\xa9 \\udcff" in first.stdout.encode("utf-8", "surrogateescape")
     # Resumed, the recorded surrogate is in the history again: still one JSON line each.
     again = run_cli_process("--script", script, "--mode", "json", "-c", "more",
                             cwd=str(tmp_path), env=strict)
-    assert json.loads(again.stdout.splitlines()[-1])["type"] == "agent_end", again.stderr
+    assert json.loads(again.stdout.splitlines()[-1])["type"] == "agent_settled", again.stderr
 
 
 def test_thinking_on_a_model_that_does_not_reason_is_a_warning(tmp_path):

@@ -73,10 +73,12 @@ def check_overflow_recovery(tmp_path, private_home, api, body):
         retried = srv.requests[-1]["body"]
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert result.returncode == 0, result.stderr
-    start = next(e for e in events if e["type"] == "auto_compaction_start")
-    end = next(e for e in events if e["type"] == "auto_compaction_end")
+    start = next(e for e in events if e["type"] == "compaction_start")
+    end = next(e for e in events if e["type"] == "compaction_end")
     assert start["reason"] == "overflow" and end["willRetry"] and end["result"]["summary"]
-    assert events[-1]["type"] == "agent_end"
+    ends = [e for e in events if e["type"] == "agent_end"]
+    assert ends[0]["willRetry"] and not ends[-1]["willRetry"]  # the overflow, the answer
+    assert [e["type"] for e in events[-2:]] == ["agent_end", "agent_settled"]
     sent = " ".join(texts(retried["messages"]))
     assert SUMMARY in sent and "alpha" not in sent and "bravo" in sent
 

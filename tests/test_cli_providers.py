@@ -146,8 +146,9 @@ def test_ctrl_c_mid_stream_ends_the_run_as_aborted(tmp_path):
             proc.kill()
     events = [json.loads(line) for line in rest.splitlines()]
     assert proc.returncode == 130
-    assert events[-1]["type"] == "agent_end"
-    last = events[-1]["messages"][-1]
+    assert [e["type"] for e in events[-2:]] == ["agent_end", "agent_settled"]
+    assert events[-1]["aborted"] is True
+    last = events[-2]["messages"][-1]
     assert last["role"] == "assistant" and last["stopReason"] == "aborted"
 
 

@@ -114,7 +114,7 @@ def test_a_failed_run_ends_with_an_agent_end_carrying_the_error(tmp_path, capsys
     code = print_mode.run(broken_harness(tmp_path), ["second"], args)
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1
-    assert events[-1]["type"] == "agent_end"
-    [message] = events[-1]["messages"]
+    assert [e["type"] for e in events[-2:]] == ["agent_end", "agent_settled"]
+    [message] = events[-2]["messages"]
     assert message["stopReason"] == "error" and "unsupported operand" in message["errorMessage"]
     assert "the previous answer" not in json.dumps(events)

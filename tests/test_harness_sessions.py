@@ -57,7 +57,11 @@ def test_new_session_and_model_changes_are_recorded(tmp_path):
     path = harness.session.path
     harness.new_session()
     assert harness.agent.messages == [] and harness.session.id != Session.open(path).id
-    harness.set_thinking("high")
+    assert harness.set_thinking("high") == "off"  # clamped: the scripted model does not reason
+    assert [e["type"] for e in harness.session.entries] == ["model_change",
+                                                            "thinking_level_change"]
+    harness.agent.model.reasoning = True
+    assert harness.set_thinking("high") == "high"
     kinds = [e["type"] for e in harness.session.entries]
     assert kinds == ["model_change", "thinking_level_change", "thinking_level_change"]
     assert harness.session.build_context().thinking_level == "high"

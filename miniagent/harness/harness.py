@@ -26,8 +26,9 @@ file (the ledger of what was paid for) but is dropped from the model's context.
 
 **The session file** (session/): every finished message is appended as it happens
 (user, assistant, tool result), so a crash loses at most the entry being written; a
-file that cannot be written stops the run. `new_session`, `switch_session`, `fork` and
-`navigate` move to another session or another point of this one's tree.
+file that cannot be written stops the run. `new_session`, `switch_session`, `fork`,
+`clone` and `navigate` move to another session or another point of this one's tree
+(moves.py).
 
 **Compaction** (compaction/): the context is estimated as the last usable reply's
 reported usage plus an estimate for every message after it. Past the window minus the
@@ -36,6 +37,9 @@ summary entry, and the in-memory context is rebuilt from the session (summary fi
 then the kept entries). Nothing is deleted from the file. `compact()` does it on
 request (/compact, rpc's compact).
 
+**When a run is over** (lifecycle.py): each Agent run's agent_end says whether the
+harness goes on (`willRetry`), and `agent_settled` follows the prompt's last one.
+
 The front ends' parts come in through the constructor: the project (skills, extensions),
 the prompt builder (the prompt follows the active tools) and the --confirm gate.
 
@@ -43,22 +47,22 @@ Left out: the front ends (modes/) and assembling a run from flags (assemble.py);
 harness is the same for all of them.
 """
 
-import os
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
 
 from ..agent import Agent
 from .reply_retry import MAX_RETRIES, is_retryable, retry_base_delay
-from ..compaction.branch_summary import (collect_entries_to_summarize, prepare_branch_summary,
-                             summarize_branch)
 from ..compaction.compaction import (CompactionSettings, compact, estimate_context_tokens,
                                      is_context_overflow, last_usable_usage, nothing_to_compact_message,
                                      prepare_compaction, should_compact)
 from ..errors import CompactionError, SessionError
 from ..session.convert import convert_to_llm
+from .lifecycle import Lifecycle
 from .limits import RunLimits
+from .moves import SessionMoves
 from .worker import Work, Worker
-from ..messages import Message, is_failed, text_of, user_message
+from ..messages import Message, is_failed, user_message
+from ..models.thinking import clamp_level
 from ..http.retry import wait_or_abort
 from ..session.tree import Session
 
@@ -79,11 +83,19 @@ class NothingToCompact(CompactionError):
     """compact() found nothing to summarize (the session is small, or just compacted)."""
 
 
+def compaction_result(result: Any, messages: List[Message]) -> Dict[str, Any]:
+    """A compaction as pi reports it (compaction_end, rpc's compact response); the
+    estimate after it is over the rebuilt context `messages`."""
+    return {"summary": result.summary, "firstKeptEntryId": result.first_kept_entry_id,
+            "tokensBefore": result.tokens_before,
+            "estimatedTokensAfter": estimate_context_tokens(messages), "details": result.details}
+
+
 OVERFLOW_FAILED = ("the conversation is still too long for the model's context window after "
                    "compacting it; start a new session or use a model with a larger window")
 
 
-class Harness:
+class Harness(SessionMoves):
     """Runs prompts on an Agent with retries, a session file and compaction; the front
     ends talk to this. Without a session, one in memory is used (nothing is written)."""
 
@@ -103,6 +115,7 @@ class Harness:
         # request nobody waits for. The next prompt, in any process, compacts first.
         self.compact_after_run = compact_after_run
         self.max_retries = max_retries
+        self.configured_retries = max_retries  # what set_auto_retry(True) restores
         self.base_delay = retry_base_delay() if base_delay is None else base_delay
         self.stop_message: Optional[str] = None  # why the harness ended a run, if it did
         # For the front ends: the project's context, the prompt builder (the prompt
@@ -114,6 +127,7 @@ class Harness:
         agent.convert_to_llm = convert_to_llm  # summaries etc. become wire messages
         agent.should_stop = self.limits.should_stop
         agent.subscribe(self._record)
+        self.lifecycle = Lifecycle(self)  # agent_end's willRetry, agent_settled
         self.session.check_writable()  # before the first (paid) request, not after it
         self.attach_session(self.session)
 
@@ -175,15 +189,19 @@ class Harness:
             self._run(text)
         except Exception as exc:  # noqa: BLE001 - a bug, or a session value nobody expected:
             self.agent.end_with_failure(exc)  # the run must end in an error, not in silence
+        self.lifecycle.settle()
 
     def run(self, text: Any) -> Message:
         """Run the prompt (a text or a user message) to its end in this thread."""
         self.worker.renew_abort()
         self.limits.reset()
-        return self._run(text)
+        last = self._run(text)
+        self.lifecycle.settle()
+        return last
 
     def _run(self, text: Any) -> Message:
         self.stop_message = None
+        self.lifecycle.begin()
         self.check_compaction()
         if self._stop.is_set():
             return self.agent.messages[-1] if self.agent.messages else {}
@@ -266,23 +284,31 @@ class Harness:
             self._auto_compact("threshold", will_retry=False)
 
     def _auto_compact(self, reason: str, will_retry: bool) -> bool:
-        """Compact, announcing it; True when a compaction entry was written."""
-        self.agent.emit({"type": "auto_compaction_start", "reason": reason})
+        """Compact on the harness's own account; True when a compaction entry was written."""
         try:
-            result = self.compact(abort=self._stop)
-        except CompactionError as exc:
-            reason = str(exc) if isinstance(exc, NothingToCompact) \
-                else f"Auto-compaction failed: {exc}"
-            self.agent.emit({"type": "auto_compaction_end", "result": None,
-                             "aborted": exc.aborted, "willRetry": False,
-                             "errorMessage": reason})
-            return False
-        self.agent.emit({"type": "auto_compaction_end", "aborted": False,
-                         "willRetry": will_retry,
-                         "result": {"summary": result.summary, "tokensBefore": result.tokens_before,
-                                    "firstKeptEntryId": result.first_kept_entry_id,
-                                    "details": result.details}})
+            self.compact_announced(reason, abort=self._stop, will_retry=will_retry)
+        except CompactionError:
+            return False  # compaction_end said why
         return True
+
+    def compact_announced(self, reason: str, instructions: Optional[str] = None,
+                          abort: Optional[threading.Event] = None, will_retry: bool = False):
+        """compact() between compaction_start and compaction_end (`reason`: "manual",
+        "threshold" or "overflow"); raises as compact() does, after compaction_end."""
+        self.agent.emit({"type": "compaction_start", "reason": reason})
+        end = {"type": "compaction_end", "reason": reason, "aborted": False, "willRetry": False}
+        try:
+            result = self.compact(instructions, abort)
+        except CompactionError as exc:
+            end["aborted"] = exc.aborted
+            if not exc.aborted:
+                end["errorMessage"] = str(exc) if reason == "manual" or \
+                    isinstance(exc, NothingToCompact) else f"Auto-compaction failed: {exc}"
+            self.agent.emit(end)
+            raise
+        self.agent.emit(dict(end, willRetry=will_retry,
+                             result=compaction_result(result, self.agent.messages)))
+        return result
 
     def compact(self, instructions: Optional[str] = None,
                 abort: Optional[threading.Event] = None):
@@ -300,71 +326,13 @@ class Harness:
         self.agent.messages = list(self.session.build_context().messages)
         return result
 
-    # --- Moving around: new, switch, fork, the tree (the terminal's and rpc's commands) ----
-
-    def new_session(self) -> None:
-        """Start a new, empty session in the same folder (or in memory)."""
-        self.attach_session(Session.create(self.agent.cwd, self._folder(),
-                                           persist=self.session.persist))
-
-    def switch_session(self, path: str) -> None:
-        """Continue another session file (raises SessionError for one that is not)."""
-        self.attach_session(Session.open(path, cwd=self.agent.cwd, session_dir=self._folder()))
-
-    def fork(self, entry_id: str) -> str:
-        """A new session that ends just before the user prompt `entry_id`, as pi's /fork;
-        returns that prompt's text, for the user to edit and send again."""
-        entry = self.session.get_entry(entry_id)
-        message = (entry or {}).get("message") or {}
-        if message.get("role") != "user":
-            raise ValueError(f"Entry {entry_id} is not a user prompt: choose one to fork from")
-        if entry.get("parentId") is None:  # the first prompt: nothing comes before it
-            forked = Session.create(self.agent.cwd, self._folder(), self.session.persist,
-                                    parent_session=self.session.path)
-        else:
-            forked = self.session.create_branched_session(entry["parentId"])
-        self.attach_session(forked)
-        return text_of(message)
-
-    def navigate(self, target_id: str, summarize: bool = False,
-                 instructions: Optional[str] = None) -> Optional[str]:
-        """Move to another point of this session's tree (/tree ID). Going to a user
-        prompt lands just before it and returns its text for the input line. With
-        `summarize`, the branch being left is summarized into a branch_summary entry."""
-        target = self.session.get_entry(target_id)
-        if target is None:
-            raise ValueError(f"Entry {target_id} not found")
-        if target_id == self.session.leaf_id:
-            return None
-        message = target.get("message") or {}
-        to_prompt = target["type"] == "message" and message.get("role") == "user"
-        new_leaf = target.get("parentId") if to_prompt else target_id
-        if summarize:
-            summary, details = self._summarize_branch_left(target_id, instructions)
-            self.session.branch_with_summary(new_leaf, summary, details)
-        elif new_leaf is None:
-            self.session.reset_leaf()
-        else:
-            self.session.branch(new_leaf)
-        self.agent.messages = list(self.session.build_context().messages)
-        return text_of(message) if to_prompt else None
-
-    def _summarize_branch_left(self, target_id: str, instructions: Optional[str]):
-        by_id = {entry["id"]: entry for entry in self.session.entries}
-        left = collect_entries_to_summarize(by_id, self.session.leaf_id, target_id)
-        model = self.agent.model
-        preparation = prepare_branch_summary(left, model.context_window, self.compaction)
-        summary = summarize_branch(preparation, model, self.agent.stream_fn,
-                                   self.agent.api_key, self._stop, instructions)
-        return summary, preparation.details
-
     def set_model(self, model: Any, api_key: Optional[str] = None,
                   base_url: Optional[str] = None) -> None:
         """Use another model from the next request on; the session records the change."""
         self.agent.model = model
         self.agent.api_key = api_key if api_key is not None else self.agent.api_key
         self.base_url = base_url
-        self.record_settings()
+        self.set_thinking(self.agent.thinking_level)  # clamped to the new model's levels
 
     def set_tools(self, tools: List[Any]) -> None:
         """Change the active tools; the system prompt is rebuilt to match them."""
@@ -372,13 +340,19 @@ class Harness:
         if self.prompt_for is not None:
             self.agent.system_prompt = self.prompt_for(self.agent.tools)
 
-    def set_thinking(self, level: str) -> None:
+    def set_thinking(self, level: str) -> str:
+        """Use `level`, clamped to the model's levels (models/thinking.py); returns the
+        level used, which is what the session records."""
+        level, before = clamp_level(self.agent.model, level), self.agent.thinking_level
         self.agent.thinking_level = level
         self.record_settings()
+        if level != before:
+            self.agent.emit({"type": "thinking_level_changed", "level": level})
+        return level
 
-    def _folder(self) -> Optional[str]:
-        """The folder of this session's file, where new and forked sessions go too."""
-        return os.path.dirname(self.session.file_path) if self.session.file_path else None
+    def set_auto_retry(self, enabled: bool) -> None:
+        """Turn the retries of failed replies off (rpc's set_auto_retry) or back on."""
+        self.max_retries = self.configured_retries if enabled else 0
 
     # --- The worker thread (worker.py), its abort and its wait ---------------------------
 

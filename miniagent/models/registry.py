@@ -83,6 +83,8 @@ class Model:
     """Overrides of the provider's auto-detected quirk flags, field by field."""
     headers: Dict[str, str] = field(default_factory=dict)
     """Extra HTTP headers sent with every request."""
+    thinking_level_map: Dict[str, Any] = field(default_factory=dict)
+    """pi's thinkingLevelMap: "xhigh" or "max" listed = the model has it, null = lacks it."""
     default: bool = False
     """The model its provider uses when none is named."""
     script: Optional[Any] = None
@@ -128,7 +130,8 @@ MODEL_FIELDS = {
     "contextWindow": _COUNT, "maxTokens": _COUNT, "reasoning": _FLAG,
     "input": (lambda v: isinstance(v, list) and all(k in ("text", "image") for k in v),
               'be a list of "text" and "image"'),
-    "cost": _OBJECT, "compat": _OBJECT, "headers": _HEADERS, "default": _FLAG}
+    "cost": _OBJECT, "compat": _OBJECT, "headers": _HEADERS, "default": _FLAG,
+    "thinkingLevelMap": _OBJECT}
 # Python's json reads NaN and Infinity; a cost made of them would later be written out
 # as invalid JSON (and a negative price is a typo), so a price is a finite number >= 0.
 COST_FIELDS = dict.fromkeys(("input", "output", "cacheRead", "cacheWrite"), (
@@ -236,6 +239,7 @@ def _parse_provider(name: str, entry: Dict[str, Any], own: bool) -> Provider:
         cost={**Model("", "", "").cost, **item.get("cost", {})},
         compat=dict(item.get("compat", {})),
         headers={**entry.get("headers", {}), **item.get("headers", {})},
+        thinking_level_map=dict(item.get("thinkingLevelMap", {})),
         default=item.get("default", False)) for item in entry.get("models", [])]
     provider = Provider(name, base_url, api, entry.get("apiKey"), models, own)
     used = default_model(provider)

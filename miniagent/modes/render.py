@@ -160,7 +160,7 @@ class Notices:
     first) of maxAttempts retries, as pi does; http_retry numbers the try about to be
     made (2 for the first retry) of maxAttempts tries.
 
-    Example: Notices()({"type": "auto_compaction_start", "reason": "threshold"})
+    Example: Notices()({"type": "compaction_start", "reason": "threshold"})
              -> "compacting the conversation: the context is nearly full"
     """
 
@@ -173,11 +173,11 @@ class Notices:
         if kind == "auto_retry_start":
             return retry_text(event["delayMs"], event["attempt"] + 1, event["maxAttempts"] + 1,
                               event["errorMessage"])
-        if kind == "auto_compaction_start":
+        if kind == "compaction_start":
             why = ("the last request did not fit the model's window" if event["reason"] ==
                    "overflow" else "the context is nearly full")
             return f"compacting the conversation: {why}"
-        if kind == "auto_compaction_end":
+        if kind == "compaction_end":
             return compaction_outcome(event)
         return None
 

@@ -17,6 +17,7 @@ Left out: commands that read the keyboard (stdin is empty, as for the bash tool)
 `!cmd` while the agent works (it is a prompt-time command).
 """
 
+import codecs
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
@@ -46,17 +47,23 @@ def parse_shell_line(line: str) -> Optional[Tuple[str, bool]]:
 
 def run_user_command(command: str, cwd: str, abort: threading.Event,
                      show: Callable[[Dict[str, Any]], None],
-                     excluded: bool = False) -> Dict[str, Any]:
+                     excluded: bool = False,
+                     on_text: Callable[[str], None] = lambda text: None) -> Dict[str, Any]:
     """Run `command` in `cwd` until it ends or `abort` is set, showing it through `show`
-    (a view taking the bash tool's events); returns the bashExecution message."""
+    (a view taking the bash tool's events) and handing `on_text` each piece of output
+    as it comes (rpc's bash_execution_update); returns the bashExecution message."""
     args = {"command": command}
     show({"type": "tool_execution_start", "toolCallId": CALL_ID, "toolName": "bash",
           "args": args})
     with OutputSink() as sink:
-        code, stopped_by = run_command(
-            command, cwd, sink, None, abort, on_output=lambda: show({
-                "type": "tool_execution_update", "toolCallId": CALL_ID, "toolName": "bash",
-                "args": args, "partialResult": {"content": partial_result(sink).content}}))
+        pieces = OutputPieces(sink, on_text)
+
+        def on_output() -> None:
+            pieces.hand_on()
+            show({"type": "tool_execution_update", "toolCallId": CALL_ID, "toolName": "bash",
+                  "args": args, "partialResult": {"content": partial_result(sink).content}})
+        code, stopped_by = run_command(command, cwd, sink, None, abort, on_output=on_output)
+        pieces.hand_on(final=True)
         try:  # the bash tool's own words for the ending ("Command exited with code 2")
             result = finish(sink, code, stopped_by, None)
             shown, failed = text_of({"content": result.content}), False
@@ -72,6 +79,25 @@ def run_user_command(command: str, cwd: str, abort: threading.Event,
           "args": args, "isError": failed,
           "result": {"content": [{"type": "text", "text": shown}]}})
     return message
+
+
+class OutputPieces:
+    """The output a sink received since the last look, as text: the sink keeps only a
+    tail, so each look takes the bytes that arrived since (they are at its end), and a
+    character split between two reads waits for its other half."""
+
+    def __init__(self, sink: OutputSink, on_text: Callable[[str], None]):
+        self.sink, self.on_text = sink, on_text
+        self.seen = 0
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def hand_on(self, final: bool = False) -> None:
+        new = self.sink.total_bytes - self.seen
+        self.seen = self.sink.total_bytes
+        data = bytes(self.sink.tail[-new:]) if new > 0 else b""
+        text = self.decoder.decode(data, final)
+        if text:
+            self.on_text(text)
 
 
 def record(harness: "Harness", message: Dict[str, Any]) -> None:

@@ -117,6 +117,9 @@ class Extensions:
     """`custom` messages from add_message, for the harness to put into the context."""
     report: Callable[[str], None] = print_error
     """Where failures while running (a raising hook or handler) are told; one line each."""
+    on_error: Callable[[str, str, str], None] = lambda path, event, error: None
+    """Also told of a raising handler or after-hook: (extension file, event, error), for
+    rpc's extension_error event."""
     loaded: List[str] = field(default_factory=list)
     """The files whose setup succeeded, in load order."""
     handlers: List[Tuple[str, str, Callable]] = field(default_factory=list)
@@ -167,6 +170,7 @@ class Extensions:
                         handler(event)
                     except Exception as exc:  # noqa: BLE001 - it must not stop the run
                         self.report(f"{label}: {kind} handler failed: {describe(exc)}")
+                        self.on_error(label.replace("extension ", "", 1), kind, describe(exc))
         agent.subscribe(dispatch)
 
     def before_tool_call(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -186,6 +190,7 @@ class Extensions:
                 details = change.get("details", details)
             except Exception as exc:  # noqa: BLE001 - the tool already ran; keep its result
                 self.report(f"{label}: after_tool_call failed and was ignored: {describe(exc)}")
+                self.on_error(label.replace("extension ", "", 1), "tool_result", describe(exc))
         if (content, is_error, details) == (result.content, event["isError"], result.details):
             return None
         return {"content": content, "isError": is_error, "details": details}

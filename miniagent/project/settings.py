@@ -39,8 +39,9 @@ from ..compaction.compaction import CompactionSettings
 from ..files.home import settings_file
 from ..files.safeopen import read_json_file
 from ..errors import ConfigError
+from ..models.thinking import LEVELS
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
+THINKING_LEVELS = LEVELS  # models/thinking.py: "off" to "max"
 
 
 @dataclass

@@ -57,7 +57,8 @@ DEFAULT_VERSION = "2023-06-01"  # the long-standing value; override with compat.
 CACHE = {"type": "ephemeral"}
 EARLY_END = "stream ended before the response was complete (no stop_reason)"
 # Thinking tokens per level; they count toward max_tokens.
-THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384,
+                    "xhigh": 32768, "max": 65536}
 MIN_THINKING_BUDGET = 1024  # the API refuses less
 MIN_ANSWER = 1024  # tokens kept for the answer after thinking
 

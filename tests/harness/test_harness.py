@@ -30,7 +30,11 @@ def test_retries_stop_after_three_attempts():
     starts = [e for e in events if e["type"] == "auto_retry_start"]
     assert [e["attempt"] for e in starts] == [1, 2, 3]
     assert [e["delayMs"] for e in starts] == [1, 2, 4]  # doubling from the base delay
-    assert events[-1]["type"] == "auto_retry_end" and events[-1]["success"] is False
+    assert events[-2]["type"] == "auto_retry_end" and events[-2]["success"] is False
+    # Each failed run says whether another follows; the last event says it is over.
+    ends = [e["willRetry"] for e in events if e["type"] == "agent_end"]
+    assert ends == [True, True, True, False]
+    assert events[-1] == {"type": "agent_settled", "aborted": False}
 
 
 def test_abort_cancels_the_wait_before_a_retry():
@@ -46,6 +50,7 @@ def test_abort_cancels_the_wait_before_a_retry():
     harness.abort()
     assert harness.wait(5)  # the retry would have waited 60 s
     assert agent.messages[-1]["stopReason"] == "error"
-    end = events[-1]
+    end = events[-2]
     assert end["type"] == "auto_retry_end" and end["success"] is False
     assert end["finalError"] == "Retry cancelled"
+    assert events[-1] == {"type": "agent_settled", "aborted": True}

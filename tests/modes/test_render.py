@@ -137,12 +137,12 @@ def test_both_retry_layers_share_one_notice_each_counting_its_own_attempts():
 
 def test_automatic_compaction_is_one_line_when_it_starts_and_one_when_it_ends():
     notices = Notices()
-    assert notices({"type": "auto_compaction_start", "reason": "threshold"}) == (
+    assert notices({"type": "compaction_start", "reason": "threshold"}) == (
         "compacting the conversation: the context is nearly full")
-    assert notices({"type": "auto_compaction_end", "aborted": False, "willRetry": False,
+    assert notices({"type": "compaction_end", "aborted": False, "willRetry": False,
                     "result": {"tokensBefore": 41200}}) == (
         "compacted: 41,200 tokens of older conversation are now a summary")
-    assert notices({"type": "auto_compaction_end", "result": None, "aborted": False,
+    assert notices({"type": "compaction_end", "result": None, "aborted": False,
                     "errorMessage": "Auto-compaction failed: no reply"}) == (
         "Auto-compaction failed: no reply")
 
@@ -153,7 +153,7 @@ def test_print_mode_shows_the_notices_even_without_the_steps():
     for event in [{"type": "agent_start"}, start("a", "ls"),
                   {"type": "http_retry", "delayMs": 500, "errorMessage": "503 busy",
                    "attempt": 2, "maxAttempts": 3},
-                  {"type": "auto_compaction_start", "reason": "overflow"}]:
+                  {"type": "compaction_start", "reason": "overflow"}]:
         printer(event)
     assert out.getvalue() == (
         "  retrying in 0.5 s (attempt 2 of 3): 503 busy\n"

@@ -60,8 +60,9 @@ def test_in_the_home_directory_its_folder_is_read_once_as_global(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    ({"defaultThinkingLevel": "max"},
-     "defaultThinkingLevel must be one of off, minimal, low, medium, high (got \"max\")"),
+    ({"defaultThinkingLevel": "ultra"},  # pi 1.6's levels go up to "max"
+     "defaultThinkingLevel must be one of off, minimal, low, medium, high, xhigh, max "
+     "(got \"ultra\")"),
     ({"compaction": {"reserveTokens": "big"}},
      "compaction.reserveTokens must be an integer >= 0 (got \"big\")"),
     ({"compaction": {"enabled": 1}}, "compaction.enabled must be true or false (got 1)"),

@@ -13,7 +13,7 @@ subscriber turns the event stream into a screen that tells the truth at every mo
                                            together, in call order; live lines erased
     message_end (error / aborted)          the reason, on one line
     auto_retry_start, http_retry           the retry notice (render.Notices)
-    auto_compaction_start / _end           ⠼ compacting · 4s, then one line: the outcome
+    compaction_start / _end           ⠼ compacting · 4s, then one line: the outcome
 
 Parallel tool calls all start before any ends, and their ends arrive in call order
 (loop.py), so "print each call when it ends" is what keeps every result under its
@@ -69,9 +69,9 @@ class LiveView:
                 self._line(self.screen.style(for_terminal(notice), "yellow"))
             if kind in ("agent_start", "turn_start"):
                 self._wait_for_model()
-            elif kind == "auto_compaction_start":
+            elif kind == "compaction_start":
                 self._wait_for_model("compacting the conversation")
-            elif kind == "auto_compaction_end":
+            elif kind == "compaction_end":
                 self._waiting_since = None
             elif kind == "message_update":
                 self._show_delta(event["assistantMessageEvent"])

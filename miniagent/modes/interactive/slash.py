@@ -38,12 +38,12 @@ from ...models.registry import list_models
 from ...files.home import miniagent_home
 from ...errors import ConfigError
 from ...project.resources import split_names, tools_named
+from ...models.thinking import LEVELS as THINKING_LEVELS
 from ...project.trust import is_trusted, project_has_resources, record_trust
 
 if TYPE_CHECKING:  # the REPL the commands drive (it imports this module)
     from .interactive_mode import Repl
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high")
 COMMAND_WORD = re.compile(r"/[A-Za-z0-9-]+")
 
 
@@ -132,12 +132,12 @@ def set_thinking(repl: "Repl", argument: str) -> None:
     if argument not in THINKING_LEVELS:
         repl.note(f"unknown level '{argument}': use one of {', '.join(THINKING_LEVELS)}")
         return
-    repl.harness.set_thinking(argument)
-    if argument != "off" and not agent.model.reasoning:
-        repl.note(f"thinking: {argument} (but {agent.model.id} does not reason: it has no "
-                  f"effect until you switch to a model that does)")
+    level = repl.harness.set_thinking(argument)
+    if level != argument:  # clamped to the model's levels (models/thinking.py)
+        lacks = "does not reason" if not agent.model.reasoning else f"has no level {argument}"
+        repl.note(f"thinking: {level} ({agent.model.id} {lacks})")
     else:
-        repl.note(f"thinking: {argument}")
+        repl.note(f"thinking: {level}")
 
 
 def list_tools(repl: "Repl", argument: str) -> None:

@@ -2,49 +2,50 @@
 
 rpc_mode.py frames the lines and writes the responses; this file says what each command
 does. A method takes the request (a dict) and returns the response's data, or raises
-with the one-line error the program gets back. The names and fields are pi's:
+with the one-line error the program gets back. The names and fields are pi 1.6's; this
+file holds the talking, the state and the long commands, and takes the others from
+commands_model.py (the model, thinking, queue modes, automatic compaction and retry)
+and commands_session.py (moving between sessions, reading one):
 
-    prompt {message, images?, streamingBehavior?}   start a run (answered at once); while
-                                  one runs, "steer" or "followUp" queues the message instead
-    steer {message} / follow_up {message}            queue a message for the running agent
-    abort                         stop the run; answered when it has ended
-    get_state                     model, thinking level, session, counts
-    get_messages / get_last_assistant_text
-    set_model {provider, modelId} / set_thinking_level {level}
+    prompt {message, images?, streamingBehavior?}   -> {disposition: "started"}; while a
+                                  run goes on, "steer" or "followUp" queues it: "queued"
+    steer {message} / follow_up {message}            -> {disposition: "queued"}
+    clear_queue                   -> {steering: [text], followUp: [text]}, taken out
+    abort                         stop the run; answered when it has ended (rpc_mode.py)
+    get_state                     model object, thinking level, session, counts
+    get_messages / get_last_assistant_text / get_commands
     compact {customInstructions?} summarize the older part of the session now
-    new_session / switch_session {sessionPath} / fork {entryId}
-    get_session_stats             pi's figures, plus `miniagent stats`'s per tool and model
     bash {command} / abort_bash   run a command of the user's; the model sees its output
-                                  (as after the terminal's `!cmd`) from the next prompt on
+                                  (as after the terminal's `!cmd`) from the next prompt on;
+                                  its output streams as bash_execution_update {id, delta}
 
 `bash` and `compact` take long, so they answer later, from a thread of their own (see
 `answer_later`); the others answer in an instant. Commands that change which
 conversation the agent is in wait until no run is in progress.
 
-Example: {"type": "set_model", "provider": "ollama", "modelId": "qwen2.5-coder:7b"}
-    -> data {"provider": "ollama", "id": "qwen2.5-coder:7b", "contextWindow": 32768}
+Example: {"type": "prompt", "message": "hi"} -> data {"disposition": "started"}
 
-Left out: pi's commands for settings we do not have (see rpc_mode.py).
+Left out: pi's prompt templates and "handled" (no input handler of ours consumes a
+prompt: an extension command is run by the terminal only).
 """
 
 import threading
 from typing import Any, Callable, Dict, List, Optional
 
-from ...assemble import model_for, probe_window_or_warn
 from ..attach import expand_prompt
-from ...session.check import content_problem
-from ...harness.harness import Harness
+from ...harness.harness import Harness, compaction_result
 from ...messages import Message, text_of, user_message
 from ..output import say
 from ..render import final_answer
-from ...project.settings import THINKING_LEVELS
-from ...session.stats import TOKEN_FIELDS, session_totals
 from ..usershell import record, run_user_command
+from .commands_model import ModelCommands
+from .commands_session import SessionCommands
+from .fields import images_of, model_object, text_field
 
 LATER = object()  # returned by a command whose response comes later, from its thread
 BASH_FIELDS = ("output", "exitCode", "cancelled", "truncated", "fullOutputPath")
 BUSY = ("The agent is already working on a prompt: send it with streamingBehavior "
-        '"steer" or "followUp" to queue it, or wait for agent_end (or abort)')
+        '"steer" or "followUp" to queue it, or wait for agent_settled (or abort)')
 
 
 class Commands:
@@ -57,13 +58,13 @@ class Commands:
         self.answer_later = answer_later  # (request, work) -> LATER; work's result answers
         self.table: Dict[str, Callable[[dict], Any]] = {
             "prompt": self.prompt, "steer": self.steer, "follow_up": self.follow_up,
-            "get_state": self.get_state, "get_messages": self.get_messages,
+            "clear_queue": self.clear_queue, "get_state": self.get_state,
+            "get_messages": self.get_messages,
             "get_last_assistant_text": self.get_last_assistant_text,
-            "set_model": self.set_model, "set_thinking_level": self.set_thinking_level,
-            "compact": self.compact, "new_session": self.new_session,
-            "switch_session": self.switch_session, "fork": self.fork,
-            "get_session_stats": self.get_session_stats,
-            "bash": self.bash, "abort_bash": self.abort_bash}
+            "get_commands": self.get_commands, "compact": self.compact,
+            "bash": self.bash, "abort_bash": self.abort_bash,
+            **ModelCommands(harness).table(),
+            **SessionCommands(harness, self._require_idle).table()}
         self.compacting = False
         self._compaction_abort: Optional[threading.Event] = None
         self._bash_abort: Optional[threading.Event] = None
@@ -71,7 +72,7 @@ class Commands:
         # messages under the running loop; it joins them before the next prompt.
         self._waiting_bash: List[Message] = []
         self._context_lock = threading.Lock()
-        self.agent.subscribe(self._track_auto_compaction)
+        self.agent.subscribe(self._track_compaction)
 
     def handler(self, name: str) -> Callable[[dict], Any]:
         if name in self.table:
@@ -84,7 +85,7 @@ class Commands:
 
     # --- Talking to the agent ------------------------------------------------------------
 
-    def prompt(self, request: dict) -> None:
+    def prompt(self, request: dict) -> Dict[str, str]:
         message = self.message_of(request)
         if self.is_running():
             behaviour = request.get("streamingBehavior")
@@ -94,18 +95,26 @@ class Commands:
                 self.agent.follow_up(message)
             else:
                 raise ValueError(BUSY)
-            return
+            return {"disposition": "queued"}
         if self.compacting:
             raise ValueError("The session is being compacted: wait for the compact response")
         with self._context_lock:
             self._add_waiting_bash_results()
             self.harness.prompt(message)
+        return {"disposition": "started"}
 
-    def steer(self, request: dict) -> None:
+    def steer(self, request: dict) -> Dict[str, str]:
         self.agent.steer(self.message_of(request))
+        return {"disposition": "queued"}
 
-    def follow_up(self, request: dict) -> None:
+    def follow_up(self, request: dict) -> Dict[str, str]:
         self.agent.follow_up(self.message_of(request))
+        return {"disposition": "queued"}
+
+    def clear_queue(self, request: dict) -> Dict[str, List[str]]:
+        steering, follow_ups = self.agent.take_queues()
+        return {"steering": [text_of(m) for m in steering],
+                "followUp": [text_of(m) for m in follow_ups]}
 
     def message_of(self, request: dict) -> Message:
         """The user message of prompt, steer and follow_up: "message" expanded as the
@@ -127,14 +136,16 @@ class Commands:
 
     def get_state(self, request: dict) -> Dict[str, Any]:
         agent, session = self.agent, self.harness.session
-        return {"model": model_info(agent.model), "thinkingLevel": agent.thinking_level,
-                "isStreaming": self.is_running(), "isCompacting": self.compacting,
-                "steeringMode": agent.steering_mode, "followUpMode": agent.follow_up_mode,
-                "sessionFile": session.file_path, "sessionId": session.id,
-                "sessionName": session.name,
-                "autoCompactionEnabled": self.harness.compaction.enabled,
-                "messageCount": len(agent.messages),
-                "pendingMessageCount": agent.pending_count}
+        state = {"model": model_object(agent.model), "thinkingLevel": agent.thinking_level,
+                 "isStreaming": self.is_running(), "isCompacting": self.compacting,
+                 "steeringMode": agent.steering_mode, "followUpMode": agent.follow_up_mode,
+                 "sessionFile": session.file_path, "sessionId": session.id,
+                 "autoCompactionEnabled": self.harness.compaction.enabled,
+                 "messageCount": len(agent.messages),
+                 "pendingMessageCount": agent.pending_count}
+        if session.name:  # omitted when unset, as in pi
+            state["sessionName"] = session.name
+        return state
 
     def get_messages(self, request: dict) -> Dict[str, Any]:
         return {"messages": list(self.agent.messages)}
@@ -143,43 +154,21 @@ class Commands:
         last = final_answer(self.agent.messages)
         return {"text": text_of(last) if last else None}
 
-    def get_session_stats(self, request: dict) -> Dict[str, Any]:
-        """pi's figures, over every entry of the session (abandoned branches were paid
-        for too), then what `miniagent stats` adds: calls per tool, tool errors, models."""
-        session = self.harness.session
-        stats, totals = session_totals(session)
-        messages = [entry["message"] for entry in session.entries if entry["type"] == "message"]
-        tokens = {key: totals[key] for key in TOKEN_FIELDS}
-        tokens["total"] = sum(tokens.values())
-        return {"sessionFile": session.file_path, "sessionId": session.id,
-                "userMessages": stats.user_prompts, "assistantMessages": stats.assistant_turns,
-                "toolCalls": sum(stats.tool_calls.values()),
-                "toolResults": sum(1 for m in messages if m.get("role") == "toolResult"),
-                "totalMessages": len(messages), "tokens": tokens,
-                "cost": totals["cost"],
-                "toolCallsByName": stats.tool_calls, "toolErrors": stats.tool_errors,
-                "models": stats.models, "mainModel": stats.main_model}
+    def get_commands(self, request: dict) -> Dict[str, Any]:
+        """What a prompt may start with "/": the extensions' commands, the skills."""
+        project = self.harness.project
+        if project is None:
+            return {"commands": []}
+        cwd = self.agent.cwd
+        commands = [{"name": command.name, "description": command.description,
+                     "source": "extension", "sourceInfo": source_info(command.source, cwd)}
+                    for command in project.extensions.commands.values()]
+        commands += [{"name": f"skill:{skill.name}", "description": skill.description,
+                      "source": "skill", "sourceInfo": source_info(str(skill.path), cwd)}
+                     for skill in project.skills]
+        return {"commands": commands}
 
-    # --- Changing the model ------------------------------------------------------------------
-
-    def set_model(self, request: dict) -> Dict[str, Any]:
-        """The model for the next request, chosen as --provider and --model would (an
-        id the registry does not know works, with a warning on stderr); a model of the
-        current provider keeps its server and key, as /model does."""
-        chosen, base_url = model_for(self.harness, text_field(request, "provider"),
-                                     text_field(request, "modelId"))
-        model, api_key = probe_window_or_warn(chosen)
-        self.harness.set_model(model, api_key, base_url)
-        return model_info(model)
-
-    def set_thinking_level(self, request: dict) -> None:
-        level = text_field(request, "level")
-        if level not in THINKING_LEVELS:
-            raise ValueError(f"Unknown thinking level {level!r}: use one of "
-                             + ", ".join(THINKING_LEVELS))
-        self.harness.set_thinking(level)
-
-    # --- The session -----------------------------------------------------------------------
+    # --- Compaction --------------------------------------------------------------------------
 
     def compact(self, request: dict) -> Any:
         self._require_idle("compact")
@@ -190,39 +179,24 @@ class Commands:
 
     def _compact(self, instructions: Optional[str], abort: threading.Event) -> Dict[str, Any]:
         try:
-            result = self.harness.compact(instructions, abort)
+            result = self.harness.compact_announced("manual", instructions, abort)
         finally:
             self.compacting = False
-        return {"summary": result.summary, "firstKeptEntryId": result.first_kept_entry_id,
-                "tokensBefore": result.tokens_before, "details": result.details}
+        return compaction_result(result, self.agent.messages)
 
     def abort_compaction(self) -> None:
         if self._compaction_abort is not None:
             self._compaction_abort.set()
 
-    def _track_auto_compaction(self, event: Dict[str, Any]) -> None:
+    def _track_compaction(self, event: Dict[str, Any]) -> None:
         """isCompacting is also true while the harness compacts on its own."""
-        if event["type"] in ("auto_compaction_start", "auto_compaction_end"):
-            self.compacting = event["type"] == "auto_compaction_start"
-
-    def new_session(self, request: dict) -> Dict[str, Any]:
-        self._require_idle("new_session")
-        self.harness.new_session()
-        return {"cancelled": False}
-
-    def switch_session(self, request: dict) -> Dict[str, Any]:
-        self._require_idle("switch_session")
-        self.harness.switch_session(text_field(request, "sessionPath"))
-        return {"cancelled": False}
-
-    def fork(self, request: dict) -> Dict[str, Any]:
-        self._require_idle("fork")
-        return {"text": self.harness.fork(text_field(request, "entryId")), "cancelled": False}
+        if event["type"] in ("compaction_start", "compaction_end"):
+            self.compacting = event["type"] == "compaction_start"
 
     def _require_idle(self, command: str) -> None:
         if self.is_running() or self.compacting:
             raise ValueError(f"{command} must wait until the agent is idle: wait for "
-                             f"agent_end (or send abort first)")
+                             f"agent_settled (or send abort first)")
 
     # --- The user's own commands -------------------------------------------------------------
 
@@ -232,11 +206,17 @@ class Commands:
             raise ValueError("A command is already running: wait for its response, or send "
                              "abort_bash")
         abort = self._bash_abort = threading.Event()
-        return self.answer_later(request, lambda: self._bash(command, abort))
+        excluded = request.get("excludeFromContext") is True
+        return self.answer_later(request, lambda: self._bash(request, command, abort, excluded))
 
-    def _bash(self, command: str, abort: threading.Event) -> Dict[str, Any]:
+    def _bash(self, request: dict, command: str, abort: threading.Event,
+              excluded: bool) -> Dict[str, Any]:
+        def stream(text: str) -> None:  # pi's bash_execution_update, with the command's id
+            update = {"type": "bash_execution_update", "delta": text}
+            self.agent.emit({"id": request["id"], **update} if "id" in request else update)
         try:
-            message = run_user_command(command, self.agent.cwd, abort, show=ignore)
+            message = run_user_command(command, self.agent.cwd, abort, show=ignore,
+                                       excluded=excluded, on_text=stream)
         finally:
             self._bash_abort = None
         with self._context_lock:
@@ -260,29 +240,8 @@ def ignore(event: Dict[str, Any]) -> None:
     """The user's command runs unseen: its response carries the output (as in pi)."""
 
 
-
-
-def text_field(request: dict, name: str) -> str:
-    """A string field the command needs; a missing one is an error naming it."""
-    value = request.get(name)
-    if not isinstance(value, str) or not value:
-        raise ValueError(f'{request["type"]} needs "{name}" (a non-empty string)')
-    return value
-
-
-def images_of(request: dict) -> List[Dict[str, Any]]:
-    """A prompt's "images" as image blocks, or an error response: a bad one must not
-    reach the session file, which could then not be loaded back."""
-    images = request["images"]
-    if not isinstance(images, list):
-        raise ValueError(f'{request["type"]}: images must be a list of image objects '
-                         f'({{"type": "image", "data": base64, "mimeType": "image/png"}})')
-    blocks = [dict(image, type="image") if isinstance(image, dict) else image for image in images]
-    problem = content_problem(blocks, "images")
-    if problem:
-        raise ValueError(f'{request["type"]}: {problem}')
-    return blocks
-
-
-def model_info(model: Any) -> Dict[str, Any]:
-    return {"provider": model.provider, "id": model.id, "contextWindow": model.context_window}
+def source_info(path: str, cwd: str) -> Dict[str, str]:
+    """Where a command comes from, in pi's words: the project's or the user's."""
+    inside = path.startswith(cwd.rstrip("/") + "/")
+    return {"path": path, "source": "local", "scope": "project" if inside else "user",
+            "origin": "top-level"}

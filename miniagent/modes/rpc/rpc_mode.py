@@ -5,11 +5,13 @@ differs. A program writes one JSON command per line on our stdin; we write on st
 every event of the agent (the lines of `--mode json`) and one response per command:
 
     > {"id": "1", "type": "prompt", "message": "What is in this folder?"}
-    < {"id": "1", "type": "response", "command": "prompt", "success": true}
+    < {"id": "1", "type": "response", "command": "prompt", "success": true,
+       "data": {"disposition": "started"}}
     < {"type": "agent_start"}
     < {"type": "message_update", "assistantMessageEvent": {"type": "text_delta", ...}}
     < ...
-    < {"type": "agent_end", "messages": [...]}
+    < {"type": "agent_end", "messages": [...], "willRetry": false}
+    < {"type": "agent_settled", "aborted": false}
     > {"id": "2", "type": "get_state"}
     < {"id": "2", "type": "response", "command": "get_state", "success": true,
        "data": {"model": {"provider": "ollama", "id": "qwen2.5-coder:7b", ...}, ...}}
@@ -18,16 +20,16 @@ every event of the agent (the lines of `--mode json`) and one response per comma
 
 A prompt is answered at once and its run reports through events, also when it fails.
 Every other command's response carries its data or its error (and the request's id),
-so one bad request never stops the process (pi answers a command that fails as if its
-line could not be parsed, without the id; we keep the id). The commands are in
-handlers.py.
+so one bad request never stops the process. The commands are in handlers.py, which
+takes some from commands_model.py and commands_session.py.
 
-With `--confirm`, the question before bash, edit or write goes to the program: a
-`confirm_request` line, answered by a `confirm_response` (see Confirmations below).
+With `--confirm`, the question before bash, edit or write goes to the program: pi's
+`extension_ui_request` (a confirm dialog), answered by an `extension_ui_response`
+(confirm_ui.py).
 
 Four threads share the work:
 
-    reader     reads stdin; routes confirm answers at once, queues everything else
+    reader     reads stdin; routes confirmations at once, queues everything else
     main       takes the queued lines in order and answers them (most in an instant)
     run        the Harness's worker: the agent's turns, writing events as they happen
     commands   `bash` and `compact` take long, so each runs on a thread of its own
@@ -41,8 +43,8 @@ The end of stdin is a polite goodbye: the running turn (and a running `bash`) ma
 finish, then the process exits 0 with nothing left running. A program in a hurry sends
 `abort` first. SIGTERM, SIGINT and SIGHUP abort everything and exit 128 + the signal.
 
-Left out: pi's extension UI requests and its commands for settings we do not have
-(cycle_model, steering modes, auto-retry switches, export_html, session names).
+Left out: pi's extension UI dialogs other than confirm, and shutdown on an
+extension's request.
 """
 
 import json
@@ -51,12 +53,12 @@ import os
 import queue
 import sys
 import threading
-from itertools import count
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
 from ...harness.harness import Harness
 from ..output import say, stdout_failure
 from ..render import JsonLines
+from .confirm_ui import ANSWERS, Confirmations
 from .handlers import LATER, Commands
 from ...tools.hardening.reaper import catch_stop_signals
 
@@ -108,6 +110,10 @@ class RpcServer:
         # A long-lived process, like the terminal: compact after a run, ready for the next.
         harness.compact_after_run = True
         harness.agent.subscribe(self.out)  # every event, as one JSON line
+        if harness.project is not None:  # a failing extension handler, as pi reports it
+            harness.project.extensions.on_error = lambda path, event, error: self.out({
+                "type": "extension_error", "extensionPath": path, "event": event,
+                "error": error})
         # --confirm: assemble.py built the gate (which calls, the refusal the model
         # reads); here it asks the program instead of a terminal.
         if harness.confirm_gate is not None:
@@ -123,7 +129,7 @@ class RpcServer:
         try:
             for line in read_records(stdin):
                 request, problem = parse_request(line)
-                if request is not None and request["type"] == "confirm_response":
+                if request is not None and request["type"] in ANSWERS:
                     self.confirmations.deliver(request)
                 else:
                     requests.put((request, problem))
@@ -286,73 +292,3 @@ def response(request: Dict[str, Any], data: Any = None,
         if data is not None:
             answer["data"] = data
     return answer
-
-
-# --- Confirmation over the protocol (--confirm) --------------------------------------------
-
-class Confirmations:
-    """Questions to the program, each waiting for its answer:
-
-        < {"type": "confirm_request", "id": "confirm-1", "toolName": "bash",
-           "args": {"command": "rm -rf build"}, "toolCallId": "call_1"}
-        > {"type": "confirm_response", "id": "confirm-1", "confirmed": false}
-
-    `args` are the call's arguments as the model sent them, and `toolCallId` matches
-    the call's tool_execution_start. Only `"confirmed": true` runs the call. An abort
-    refuses the pending question; at the end of stdin every question, pending or
-    later, is refused (a closed pipe must never mean yes).
-    """
-
-    def __init__(self, out: Output):
-        self.out = out
-        self._pending: Dict[str, Dict[str, Any]] = {}  # id -> {"answered": Event, "yes"}
-        self._numbers = count(1)
-        self._closed = False
-        self._call: Dict[str, Any] = {}  # the tool_execution_start of the call asked about
-        # Re-entrant: a stop signal's handler refuses the pending questions too, and may
-        # interrupt the main thread while it holds this lock for an abort.
-        self._lock = threading.RLock()
-
-    def note_call(self, event: Dict[str, Any]) -> None:
-        """Remember the last call announced: the loop announces each call
-        (tool_execution_start) just before its before-hooks run, so that is the call
-        the gate asks about."""
-        if event["type"] == "tool_execution_start":
-            self._call = event
-
-    def ask(self, question: str) -> str:
-        """The gate's ask function: "y" when the program confirmed the call, else "n"
-        (the question's text is for a terminal; the program gets the call itself)."""
-        with self._lock:
-            if self._closed:
-                return "n"
-            question_id = f"confirm-{next(self._numbers)}"
-            waiting = self._pending[question_id] = {"answered": threading.Event(), "yes": False}
-        call = self._call
-        self.out({"type": "confirm_request", "id": question_id, "toolName": call["toolName"],
-                  "args": call["args"], "toolCallId": call["toolCallId"]})
-        waiting["answered"].wait()
-        return "y" if waiting["yes"] else "n"
-
-    def deliver(self, answer: Dict[str, Any]) -> None:
-        """A confirm_response: wake the call waiting for it (one for no question pending,
-        say a late answer after an abort, is reported on stderr and dropped)."""
-        with self._lock:
-            question = self._pending.pop(str(answer.get("id")), None)
-        if question is None:
-            say(f"miniagent: warning: a confirm_response for {answer.get('id')!r}, which is "
-                f"not a pending question, was ignored")
-            return
-        question["yes"] = answer.get("confirmed") is True
-        question["answered"].set()
-
-    def refuse_pending(self) -> None:
-        with self._lock:
-            questions, self._pending = list(self._pending.values()), {}
-        for question in questions:
-            question["answered"].set()  # "yes" stays False
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed = True
-        self.refuse_pending()

@@ -3,95 +3,30 @@ JSON commands on its stdin, events and responses read from its stdout."""
 
 import json
 import os
-import queue
-import subprocess
-import sys
-import threading
 
 from fake_server import FakeServer
-from helpers import KEYS, ROOT, answer, bash_turn, wait_gone, write_script
+from helpers import answer, bash_turn, wait_gone, write_script
+from rpc_driver import WAIT, Rpc, of_type
 from miniagent.session.tree import Session
 
-WAIT = 30  # seconds: a bound for a broken build, never a synchronisation
 
-
-class Rpc:
-    """One `miniagent --mode rpc` process; every stdout line is parsed as JSON (a line
-    that is not would fail the test: stdout must carry nothing else)."""
-
-    def __init__(self, tmp_path, *args):
-        env = {key: value for key, value in os.environ.items() if key not in KEYS}
-        env["PYTHONPATH"] = ROOT
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "miniagent", "--mode", "rpc", *args], cwd=str(tmp_path),
-            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self):
-        for line in self.proc.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def send(self, command, end=b"\n"):
-        data = command if isinstance(command, bytes) else json.dumps(command).encode()
-        self.proc.stdin.write(data + end)
-        self.proc.stdin.flush()
-
-    def next(self):
-        line = self.lines.get(timeout=WAIT)
-        assert line is not None, "miniagent closed stdout: " + self.proc.stderr.read().decode()
-        return json.loads(line)
-
-    def until(self, test):
-        """Every record up to and including the first one that passes `test`."""
-        records = [self.next()]
-        while not test(records[-1]):
-            records.append(self.next())
-        return records
-
-    def response(self, request_id):
-        return self.until(lambda r: r["type"] == "response" and r.get("id") == request_id)[-1]
-
-    def call(self, command):
-        """Send a command with an id and return its response's data (it must succeed)."""
-        answer = self.ask(command)
-        assert answer["success"], answer
-        return answer.get("data")
-
-    def ask(self, command):
-        self.send({"id": command["type"], **command})
-        return self.response(command["type"])
-
-    def close(self):
-        """Close stdin; (exit status, the records still written, stderr)."""
-        self.proc.stdin.close()
-        rest = []
-        for line in iter(lambda: self.lines.get(timeout=WAIT), None):
-            rest.append(json.loads(line))
-        self.proc.wait(timeout=WAIT)
-        return self.proc.returncode, rest, self.proc.stderr.read().decode()
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def of_type(records, kind):
-    return [record for record in records if record["type"] == kind]
-
-
-def test_a_prompt_is_answered_at_once_then_its_events_follow_to_agent_end(tmp_path):
+def test_a_prompt_is_answered_at_once_then_its_events_follow_to_agent_settled(tmp_path):
     turns = [bash_turn("echo hi"), answer("Done.", input=10, output=5)]
     rpc = Rpc(tmp_path, "--script", write_script(tmp_path, turns))
     try:
         rpc.send({"id": "p1", "type": "prompt", "message": "go"})
-        records = rpc.until(lambda r: r["type"] == "agent_end")
+        records = rpc.until(lambda r: r["type"] == "agent_settled")
         assert records[0] == {"id": "p1", "type": "response", "command": "prompt",
-                              "success": True}
+                              "success": True, "data": {"disposition": "started"}}
         assert records[1]["type"] == "agent_start"
-        assert of_type(records, "tool_execution_end")[0]["result"]["content"][0]["text"] == "hi\n"
+        assert records[-1] == {"type": "agent_settled", "aborted": False}
+        assert records[-2]["type"] == "agent_end" and records[-2]["willRetry"] is False
+        ended = of_type(records, "tool_execution_end")[0]
+        assert ended["result"]["content"][0]["text"] == "hi\n"
+        assert isinstance(ended["durationMs"], int) and ended["durationMs"] >= 0
+        updates = [r["assistantMessageEvent"] for r in of_type(records, "message_update")]
+        started = next(u for u in updates if u["type"] == "toolcall_start")
+        assert started["toolName"] == "bash" and started["id"] == ended["toolCallId"]
         assert rpc.call({"type": "get_last_assistant_text"}) == {"text": "Done."}
         messages = rpc.call({"type": "get_messages"})["messages"]
         assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "assistant"]
@@ -104,6 +39,9 @@ def test_a_prompt_is_answered_at_once_then_its_events_follow_to_agent_end(tmp_pa
         assert stats["tokens"]["input"] == 10 and stats["tokens"]["total"] == 15
         assert stats["models"]["scripted/scripted"]["turns"] == 2
         assert stats["sessionFile"] == rpc.call({"type": "get_state"})["sessionFile"]
+        usage = stats["contextUsage"]
+        assert usage["contextWindow"] == 128000 and usage["tokens"] > 0
+        assert usage["percent"] == usage["tokens"] / 128000 * 100
         status, rest, _ = rpc.close()
     finally:
         rpc.kill()
@@ -149,8 +87,9 @@ def test_abort_ends_the_turn_as_aborted_and_kills_the_tools_process_group(tmp_pa
         records = rpc.until(lambda r: r.get("id") == "a")
         assert records[-1]["success"]
         # answered once the run has ended: a new prompt may follow at once
-        assert records[-2]["type"] == "agent_end"
-        assert records[-2]["messages"][-1]["stopReason"] == "aborted"
+        assert records[-2] == {"type": "agent_settled", "aborted": True}
+        assert records[-3]["type"] == "agent_end"
+        assert records[-3]["messages"][-1]["stopReason"] == "aborted"
         assert "Command aborted" in of_type(records, "tool_execution_end")[0]["result"][
             "content"][0]["text"]
         assert rpc.call({"type": "get_state"})["isStreaming"] is False
@@ -161,25 +100,59 @@ def test_abort_ends_the_turn_as_aborted_and_kills_the_tools_process_group(tmp_pa
     assert wait_gone(shell) and wait_gone(child)
 
 
-def test_get_state_reflects_the_model_after_set_model(tmp_path):
+LAB = {"providers": {"lab": {
+    "baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "apiKey": "local-key",
+    "models": [{"id": "thinker", "reasoning": True, "contextWindow": 32000,
+                "thinkingLevelMap": {"xhigh": "xhigh", "max": None}},
+               {"id": "plain", "contextWindow": 8000}]}}}
+
+
+def test_get_state_and_set_model_carry_pi_s_model_object_and_levels_are_clamped(
+        tmp_path, private_home):
+    (private_home / "models.json").write_text(json.dumps(LAB))
     rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("hi")]))
     try:
-        assert rpc.call({"type": "get_state"})["model"] == {
-            "provider": "scripted", "id": "scripted", "contextWindow": 128000}
-        model = {"provider": "ollama", "id": "qwen2.5-coder:7b", "contextWindow": 32768}
-        assert rpc.call({"type": "set_model", "provider": "ollama",
-                         "modelId": "qwen2.5-coder:7b"}) == model
-        rpc.call({"type": "set_thinking_level", "level": "low"})
+        rpc.send({"id": "p", "type": "prompt", "message": "hi"})  # the file exists from here
+        rpc.until(lambda r: r["type"] == "agent_settled")
+        scripted = rpc.call({"type": "get_state"})["model"]
+        assert {k: scripted[k] for k in ("provider", "id", "api", "reasoning", "contextWindow")} \
+            == {"provider": "scripted", "id": "scripted", "api": "scripted",
+                "reasoning": False, "contextWindow": 128000}
+        assert rpc.call({"type": "get_available_thinking_levels"}) == {"levels": ["off"]}
+        assert rpc.call({"type": "cycle_thinking_level"}) is None
+        assert rpc.call({"type": "cycle_model"}) is None  # the scripted provider has one
+        model = rpc.call({"type": "set_model", "provider": "lab", "modelId": "thinker"})
+        assert model == {"id": "thinker", "name": "thinker", "api": "openai-completions",
+                         "provider": "lab", "baseUrl": "http://127.0.0.1:9/v1",
+                         "reasoning": True, "input": ["text"], "contextWindow": 32000,
+                         "maxTokens": 16384, "thinkingLevelMap": {"xhigh": "xhigh", "max": None},
+                         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}
+        assert rpc.call({"type": "get_available_thinking_levels"}) == {
+            "levels": ["off", "minimal", "low", "medium", "high", "xhigh"]}
+        rpc.send({"id": "t", "type": "set_thinking_level", "level": "max"})  # lacks max
+        changed, answered = rpc.until(lambda r: r.get("id") == "t")[-2:]
+        assert changed == {"type": "thinking_level_changed", "level": "xhigh"}
+        assert answered["success"] and "data" not in answered
         state = rpc.call({"type": "get_state"})
-        assert state["model"] == model and state["thinkingLevel"] == "low"
+        assert state["model"] == model and state["thinkingLevel"] == "xhigh"
+        assert rpc.call({"type": "cycle_thinking_level"}) == {"level": "off"}
+        rpc.call({"type": "set_thinking_level", "level": "minimal"})
+        cycled = rpc.call({"type": "cycle_model"})  # to lab/plain, which does not reason
+        assert (cycled["model"]["id"], cycled["thinkingLevel"], cycled["isScoped"]) == \
+            ("plain", "off", False)
         unknown = rpc.ask({"type": "set_model", "provider": "nobody", "modelId": "x"})
         assert not unknown["success"] and "nobody" in unknown["error"]
-        level = rpc.ask({"type": "set_thinking_level", "level": "max"})
-        assert not level["success"] and "off, minimal, low, medium, high" in level["error"]
-        assert rpc.call({"type": "get_state"})["model"] == model
+        level = rpc.ask({"type": "set_thinking_level", "level": "ultra"})
+        assert not level["success"] and "off, minimal, low, medium, high, xhigh, max" in \
+            level["error"]
+        models = rpc.call({"type": "get_available_models"})["models"]
+        assert {"thinker", "plain", "claude-sonnet-4-5"} <= {m["id"] for m in models}
         rpc.close()
     finally:
         rpc.kill()
+    recorded = [e["thinkingLevel"] for e in Session.open(state["sessionFile"]).entries
+                if e["type"] == "thinking_level_change"]
+    assert recorded == ["off", "xhigh", "off", "minimal", "off"]  # what ran, never "max"
 
 
 def test_bad_lines_get_an_error_response_and_the_process_keeps_serving(tmp_path):
@@ -223,8 +196,8 @@ def test_closing_stdin_lets_the_running_turn_finish_then_exits_0(tmp_path):
         rpc.kill()
     assert status == 0
     assert "finished" in of_type(rest, "tool_execution_end")[0]["result"]["content"][0]["text"]
-    assert rest[-1]["type"] == "agent_end"
-    assert rest[-1]["messages"][-1]["content"][0]["text"] == "All done."
+    assert [r["type"] for r in rest[-2:]] == ["agent_end", "agent_settled"]
+    assert rest[-2]["messages"][-1]["content"][0]["text"] == "All done."
     assert wait_gone(shell)
 
 
@@ -233,12 +206,15 @@ def test_confirm_asks_the_program_and_only_a_yes_runs_the_call(tmp_path):
     rpc = Rpc(tmp_path, "--script", write_script(tmp_path, turns), "--no-session", "--confirm")
     try:
         rpc.send({"id": "p", "type": "prompt", "message": "go"})
-        first = rpc.until(lambda r: r["type"] == "confirm_request")[-1]
+        first = rpc.until(lambda r: r["type"] == "extension_ui_request")[-1]
+        assert (first["method"], first["title"]) == ("confirm", "Allow bash?")
+        assert first["message"] == "bash wants to run:\n  touch refused"
         assert first["toolName"] == "bash" and first["args"] == {"command": "touch refused"}
-        rpc.send({"type": "confirm_response", "id": first["id"], "confirmed": False})
-        second = rpc.until(lambda r: r["type"] == "confirm_request")
+        rpc.send({"type": "extension_ui_response", "id": first["id"], "confirmed": False})
+        second = rpc.until(lambda r: r["type"] == "extension_ui_request")
         refused = of_type(second, "tool_execution_end")[0]
         assert refused["isError"] and "refused" in refused["result"]["content"][0]["text"]
+        # The 0.x record is still an answer, for one release.
         rpc.send({"type": "confirm_response", "id": second[-1]["id"], "confirmed": True})
         rpc.until(lambda r: r["type"] == "agent_end")
         rpc.close()
@@ -359,7 +335,7 @@ def test_a_lone_surrogate_in_a_command_is_answered_and_written_escaped(tmp_path)
         rpc.send(b'{"id": "p", "type": "prompt", "message": "caf\\u00e9 \\ud800 half"}')
         records = rpc.until(lambda r: r["type"] == "agent_end")
         assert records[0] == {"id": "p", "type": "response", "command": "prompt",
-                              "success": True}
+                              "success": True, "data": {"disposition": "started"}}
         assert records[-1]["messages"][0]["content"][0]["text"] == "caf\u00e9 \ud800 half"
         session_file = rpc.call({"type": "get_state"})["sessionFile"]
         status, _, stderr = rpc.close()

@@ -1,0 +1,96 @@
+"""Moving around the sessions: a new one, another file, a fork, a point of the tree.
+
+A session is an append-only tree (session/tree.py); the harness's context is one
+branch of it. These are the moves the terminal (/new, /resume, /fork, /tree) and the
+rpc mode (new_session, switch_session, fork, clone) make: each ends with the Agent's
+messages rebuilt from the branch it lands on, so the next prompt continues there.
+`SessionMoves` is a part of the Harness (harness.py), kept in its own file because it
+is its own idea: the harness runs prompts, these only change where they land.
+
+Left out: deleting sessions or entries (the tree is append-only); merging branches.
+"""
+
+import os
+from typing import Any, Optional, Tuple
+
+from ..compaction.branch_summary import (collect_entries_to_summarize, prepare_branch_summary,
+                                         summarize_branch)
+from ..messages import text_of
+from ..session.tree import Session
+
+
+class SessionMoves:
+    """The Harness's moves between sessions and inside one (a mixin: it uses the
+    Harness's agent, session, compaction settings, abort Event and attach_session)."""
+
+
+    def new_session(self, parent_session: Optional[str] = None) -> None:
+        """Start a new, empty session in the same folder (or in memory); its header may
+        name the session it continues (rpc's new_session {parentSession})."""
+        self.attach_session(Session.create(self.agent.cwd, self._folder(),
+                                           persist=self.session.persist,
+                                           parent_session=parent_session))
+
+    def switch_session(self, path: str) -> None:
+        """Continue another session file (raises SessionError for one that is not)."""
+        self.attach_session(Session.open(path, cwd=self.agent.cwd, session_dir=self._folder()))
+
+    def fork(self, entry_id: str) -> str:
+        """A new session that ends just before the user prompt `entry_id`, as pi's /fork;
+        returns that prompt's text, for the user to edit and send again."""
+        entry = self.session.get_entry(entry_id)
+        message = (entry or {}).get("message") or {}
+        if message.get("role") != "user":
+            raise ValueError(f"Entry {entry_id} is not a user prompt: choose one to fork from")
+        if entry.get("parentId") is None:  # the first prompt: nothing comes before it
+            forked = Session.create(self.agent.cwd, self._folder(), self.session.persist,
+                                    parent_session=self.session.path)
+        else:
+            forked = self.session.create_branched_session(entry["parentId"])
+        self.attach_session(forked)
+        return text_of(message)
+
+    def clone(self) -> None:
+        """A new session holding this one's current branch, up to where it is now (pi's
+        clone); raises ValueError for a session with no entry yet."""
+        if self.session.leaf_id is None:
+            raise ValueError("Cannot clone session: no current entry selected")
+        self.attach_session(self.session.create_branched_session(self.session.leaf_id))
+
+    def navigate(self, target_id: str, summarize: bool = False,
+                 instructions: Optional[str] = None) -> Optional[str]:
+        """Move to another point of this session's tree (/tree ID). Going to a user
+        prompt lands just before it and returns its text for the input line. With
+        `summarize`, the branch being left is summarized into a branch_summary entry."""
+        target = self.session.get_entry(target_id)
+        if target is None:
+            raise ValueError(f"Entry {target_id} not found")
+        if target_id == self.session.leaf_id:
+            return None
+        message = target.get("message") or {}
+        to_prompt = target["type"] == "message" and message.get("role") == "user"
+        new_leaf = target.get("parentId") if to_prompt else target_id
+        if summarize:
+            summary, details = self._summarize_branch_left(target_id, instructions)
+            self.session.branch_with_summary(new_leaf, summary, details)
+        elif new_leaf is None:
+            self.session.reset_leaf()
+        else:
+            self.session.branch(new_leaf)
+        self.agent.messages = list(self.session.build_context().messages)
+        return text_of(message) if to_prompt else None
+
+    def _summarize_branch_left(self, target_id: str,
+                               instructions: Optional[str]) -> Tuple[str, Any]:
+        by_id = {entry["id"]: entry for entry in self.session.entries}
+        left = collect_entries_to_summarize(by_id, self.session.leaf_id, target_id)
+        model = self.agent.model
+        preparation = prepare_branch_summary(left, model.context_window, self.compaction)
+        summary = summarize_branch(preparation, model, self.agent.stream_fn,
+                                   self.agent.api_key, self._stop, instructions)
+        return summary, preparation.details
+
+    def _folder(self) -> Optional[str]:
+        """The folder of this session's file, where new and forked sessions go too."""
+        return os.path.dirname(self.session.file_path) if self.session.file_path else None
+

@@ -80,7 +80,7 @@ def test_a_key_from_models_json_goes_to_that_providers_own_url(tmp_path, private
     with FakeServer([answer("made"), answer("own provider")]) as own:
         (private_home / "models.json").write_text(json.dumps({"providers": {"box": {
             "baseUrl": own.base_url + "/v1", "api": "openai-completions",
-            "apiKey": "BOX_KEY", "models": [{"id": "m"}]}}}))
+            "apiKey": "$BOX_KEY", "models": [{"id": "m"}]}}}))
         made = run_cli("--provider", "box", "-p", "one", cwd=str(tmp_path),
                        env={"BOX_KEY": USER_KEY})
         assert made.returncode == 0, made.stderr

@@ -73,6 +73,8 @@ class Resolved:
     model: Model
     api_key: Optional[str] = field(default=None, repr=False)  # never shown
     warnings: List[str] = field(default_factory=list)
+    """About a model the registry does not know (moot once its server tells its window)."""
+    notices: List[str] = field(default_factory=list)  # always shown: a changed reading
     known: bool = True
     """False for an id neither models.json nor the registry lists: its window is a guess
     (assemble.py then asks the server what it serves)."""
@@ -161,11 +163,10 @@ def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optio
     if model_id is None and (name == "ollama" or not entry.models):
         model_id = _ask_provider(entry, url, key)  # what has it pulled, what does it serve?
     model, warnings = _pick_model(entry, model_id)
-    known = not warnings
     notice = None if api_key or keyless else legacy_warning(
         entry.api_key, env, f"providers.{name}.apiKey")
     model = replace(model, base_url=url, headers=_resolved_headers(model.headers, env))
-    return Resolved(model, key, warnings + [notice] * bool(notice), known=known)
+    return Resolved(model, key, warnings, [notice] if notice else [], known=not warnings)
 
 
 def _resolved_headers(headers: Dict[str, str], env: Mapping[str, str]) -> Dict[str, str]:

@@ -254,10 +254,10 @@ def test_an_old_style_capitalised_key_is_read_literally_with_a_warning(env):
     write_user_models(env, lmstudio_with({"apiKey": "LMSTUDIO_KEY"}))
     chosen = resolve(env={**env, "LMSTUDIO_KEY": "sk-from-env"})
     assert chosen.api_key == "LMSTUDIO_KEY"  # pi 1.6 reads it so: the key itself
-    assert chosen.warnings == ['warning: models.json providers.lmstudio.apiKey "LMSTUDIO_KEY" '
+    assert chosen.notices == ['warning: models.json providers.lmstudio.apiKey "LMSTUDIO_KEY" '
                                'is now the key itself, not the variable LMSTUDIO_KEY; write '
                                '"$LMSTUDIO_KEY" to read the variable']
-    assert resolve(env=env).warnings == []  # no such variable: nothing changed for this user
+    assert resolve(env=env).notices == []  # no such variable: nothing changed for this user
 
 
 def test_a_key_from_a_command_in_the_users_models_json(env):

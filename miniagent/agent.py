@@ -66,6 +66,7 @@ class Agent:
         self.convert_to_llm = convert_to_llm  # what the provider receives of self.messages
         self.should_stop: Callable[[], bool] = lambda: False  # the harness's run limits
         self.will_retry: Callable[[Message], bool] = lambda last: False  # the harness's
+        self.between_turns: Callable[[], None] = lambda: None  # the harness's compaction
         self.messages: List[Message] = []
         self.sequential = False  # True: run tool calls one at a time
         self.steering_mode = "one-at-a-time"
@@ -181,7 +182,7 @@ class Agent:
             get_follow_up_messages=lambda: self._take(self._follow_ups, self.follow_up_mode),
             before_tool_call=self.before_tool_call, after_tool_call=self.after_tool_call,
             convert_to_llm=self.convert_to_llm, should_stop=self.should_stop,
-            will_retry=self.will_retry)
+            will_retry=self.will_retry, between_turns=self.between_turns)
 
     def _announce_http_retry(self, error_message: str, seconds: float, attempt: int,
                              attempts: int) -> None:

@@ -250,6 +250,8 @@ def probe_window_or_warn(chosen: Resolved) -> Tuple[Model, Optional[str]]:
     answers, the guess's warnings are not needed, otherwise they are printed."""
     model = chosen.model
     window = None
+    for notice in chosen.notices:
+        say(f"miniagent: {notice}")
     if not chosen.known and model.api == "openai-completions":
         window = probe_context_window(model.base_url, model.id, chosen.api_key)
     if window:

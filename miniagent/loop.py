@@ -23,6 +23,8 @@ everything else in this file is a short, named function around that core:
     `after_tool_call` its result), steering that skips calls not yet started, and the
     terminate vote.
   * **run limits**: `should_stop()` is asked before each model call.
+  * **between turns**, once tool results are in, `between_turns()` lets the harness
+    make room (compaction) before the next call; the loop does not know what it does.
 
 The loop knows no provider and no tool implementation: it receives a `stream_fn`
 (see providers/__init__.py), a `convert_to_llm` function that turns the conversation
@@ -75,6 +77,9 @@ class LoopConfig:
     should_stop: Callable[[], bool] = lambda: False
     """Asked before each model call; True ends the run there (the harness's run limits:
     the turn that reached one has run its tools already)."""
+    between_turns: Callable[[], None] = lambda: None
+    """Called when a turn's tool results are in and another model call follows; it may
+    rewrite the messages in place (the harness compacts there when the context is full)."""
     convert_to_llm: Callable[[List[Message]], List[Message]] = keep_wire_messages
     """Turns the conversation into what the provider receives, just before each call
     (the harness passes context.convert_to_llm, which also translates summaries)."""
@@ -140,6 +145,8 @@ class _Run:
             # After an abort, queued steering stays queued: the front end offers it
             # back to the user instead of sending it into a run that is ending.
             aborted = self.config.options.abort.is_set()
+            if calls and not aborted:
+                self.config.between_turns()
             pending = steering or ([] if aborted else self.config.get_steering_messages())
             if not calls and not pending:
                 return True  # the model answered and nobody steered: this round is done

@@ -311,6 +311,13 @@ def set_counts(usage: Usage, counts: Dict[str, Any]) -> Usage:
     return usage
 
 
+def add_usages(first: Usage, second: Usage) -> Usage:
+    """Two requests' usage as one (a compaction's two summary calls): all figures summed."""
+    total = set_counts(empty_usage(), {key: first[key] + second[key] for key in COUNT_KEYS})
+    total["cost"] = {key: first["cost"][key] + second["cost"][key] for key in first["cost"]}
+    return total
+
+
 def compute_cost(usage: Usage, cost_per_million: Dict[str, float]) -> Usage:
     """Fill usage["cost"] from the model's USD-per-million-token prices; returns usage.
 

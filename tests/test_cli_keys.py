@@ -80,13 +80,26 @@ def test_a_key_from_models_json_goes_to_that_providers_own_url(tmp_path, private
     with FakeServer([answer("made"), answer("own provider")]) as own:
         (private_home / "models.json").write_text(json.dumps({"providers": {"box": {
             "baseUrl": own.base_url + "/v1", "api": "openai-completions",
-            "apiKey": "BOX_KEY", "models": [{"id": "m"}]}}}))
+            "apiKey": "$BOX_KEY", "models": [{"id": "m"}]}}}))
         made = run_cli("--provider", "box", "-p", "one", cwd=str(tmp_path),
                        env={"BOX_KEY": USER_KEY})
         assert made.returncode == 0, made.stderr
         result = run_cli("-c", "-p", "two", cwd=str(tmp_path), env={"BOX_KEY": USER_KEY})
         assert result.returncode == 0 and result.stdout.strip() == "own provider", result.stderr
         assert sent_keys(own)["authorization"] == f"Bearer {USER_KEY}"
+
+
+def test_an_old_style_key_name_in_models_json_is_sent_literally_and_says_so(tmp_path, private_home):
+    with FakeServer([answer("ok")]) as own:
+        (private_home / "models.json").write_text(json.dumps({"providers": {"box": {
+            "baseUrl": own.base_url + "/v1", "apiKey": "BOX_KEY", "models": [{"id": "m"}]}}}))
+        result = run_cli("--provider", "box", "-p", "one", cwd=str(tmp_path),
+                         env={"BOX_KEY": USER_KEY})
+        assert result.returncode == 0, result.stderr
+        assert sent_keys(own)["authorization"] == "Bearer BOX_KEY"  # pi 1.6's reading
+    assert ('miniagent: warning: models.json providers.box.apiKey "BOX_KEY" is now the key '
+            'itself, not the variable BOX_KEY; write "$BOX_KEY" to read the variable'
+            in result.stderr)
 
 
 # --- Where the key must never appear ---------------------------------------------------

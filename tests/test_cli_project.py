@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from fake_server import FakeServer
 from pty_driver import Terminal
 from helpers import ROOT, answer, bash_turn, run_cli, write_script
@@ -96,6 +98,28 @@ def test_exclude_tools_and_no_tools_change_what_the_model_is_offered(tmp_path):
         run_against(srv, "--no-tools", "-p", "hi", cwd=tmp_path)
         assert "tools" not in srv.requests[-1]["body"] or not srv.requests[-1]["body"]["tools"]
     assert offered == ["read", "edit"]
+
+
+def test_tools_plus_minus_and_patterns_as_pi_reads_them(tmp_path):
+    with FakeServer([answer("ok"), answer("ok"), answer("ok")]) as srv:
+        offered = []
+        for value in ("+grep,-write", "*", "read,?s"):
+            run_against(srv, "--tools", value, "-p", "hi", cwd=tmp_path)
+            offered.append([t["function"]["name"] for t in srv.requests[-1]["body"]["tools"]])
+    assert offered == [["read", "bash", "edit", "grep"],
+                       ["read", "bash", "edit", "write", "grep", "find", "ls"], ["read", "ls"]]
+
+
+@pytest.mark.parametrize("value, error", [
+    ("read,+grep", "--tools: tool names cannot be mixed with +name or -name entries"),
+    ("+gr*", "--tools: '+gr*' names no tool (+name and -name take exact names)"),
+    ("-teleport", "--tools: '-teleport' names no tool"),
+    ("tele*", "--tools: unknown tool 'tele*'; the tools are: read, bash"),
+])
+def test_a_tools_list_pi_would_refuse_is_one_clear_usage_error(tmp_path, value, error):
+    result = run_cli("--script", write_script(tmp_path, [answer("x")]), f"--tools={value}",
+                     "-p", "hi", cwd=str(tmp_path))  # "=": argparse takes "-x" for a flag
+    assert result.returncode == 2 and error in result.stderr
 
 
 def test_confirm_without_any_terminal_is_a_usage_error(tmp_path):

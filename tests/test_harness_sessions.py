@@ -1,7 +1,13 @@
 """The harness's session moves: new, fork, the tree with a branch summary, model changes."""
 
-from helpers import answer, make_agent, text
-from miniagent.harness.harness import Harness
+from dataclasses import replace
+
+import pytest
+
+from helpers import answer, echo_tool, make_agent, text
+from miniagent.compaction.compaction import CompactionSettings
+from miniagent.harness.harness import Harness, NothingToCompact
+from miniagent.session.stats import SUMMARIES, file_stats
 from miniagent.session.tree import Session
 
 
@@ -65,3 +71,39 @@ def test_new_session_and_model_changes_are_recorded(tmp_path):
     kinds = [e["type"] for e in harness.session.entries]
     assert kinds == ["model_change", "thinking_level_change", "thinking_level_change"]
     assert harness.session.build_context().thinking_level == "high"
+
+
+def test_compaction_runs_between_turns_once_tool_results_are_in(tmp_path):
+    """pi 1.6 checks the context after a turn's tools, before the next model call: a
+    long run compacts on its way, not only before or after it."""
+    tool_turn = {"content": [{"type": "toolCall", "name": "echo", "arguments": {"v": "x" * 400}}],
+                 "usage": {"input": 900, "output": 10, "cacheRead": 0, "cacheWrite": 0}}
+    agent = make_agent([answer("earlier answer " * 40, input=100, output=50), tool_turn,
+                        answer("SUMMARY of the work", input=300, output=20), answer("done")],
+                       tools=[echo_tool()], cwd=str(tmp_path))
+    agent.model = replace(agent.model, context_window=1000)  # reserve 250: compact past 750
+    harness = Harness(agent, Session.create(str(tmp_path), session_dir=str(tmp_path / "s")),
+                      CompactionSettings(keep_recent_tokens=300), compact_after_run=False)
+    events = []
+    agent.subscribe(lambda event: events.append(event["type"]))
+    harness.run("earlier prompt")
+    harness.run("now use the tool")
+    kinds = [e["type"] if e["type"] != "message" else e["message"]["role"]
+             for e in harness.session.get_branch()]
+    assert kinds.index("compaction") > kinds.index("toolResult")  # between the two calls
+    assert kinds[-1] == "assistant" and agent.messages[-1]["content"][0]["text"] == "done"
+    start = events.index("compaction_start")
+    assert events.index("turn_end") < start < len(events) - events[::-1].index("turn_start") - 1
+    entry = next(e for e in harness.session.entries if e["type"] == "compaction")
+    assert "SUMMARY of the work" in entry["summary"]
+    assert (entry["usage"]["input"], entry["usage"]["output"]) == (300, 20)  # pi's field
+    row = file_stats("", harness.session.entries).models[SUMMARIES]
+    assert (row["turns"], row["input"], row["output"]) == (1, 300, 20)  # stats count it
+
+
+def test_a_session_too_small_to_compact_is_refused_in_words(tmp_path):
+    harness = make_harness(tmp_path, [answer("one")])
+    harness.run("first")
+    with pytest.raises(NothingToCompact, match="Nothing to compact yet"):
+        harness.compact()
+    assert not any(e["type"] == "compaction" for e in harness.session.entries)

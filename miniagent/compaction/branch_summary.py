@@ -120,6 +120,6 @@ def summarize_branch(preparation: BranchPreparation, model, stream_fn,
     focus = None if replace_instructions else custom_instructions
     text = summarizer_input(preparation.messages, prompt,
                             preparation.context_window - max_tokens, custom_instructions=focus)
-    summary = ask_summarizer(model, stream_fn, text, max_tokens, "off", api_key,
-                             abort or threading.Event(), "Summarising the branch")
+    summary, _usage = ask_summarizer(model, stream_fn, text, max_tokens, "off", api_key,
+                                     abort or threading.Event(), "Summarising the branch")
     return summary + format_file_lists(preparation.details)

@@ -47,7 +47,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..messages import Message, clean_usage, estimate_tokens_of, tool_calls
+from ..messages import (Message, Usage, add_usages, clean_usage, empty_usage, estimate_tokens_of,
+                        tool_calls)
 from ..session.rebuild import compaction_summary, context_message
 from .summarize import (HISTORY_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT, FileOps,
                         ask_summarizer, format_file_lists, summarizer_input, without_file_lists)
@@ -345,6 +346,9 @@ class CompactionResult:
     tokens_before: int
     details: Dict[str, List[str]] = field(default_factory=dict)
     """{"readFiles": [...], "modifiedFiles": [...]}, stored with the compaction entry."""
+    usage: Usage = field(default_factory=empty_usage)
+    """What the summary requests cost (both, for a split turn), stored with the entry
+    as pi 1.6 stores it: session totals and `miniagent stats` count it."""
 
 
 def compact(preparation: Preparation, model, stream_fn, api_key: Optional[str] = None,
@@ -358,9 +362,9 @@ def compact(preparation: Preparation, model, stream_fn, api_key: Optional[str] =
     history_tokens = min(int(HISTORY_SHARE * reserve), model.max_tokens)
     prefix_tokens = min(int(PREFIX_SHARE * reserve), model.max_tokens)
 
-    def history() -> str:
+    def history() -> Tuple[str, Usage]:
         if not prep.messages_to_summarize:  # only a split turn's start is new
-            return prep.previous_summary or NO_PRIOR_HISTORY
+            return prep.previous_summary or NO_PRIOR_HISTORY, empty_usage()
         prompt = UPDATE_PROMPT if prep.previous_summary else HISTORY_PROMPT
         text = summarizer_input(prep.messages_to_summarize, prompt, window - history_tokens,
                                 prep.previous_summary, custom_instructions)
@@ -368,7 +372,7 @@ def compact(preparation: Preparation, model, stream_fn, api_key: Optional[str] =
         return ask_summarizer(model, stream_fn, text, history_tokens, level, api_key, abort,
                               "Summarising the conversation")
 
-    def turn_prefix() -> str:
+    def turn_prefix() -> Tuple[str, Usage]:
         text = summarizer_input(prep.turn_prefix_messages, TURN_PREFIX_PROMPT,
                                 window - prefix_tokens)
         return ask_summarizer(model, stream_fn, text, prefix_tokens, "off", api_key, abort,
@@ -377,9 +381,11 @@ def compact(preparation: Preparation, model, stream_fn, api_key: Optional[str] =
     if prep.is_split_turn:  # two independent requests: run them at the same time
         with ThreadPoolExecutor(max_workers=2) as pool:
             history_job, prefix_job = pool.submit(history), pool.submit(turn_prefix)
-            summary = history_job.result() + SPLIT_TURN_HEADER + prefix_job.result()
+            (summary, usage), (prefix, prefix_usage) = history_job.result(), prefix_job.result()
+        summary, usage = summary + SPLIT_TURN_HEADER + prefix, add_usages(usage, prefix_usage)
     else:
-        summary = history()
+        summary, usage = history()
     details = prep.file_ops.details()
     return CompactionResult(summary + format_file_lists(details), prep.first_kept_entry_id,
-                            prep.tokens_before, details)
+                            prep.tokens_before, details, usage)
+

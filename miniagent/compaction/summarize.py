@@ -15,7 +15,7 @@ summarizer is the same model, asked in a fresh request with no tools:
 The conversation is serialised as plain text, not sent as messages: a model that is
 shown a conversation as messages tends to carry it on instead of describing it. Tool
 results are cut to 2,000 characters (the summary needs what happened, not every line
-of a file); user and assistant text is kept whole.
+of a file); user and assistant text is kept whole; the model's thinking is left out.
 
 The summary ends with the files the work touched, collected from the tool calls rather
 than trusted to the model, and carried from one compaction to the next:
@@ -39,11 +39,12 @@ that may still not fit, and the summary call then fails with the server's one li
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..errors import CompactionError
 from ..session.convert import convert_to_llm
-from ..messages import Message, chars_for_tokens, one_line, text_of, tool_calls, user_message
+from ..messages import (Message, Usage, chars_for_tokens, clean_usage, one_line, text_of, tool_calls,
+                        user_message)
 from ..providers import StreamOptions
 from ..project.wrappers import defuse_closing_tags
 
@@ -136,12 +137,12 @@ def _parts(message: Message) -> List[str]:
             b["text"] for b in content if b.get("type") == "text")
         return [f"[User]: {text}"] if text else []
     if role == "assistant":
+        # Thinking is left out, as pi 1.6 leaves it: it is the provider's summary of the
+        # reasoning, often not in the model's own context, and can outweigh the rest.
         parts = []
-        thinking = "\n".join(b["thinking"] for b in content if b.get("type") == "thinking")
         said = "\n".join(b["text"] for b in content if b.get("type") == "text")
         calls = "; ".join(_call_text(call) for call in tool_calls(message))
-        for label, text in (("Assistant thinking", thinking), ("Assistant", said),
-                            ("Assistant tool calls", calls)):
+        for label, text in (("Assistant", said), ("Assistant tool calls", calls)):
             if text:
                 parts.append(f"[{label}]: {text}")
         return parts
@@ -246,7 +247,7 @@ def summarizer_input(messages: List[Message], prompt: str, room_tokens: int,
     return f"<conversation>\n{kept}\n</conversation>\n\n{tail}"
 
 
-_PART_START = re.compile(r"\n\n(?=\[(User|Assistant|Assistant thinking|Assistant tool calls|"
+_PART_START = re.compile(r"\n\n(?=\[(User|Assistant|Assistant tool calls|"
                          r"Tool result)\]: )")
 
 
@@ -264,9 +265,10 @@ def keep_newest(conversation: str, room: int) -> str:
 
 
 def ask_summarizer(model, stream_fn, text: str, max_tokens: int, thinking: str,
-                   api_key: Optional[str], abort, what: str) -> str:
+                   api_key: Optional[str], abort, what: str) -> Tuple[str, Usage]:
     """One summarizer request through the provider contract (stream_fn never raises);
-    returns the reply's text, or raises CompactionError naming `what` failed."""
+    returns the reply's text and usage (it is paid for: the session's totals count it),
+    or raises CompactionError naming `what` failed."""
     context = {"systemPrompt": SYSTEM_PROMPT, "messages": [user_message(text)], "tools": []}
     options = StreamOptions(abort=abort, api_key=api_key, thinking=thinking,
                             max_tokens=max_tokens)
@@ -286,4 +288,4 @@ def ask_summarizer(model, stream_fn, text: str, max_tokens: int, thinking: str,
     summary = text_of(final).strip()
     if not summary:
         raise CompactionError(f"{what} failed: the model answered with no text")
-    return summary
+    return summary, clean_usage(final.get("usage"))

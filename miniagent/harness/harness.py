@@ -6,7 +6,8 @@ day of real work needs, each piece a short method below:
 
     run(prompt):
         compact first if the context has passed the threshold (see Compaction)
-        run the prompt on the Agent (every finished message goes to the session file)
+        run the prompt on the Agent (every finished message goes to the session file;
+          between turns, once tool results are in, compact when past the threshold)
         while the last reply is a transient failure: wait 2, 4, 8 s, drop it, continue
         if the server said the context overflowed: compact, continue (once)
         compact after the run when past the threshold (not in print mode, not on abort)
@@ -34,8 +35,8 @@ file that cannot be written stops the run. `new_session`, `switch_session`, `for
 reported usage plus an estimate for every message after it. Past the window minus the
 reserve (`reserve_tokens`, by default min(16,384, window / 4)) the older part becomes a
 summary entry, and the in-memory context is rebuilt from the session (summary first,
-then the kept entries). Nothing is deleted from the file. `compact()` does it on
-request (/compact, rpc's compact).
+then the kept entries); the summary call's usage is kept in the entry. `compact()` does
+it on request (/compact, rpc's compact), and refuses a session too small to compact.
 
 **When a run is over** (lifecycle.py): each Agent run's agent_end says whether the
 harness goes on (`willRetry`), and `agent_settled` follows the prompt's last one.
@@ -118,14 +119,14 @@ class Harness(SessionMoves):
         self.configured_retries = max_retries  # what set_auto_retry(True) restores
         self.base_delay = retry_base_delay() if base_delay is None else base_delay
         self.stop_message: Optional[str] = None  # why the harness ended a run, if it did
-        # For the front ends: the project's context, the prompt builder (the prompt
-        # follows the active tools), the --confirm gate.
+        # For the front ends: the project, the prompt builder (follows the tools), --confirm.
         self.project = project
         self.prompt_for = prompt_for
         self.confirm_gate = confirm_gate
         self.worker = Worker()  # the run's thread, its abort Event and its wait
         agent.convert_to_llm = convert_to_llm  # summaries etc. become wire messages
         agent.should_stop = self.limits.should_stop
+        agent.between_turns = self.check_compaction  # tool results in: still room for more?
         agent.subscribe(self._record)
         self.lifecycle = Lifecycle(self)  # agent_end's willRetry, agent_settled
         self.session.check_writable()  # before the first (paid) request, not after it
@@ -322,8 +323,8 @@ class Harness(SessionMoves):
         result = compact(preparation, model, self.agent.stream_fn, self.agent.api_key,
                          abort, instructions)
         self.session.append_compaction(result.summary, result.first_kept_entry_id,
-                                       result.tokens_before, result.details)
-        self.agent.messages = list(self.session.build_context().messages)
+                                       result.tokens_before, result.details, usage=result.usage)
+        self.agent.messages[:] = self.session.build_context().messages  # in place: a run may hold it
         return result
 
     def set_model(self, model: Any, api_key: Optional[str] = None,

@@ -1,6 +1,7 @@
 """Models: which model a run talks to, and with which key.
 
 Read in this order: `registry.py` (the built-in registry, models.json, your own
-models.json), `choose.py` (provider, model and key for a run), `window.py` (asking a
+models.json), `choose.py` (provider, model and key for a run), `values.py` (how an `apiKey` or
+header value is read: `$VAR`, `!command`, a literal), `window.py` (asking a
 local server what context window it serves).
 """

@@ -38,7 +38,6 @@ Left out: OAuth logins, key files, remembering the last model used.
 """
 
 import os
-import re
 from dataclasses import dataclass, field, replace
 from typing import Dict, List, Mapping, Optional
 
@@ -47,6 +46,7 @@ from ..messages import one_line
 from ..files.redaction import add_secret
 from .registry import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model, Provider, default_model, find_model,
                        is_url, load_providers, unknown_provider)
+from .values import is_command, legacy_warning, resolve_value, variables_named
 from ..errors import ConfigError
 
 # Without --provider, the first of these whose key is set wins.
@@ -58,7 +58,6 @@ OLLAMA_DEFAULT_HOST = "http://127.0.0.1:11434"
 # stall a start without one; a server the user named deserves the time a remote one needs.
 DETECT_TIMEOUT = 0.5
 PROBE_TIMEOUT = 10.0
-ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 NOTHING_CONFIGURED = """No model is configured. Start in one of three ways:
   1. an API key: set ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY
@@ -74,6 +73,8 @@ class Resolved:
     model: Model
     api_key: Optional[str] = field(default=None, repr=False)  # never shown
     warnings: List[str] = field(default_factory=list)
+    """About a model the registry does not know (moot once its server tells its window)."""
+    notices: List[str] = field(default_factory=list)  # always shown: a changed reading
     known: bool = True
     """False for an id neither models.json nor the registry lists: its window is a guess
     (assemble.py then asks the server what it serves)."""
@@ -89,7 +90,8 @@ def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
     env = os.environ if env is None else env
     providers = load_providers(env)
     for entry in providers.values():  # every key configured is a secret, used or not:
-        add_secret(read_key(entry.api_key, env))  # a command may print the environment
+        if entry.api_key and not is_command(entry.api_key):  # (commands run for one only)
+            add_secret(resolve_value(entry.api_key, env))  # a command may print the env
     if provider:
         return _resolve_provider(providers, provider, model_id, base_url, api_key, env,
                                  keyless)
@@ -138,8 +140,10 @@ def _listing(providers: Dict[str, Provider], model_id: Optional[str]) -> List[Pr
 
 
 def _has_key(provider: Provider, env: Mapping[str, str]) -> bool:
-    """Can we call it now: its key is set, or it needs none (Ollama, a local server)?"""
-    return not provider.api_key or read_key(provider.api_key, env) is not None
+    """Can we call it now: its key is set (a command counts: it runs only for the one
+    provider used), or it needs none (Ollama, a local server)?"""
+    spec = provider.api_key
+    return not spec or is_command(spec) or resolve_value(spec, env) is not None
 
 
 def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optional[str],
@@ -153,13 +157,28 @@ def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optio
                           " For any OpenAI-compatible server, pass --base-url instead.")
     entry = providers[name]
     url = _base_url(entry, base_url, env)
-    key = None if keyless else _checked_key(api_key or read_key(entry.api_key, env), name)
+    key = None if keyless else _checked_key(api_key or resolve_value(entry.api_key, env), name)
     if entry.api_key and not key and not keyless:
         raise ConfigError(_no_key(entry))
     if model_id is None and (name == "ollama" or not entry.models):
         model_id = _ask_provider(entry, url, key)  # what has it pulled, what does it serve?
     model, warnings = _pick_model(entry, model_id)
-    return Resolved(replace(model, base_url=url), key, warnings, known=not warnings)
+    notice = None if api_key or keyless else legacy_warning(
+        entry.api_key, env, f"providers.{name}.apiKey")
+    model = replace(model, base_url=url, headers=_resolved_headers(model.headers, env))
+    return Resolved(model, key, warnings, [notice] if notice else [], known=not warnings)
+
+
+def _resolved_headers(headers: Dict[str, str], env: Mapping[str, str]) -> Dict[str, str]:
+    """Header values read like apiKey ($NAME, !command); one that cannot be had now is
+    left out, as pi leaves it. Each is kept out of what we write: it may be a token."""
+    resolved = {}
+    for header, spec in headers.items():
+        value = resolve_value(spec, env)
+        if value is not None:
+            add_secret(value if value != spec else None)  # a literal is no secret of ours
+            resolved[header] = value
+    return resolved
 
 
 def _resolve_server(providers: Dict[str, Provider], url: str, model_id: Optional[str],
@@ -272,7 +291,7 @@ def own_key(provider: str, api_key: Optional[str],
     """The key a provider's calls would carry: --api-key, else its variable."""
     env = os.environ if env is None else env
     entry = load_providers(env).get(provider)
-    return api_key or (read_key(entry.api_key, env) if entry is not None else None)
+    return api_key or (resolve_value(entry.api_key, env) if entry is not None else None)
 
 
 def _checked_url(url: str, source: str) -> str:
@@ -295,21 +314,13 @@ def _checked_key(key: Optional[str], provider: str) -> Optional[str]:
     return key or None
 
 
-def read_key(spec: Optional[str], env: Mapping[str, str]) -> Optional[str]:
-    """models.json's apiKey: an env var name (capitals) is looked up, else a literal.
-    A variable holding only whitespace counts as unset.
-
-    Examples: "OPENAI_API_KEY" -> env value or None;  "sk-local-123" -> "sk-local-123"
-    """
-    if not spec:
-        return None
-    if ENV_NAME.match(spec):
-        return (env.get(spec) or "").strip() or None
-    return spec
-
-
 def _key_hint(spec: str) -> str:
-    return spec if ENV_NAME.match(spec) else "the apiKey in models.json"
+    """What to set: "LMSTUDIO_KEY" for "$LMSTUDIO_KEY", or where the key is written."""
+    names = variables_named(spec)
+    if names:
+        return " and ".join(names)
+    return "a command that prints the key (apiKey in models.json)" if is_command(spec) \
+        else "the apiKey in models.json"
 
 
 def ollama_base_url(env: Mapping[str, str]) -> str:

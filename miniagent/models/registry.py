@@ -15,7 +15,7 @@ shape:
        "lmstudio": {
          "baseUrl": "http://127.0.0.1:1234/v1",     # OpenAI-style: includes /v1
          "api": "openai-completions",                # or "anthropic-messages"
-         "apiKey": "LMSTUDIO_KEY",                   # optional: an env var NAME or a literal
+         "apiKey": "$LMSTUDIO_KEY",                  # optional: $VAR, !command or a literal
          "headers": {"X-Team": "tools"},             # optional, sent with every request
          "models": [
            {"id": "qwen3-coder-30b", "name": "Qwen3 Coder",   # only "id" is required
@@ -25,8 +25,8 @@ shape:
             "compat": {"maxTokensField": "max_tokens"},       # quirk overrides (openai.py)
             "default": true}]}}}                              # used when --model is absent
 
-An `apiKey` written in capitals and underscores (`MY_KEY`) names an environment
-variable; anything else is the key itself. A user provider with a built-in name
+An `apiKey` or header value is read as pi 1.6 reads it (values.py): `$MY_KEY` is an
+environment variable, `!cmd` a command's output, anything else the value itself. A user provider with a built-in name
 (`"openai": {"baseUrl": ...}`) changes that provider: its fields win, its models are
 added to (or replace, by id) the built-in ones, and its `default` mark replaces the
 built-in one; a new name needs a `baseUrl`. The user's file is checked when it is read,

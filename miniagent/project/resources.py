@@ -8,7 +8,8 @@ instructions, so the order matters:
     2. settings   global, then the project's when trusted (the project wins)
     3. extensions global, then the project's when trusted, then -e FILE
     4. tools      --tools / --exclude-tools / --no-tools, else settings, else the
-                  defaults; names are checked after extensions registered theirs
+                  defaults (+name / -name change them, `*` matches); names are checked
+                  after extensions registered theirs
     5. skills and the system prompt (AGENTS.md files are read in every case: they are
                   text, shown to the model as the project's instructions)
 
@@ -20,6 +21,7 @@ system_prompt.py); this file only puts them in order for assemble.py.
 """
 
 import argparse
+from fnmatch import fnmatchcase
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Optional
@@ -67,33 +69,80 @@ def load_project(args: argparse.Namespace, cwd: str,
 
 def choose_tools(args: argparse.Namespace, project: Project) -> List[Tool]:
     """The active tools: the flags, else settings.json's list, else the defaults; then
-    the tools extensions registered. An unknown name is a usage error (ValueError)."""
-    registered = [tool.name for tool in project.extensions.tools if tool.name not in ALL_TOOLS]
-    source = "--tools"
+    the tools extensions registered. A list is read as pi 1.6 reads it:
+
+        read,grep,'*'     plain names and `*` patterns: exactly these tools
+        +grep,-write      only +name / -name: the default selection, changed (in order)
+
+    (settings.json's list may mix them: its plain names replace the defaults, then its
+    +/- entries apply). An unknown name, or a pattern that matches none, is a usage
+    error (ValueError)."""
+    known = known_tools(project)
+    defaults = DEFAULT_TOOLS + known[len(ALL_TOOLS):]
+    if project.settings.tools is not None:
+        defaults = select_names(project.settings.tools, defaults, known, "settings.json's tools")
     if args.no_tools:
         names: List[str] = []
     elif args.tools:
-        names = split_names(args.tools)
-    elif project.settings.tools:
-        names, source = list(project.settings.tools), "settings.json's tools"
+        names = listed_names(args.tools, defaults, project, "--tools")
     else:
-        names = DEFAULT_TOOLS + registered
-    excluded = split_names(args.exclude_tools) if args.exclude_tools else []
-    tools_named(excluded, project, "--exclude-tools")  # checks the names
-    return tools_named([name for name in names if name not in excluded], project, source)
+        names = defaults
+    excluded = select_names(split_names(args.exclude_tools or ""), [], known, "--exclude-tools")
+    return tools_named([name for name in names if name not in excluded], project)
 
 
-def tools_named(names: List[str], project: Project, source: str) -> List[Tool]:
-    """The tools of these names, each once, in the order first named: built-in ones, or
-    registered by an extension (which wins). An unknown name raises ValueError naming
-    `source` (the flag or file it came from) and the tools there are."""
+def known_tools(project: Project) -> List[str]:
+    """The built-in tools, then those extensions registered."""
+    return ALL_TOOLS + [tool.name for tool in project.extensions.tools
+                        if tool.name not in ALL_TOOLS]
+
+
+def listed_names(value: str, base: List[str], project: Project, source: str) -> List[str]:
+    """A typed list (--tools, /tools): all plain (names, patterns) or all +/-, not mixed."""
+    entries = split_names(value)
+    if any(map(is_modifier, entries)) and not all(map(is_modifier, entries)):
+        raise ValueError(f"{source}: tool names cannot be mixed with +name or -name entries")
+    return select_names(entries, base, known_tools(project), source)
+
+
+def is_modifier(entry: str) -> bool:
+    return entry.startswith(("+", "-"))
+
+
+def select_names(entries: List[str], base: List[str], known: List[str], source: str) -> List[str]:
+    """Plain entries (names, `*` patterns) replace `base`; then each +name adds a tool
+    and each -name removes one, in order. Every entry must name a known tool.
+
+    Example: (["+grep", "-write"], ["read", "bash", "edit", "write"], ...) ->
+             ["read", "bash", "edit", "grep"];  (["*"], ...) -> every known tool
+    """
+    plain = [entry for entry in entries if not is_modifier(entry)]
+    names = [name for entry in plain for name in _matching(entry, known, source)] if plain \
+        else list(base)
+    for entry in filter(is_modifier, entries):
+        name = entry[1:]
+        if "*" in name or name not in known:  # exact names: a pattern here is a typo'd list
+            raise ValueError(f"{source}: '{entry}' names no tool (+name and -name take exact "
+                             f"names); the tools are: {', '.join(known)}")
+        if entry.startswith("+") and name not in names:
+            names.append(name)
+        elif entry.startswith("-") and name in names:
+            names.remove(name)
+    return list(dict.fromkeys(names))  # a server refuses two tools of one name
+
+
+def _matching(entry: str, known: List[str], source: str) -> List[str]:
+    """The known tools an entry names: itself, or those a `*` pattern matches (fnmatch)."""
+    found = [name for name in known if fnmatchcase(name, entry)]
+    if not found:
+        raise ValueError(f"{source}: unknown tool '{entry}'; the tools are: {', '.join(known)}")
+    return found
+
+
+def tools_named(names: List[str], project: Project) -> List[Tool]:
+    """The tools of these (checked) names, in order: built-in ones, or registered by an
+    extension (which wins)."""
     registered = {tool.name: tool for tool in project.extensions.tools}
-    known = ALL_TOOLS + [name for name in registered if name not in ALL_TOOLS]
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise ValueError(f"{source}: unknown tool '{unknown[0]}'; the tools are: "
-                         f"{', '.join(known)}")
-    names = list(dict.fromkeys(names))  # a server refuses two tools of one name
     built = {tool.name: tool for tool in create_tools(
         [name for name in names if name not in registered], project.settings.shellPath)}
     return [registered.get(name) or built[name] for name in names]

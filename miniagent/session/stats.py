@@ -11,6 +11,8 @@ result says whether it failed. Counting them needs no model and no guesswork:
                       `!command` is not a bash call
     tool errors       tool results with isError true
     per model         turns, input / output / cache-read / cache-write tokens, cost in USD
+                      (a compaction's summary calls, whose `usage` its entry keeps, as
+                      the row "compaction summaries")
     main model        the model with the most assistant turns
 
 Every entry of the file counts, on every branch: abandoned branches were paid for too.
@@ -40,6 +42,7 @@ from ..errors import SessionError
 from .store import STORE
 
 TOKEN_FIELDS = COUNT_KEYS
+SUMMARIES = "compaction summaries"  # the row of the summary calls (no model is recorded)
 
 
 @dataclass
@@ -55,9 +58,8 @@ class FileStats:
     @property
     def main_model(self) -> str:
         """The model with the most assistant turns (the first seen on a tie), or ""."""
-        if not self.models:
-            return ""
-        return max(self.models, key=lambda name: self.models[name]["turns"])
+        models = [name for name in self.models if name != SUMMARIES]
+        return max(models, key=lambda name: self.models[name]["turns"]) if models else ""
 
 
 def compute_stats(paths: List[str]) -> Tuple[List[FileStats], FileStats, List[str]]:
@@ -76,6 +78,8 @@ def file_stats(path: str, entries: List[dict]) -> FileStats:
     for entry in entries:
         if entry["type"] == "message":
             count_message(stats, entry["message"])
+        elif entry["type"] == "compaction" and "usage" in entry:  # the summary was paid for
+            add_usage(stats, SUMMARIES, entry["usage"])
     return stats
 
 

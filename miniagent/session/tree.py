@@ -149,9 +149,9 @@ class Session:
         return self._append("thinking_level_change", {"thinkingLevel": level})
 
     def append_compaction(self, summary: str, first_kept_entry_id: str, tokens_before: int,
-                          details: Any = None, from_hook: bool = False) -> str:
+                          details: Any = None, from_hook: bool = False, usage: Any = None) -> str:
         fields = optional({"summary": summary, "firstKeptEntryId": first_kept_entry_id,
-                           "tokensBefore": tokens_before}, details=details)
+                           "tokensBefore": tokens_before}, details=details, usage=usage)
         fields["fromHook"] = from_hook
         return self._append("compaction", fields)
 

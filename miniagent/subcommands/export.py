@@ -11,7 +11,9 @@ What the page shows, top to bottom:
     the header       session id, project folder, start, totals (prompts, replies, tool
                      calls per tool, tokens and cost per model: the numbers of session/stats.py)
     the tree         every entry in order: user prompts, the model's thinking (folded),
-                     text and tool calls with their arguments, tool results (folded),
+                     answers rendered from Markdown (markdown.py), tool calls with their
+                     arguments, edits as diffs, the system prompt and tools (folded; see
+                     export_details.py), tool results (folded),
                      each reply's usage and cost, model and thinking changes, and a
                      marked band where a compaction or a branch summary happened
     branches         where the conversation forked (session.branch), one foldable
@@ -25,8 +27,8 @@ ever lands inside a script or a style.
 `export_markdown` writes the same conversation as a plain transcript (the REPL's
 `/export FILE.md`), fencing code with more backticks than the text itself holds.
 
-Left out: rendering Markdown inside messages (text is shown as written, line breaks
-kept), embedded images (a placeholder names them), and search in the page.
+Left out: Markdown in user prompts (shown as typed), embedded images (a placeholder
+names them), and search in the page.
 """
 
 import html
@@ -34,6 +36,7 @@ import json
 import re
 from typing import Any, Callable, Dict, List, Optional
 
+from .export_details import edit_diff, run_status, system_message
 from .export_file import write_output, write_text
 from ..errors import ExportError, SessionError
 from .export_style import PAGE, SCRIPT, SCRIPT_HASH, STYLE
@@ -42,8 +45,9 @@ from ..session.tree import Session, TreeNode
 from ..session.store import STORE, LoadedSession
 from ..session.stats import TOKEN_FIELDS, file_stats, number
 from ..modes.terminal import for_terminal
+from .markdown import markdown_html
 
-FOLD_ARGUMENT_LINES = 12  # longer tool-call arguments (a whole file to write) are folded
+FOLD_ARGUMENT_LINES = 12  # longer tool-call arguments (a whole file to write), diffs, folded
 TITLE_WIDTH = 80  # characters of a folded result's first line shown as its title
 
 
@@ -218,8 +222,10 @@ def render_message(message: Dict[str, Any], when: str) -> str:
         head += one_line(lines[-1] if error else lines[0], TITLE_WIDTH) or "(no output)"
         return fold("result error" if error else "result", head, content_html(message))
     if role == "bashExecution":  # pi's `!command`, typed by the user
-        head = f"! {message.get('command')} · exit {message.get('exitCode')}"
+        head = f"! {message.get('command')} · {run_status(message)}"
         return fold("result", head, f"<pre>{escape(message.get('output', ''))}</pre>")
+    if role == "system":  # pi 1.6's prompt and tools, as the model was told them
+        return system_message(message, escape)
     who = {"user": "You", "custom": f"Extension message ({message.get('customType')})"}
     name = who.get(role, str(role))
     return (f'<div class="msg {"user" if role == "user" else "other"}">'
@@ -242,13 +248,14 @@ def render_reply(message: Dict[str, Any], when: str) -> str:
 
 def render_block(block: Dict[str, Any]) -> str:
     kind = block.get("type")
-    if kind == "text":
-        return f'<div class="text">{escape(block.get("text", ""))}</div>'
+    if kind == "text":  # answers are Markdown: rendered by our own safe subset
+        return f'<div class="markdown">{markdown_html(str(block.get("text", "")), escape)}</div>'
     if kind == "thinking":
         thinking = escape(block.get("thinking", ""))
         return fold("thinking", "thinking", f'<div class="text">{thinking}</div>')
     if kind == "toolCall":
-        return render_call(str(block.get("name")), block.get("arguments"))
+        diff = edit_diff(block.get("arguments"), escape, FOLD_ARGUMENT_LINES) if block.get("name") == "edit" else None
+        return diff or render_call(str(block.get("name")), block.get("arguments"))
     return f'<p class="setting">[{escape(kind)} block]</p>'
 
 

@@ -60,4 +60,9 @@ details.error>summary,.error{color:var(--err)}summary{cursor:pointer;overflow-wr
 details.branch>summary{font-weight:600;margin:.5rem 0}
 .label{background:var(--accent);color:var(--bg);border-radius:4px;padding:0 .4rem;font-size:.8rem}
 .empty,.controls{color:var(--muted)}button{font:inherit;font-size:.85rem}
+.markdown>:first-child{margin-top:0}.markdown>:last-child{margin-bottom:0}.markdown p{margin:.4rem 0}
+.markdown pre.code{background:var(--call);padding:.4rem .6rem;border-radius:4px}
+.markdown code{background:var(--call);padding:0 .2rem;border-radius:3px}.markdown pre code{padding:0}
+pre.diff .add{color:#1a7f37}pre.diff .del{color:var(--err)}pre.diff .hunk,pre.diff .file{color:var(--muted)}
+details.system>summary{color:var(--muted);font-weight:600}
 """

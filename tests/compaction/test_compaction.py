@@ -368,6 +368,8 @@ def answering(reply_for):
             requests.append({"text": asked, "thinking": options.thinking,
                              "max_tokens": options.max_tokens})
         message = reply(text(reply_for(asked)))
+        message["usage"].update(input=len(asked), output=7)
+        message["usage"]["cost"]["total"] = 0.25
         yield {"type": "done", "reason": "stop", "message": message}
 
     return stream_fn, requests
@@ -395,6 +397,9 @@ def test_a_split_turn_summarizes_history_and_the_turns_start_separately():
     assert "big task" in by_kind["prefix"]["text"] and "earlier" not in by_kind["prefix"]["text"]
     assert (by_kind["prefix"]["thinking"], by_kind["prefix"]["max_tokens"]) == ("off", 2500)
     assert by_kind["history"]["thinking"] == "high"
+    asked = sum(len(r["text"]) for r in requests)  # both calls' usage, summed, kept with it
+    usage = result.usage
+    assert (usage["input"], usage["output"], usage["cost"]["total"]) == (asked, 14, 0.5)
 
 
 def test_a_split_turn_with_nothing_before_it_makes_one_call():

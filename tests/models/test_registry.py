@@ -16,7 +16,7 @@ import requests
 
 from fake_server import MODEL as FAKE_MODEL, FakeServer
 from miniagent.models import choose
-from miniagent.models.choose import ollama_base_url, probe_first_model, read_key, resolve
+from miniagent.models.choose import ollama_base_url, probe_first_model, resolve
 from miniagent.models.registry import (BUILTIN_REGISTRY, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model,
                                        list_models, load_providers, registry_models, validate)
 from miniagent.errors import ConfigError
@@ -250,11 +250,35 @@ def test_the_built_in_registry_passes_the_same_check():
     validate(json.loads(BUILTIN_REGISTRY.read_text()), str(BUILTIN_REGISTRY))
 
 
-def test_api_key_is_an_env_var_name_or_a_literal():
-    assert read_key("MY_KEY", {"MY_KEY": "secret"}) == "secret"
-    assert read_key("MY_KEY", {}) is None
-    assert read_key("sk-local-123", {}) == "sk-local-123"
-    assert read_key(None, {}) is None
+def test_an_old_style_capitalised_key_is_read_literally_with_a_warning(env):
+    write_user_models(env, lmstudio_with({"apiKey": "LMSTUDIO_KEY"}))
+    chosen = resolve(env={**env, "LMSTUDIO_KEY": "sk-from-env"})
+    assert chosen.api_key == "LMSTUDIO_KEY"  # pi 1.6 reads it so: the key itself
+    assert chosen.notices == ['warning: models.json providers.lmstudio.apiKey "LMSTUDIO_KEY" '
+                               'is now the key itself, not the variable LMSTUDIO_KEY; write '
+                               '"$LMSTUDIO_KEY" to read the variable']
+    assert resolve(env=env).notices == []  # no such variable: nothing changed for this user
+
+
+def test_a_key_from_a_command_in_the_users_models_json(env):
+    write_user_models(env, lmstudio_with({"apiKey": "!printf 'sk-cmd-%s' 42"}))
+    assert resolve(env=env).api_key == "sk-cmd-42"
+
+
+def test_a_command_that_prints_nothing_is_named_as_the_missing_key(env):
+    write_user_models(env, lmstudio_with({"apiKey": "!true"}))
+    with pytest.raises(ConfigError) as raised:
+        resolve(provider="lmstudio", env=env)
+    assert str(raised.value) == ("No API key for lmstudio: set a command that prints the key "
+                                 "(apiKey in models.json) or pass --api-key.")
+
+
+def test_header_values_read_like_the_key(env):
+    write_user_models(env, lmstudio_with({"headers": {
+        "X-Team": "tools", "X-Token": "Bearer ${TEAM_TOKEN}", "X-Run": "!echo run-7",
+        "X-Gone": "$NOT_SET"}}))
+    headers = resolve(env={**env, "TEAM_TOKEN": "t0k3n-abcdef"}).model.headers
+    assert headers == {"X-Team": "tools", "X-Token": "Bearer t0k3n-abcdef", "X-Run": "run-7"}
 
 
 # --- Choosing ---------------------------------------------------------------------------------
@@ -459,7 +483,7 @@ def test_a_key_in_the_environment_comes_before_the_users_providers_unless_a_mode
 
 def test_the_first_usable_user_provider_in_file_order_wins(env):
     write_user_models(env, {"providers": {
-        "locked": {**LMSTUDIO, "apiKey": "LOCKED_KEY", "models": [{"id": "a"}]},
+        "locked": {**LMSTUDIO, "apiKey": "$LOCKED_KEY", "models": [{"id": "a"}]},
         "open": {**LMSTUDIO, "models": [{"id": "b"}]},
         "later": {**LMSTUDIO, "models": [{"id": "c"}]}}})
     assert resolve(env=env).model.provider == "open"
@@ -468,7 +492,7 @@ def test_the_first_usable_user_provider_in_file_order_wins(env):
 
 
 def test_a_user_provider_without_its_key_is_named_when_nothing_else_works(env):
-    write_user_models(env, lmstudio_with({"apiKey": "LMSTUDIO_KEY"}))
+    write_user_models(env, lmstudio_with({"apiKey": "$LMSTUDIO_KEY"}))
     with pytest.raises(ConfigError) as raised:
         resolve(env=env)
     assert str(raised.value) == ("No API key for lmstudio: set LMSTUDIO_KEY or pass "
@@ -489,7 +513,7 @@ def test_a_named_model_of_a_keyless_provider_needs_no_key(env):
 
 def test_a_model_in_the_users_own_provider_wins_over_a_built_in_one(env):
     write_user_models(env, {"providers": {"gateway": {
-        "baseUrl": "https://gw.example/v1", "apiKey": "GW_KEY", "models": [{"id": "gpt-4.1"}]}}})
+        "baseUrl": "https://gw.example/v1", "apiKey": "${GW_KEY}", "models": [{"id": "gpt-4.1"}]}}})
     keys = {**env, "OPENAI_API_KEY": "sk-o", "GW_KEY": "sk-gw"}
     chosen = resolve(model_id="gpt-4.1", env=keys)
     assert (chosen.model.provider, chosen.api_key) == ("gateway", "sk-gw")

@@ -62,9 +62,66 @@ def test_a_pi_v3_file_shows_calls_with_arguments_and_folds_the_results(tmp_path)
     export_html(str(V3), str(page))
     shown = page.read_text()
     assert '<span class="tool">edit</span>' in shown
-    assert "<dt>oldText</dt><dd>return &quot;Hello, &quot; + name</dd>" in shown
+    assert '<span class="del">-return &quot;Hello, &quot; + name</span>' in shown  # a diff, not JSON
     assert '<details class="result"><summary>read result: Project notes</summary>' in shown
     assert "prompts 1 · replies 4 · tool calls 4 · tool errors 0" in shown
+
+
+def entries_of(*messages):
+    """Message entries in a chain, for render_html."""
+    return [{"type": "message", "id": f"e{i}", "parentId": f"e{i - 1}" if i else None,
+             "timestamp": "2026-01-01T00:00:00.000Z", "message": message}
+            for i, message in enumerate(messages)]
+
+
+HEADER = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z",
+          "cwd": "/p"}
+
+
+def test_answers_are_rendered_from_markdown_and_prompts_shown_as_typed():
+    page = render_html(HEADER, entries_of(
+        user_message("**as typed**"),
+        reply(text("## Done\n- fixed `a.py`\n\n[x](javascript:alert(1)) " + HOSTILE))))
+    assert "**as typed**" in page
+    assert "<h4>Done</h4>" in page and "<ul><li>fixed <code>a.py</code></li></ul>" in page
+    assert "[x](javascript:alert(1))" in page and "href=\"javascript" not in page
+    assert "<script>alert" not in page and "<img" not in page
+
+
+def test_each_edit_is_a_diff_in_either_argument_shape():
+    edits = {"path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"},
+                                       {"oldText": "y = 1\n", "newText": ""}]}
+    legacy = {"path": "b.py", "oldText": "old", "newText": "new"}
+    page = render_html(HEADER, entries_of(reply(call("edit", **edits)),
+                                          reply(call("edit", **legacy))))
+    assert "a.py · 2 edits" in page and page.count('<span class="file">--- a/a.py</span>') == 1
+    assert '<span class="del">-x = 1</span>\n<span class="add">+x = 2</span>' in page
+    assert '<span class="del">-y = 1</span>' in page
+    assert "b.py · 1 edit" in page and '<span class="add">+new</span>' in page
+
+
+def test_a_pi_system_message_shows_its_sections_and_tools_folded():
+    system = {"role": "system", "content": "", "timestamp": 1,
+              "sections": {"preamble": "You are " + HOSTILE, "cwd": "/p", "skills": None},
+              "toolsAdded": [{"name": "read", "description": "Read a file",
+                              "parameters": {"type": "object"}}],
+              "toolsRemoved": [{"name": "write"}]}
+    page = render_html(HEADER, entries_of(system, user_message("hi")))
+    assert '<details class="system"><summary>System prompt and tools: 3 sections</summary>' in page
+    assert "<summary>preamble</summary><pre>You are &lt;script&gt;" in page
+    assert "<summary>skills (removed)</summary>" in page
+    assert "<summary>tool + read</summary><pre>Read a file" in page
+    assert "tools removed: write" in page
+    assert "System prompt" not in render_html(HEADER, entries_of(user_message("hi")))
+
+
+def test_a_cancelled_user_command_says_cancelled_not_exit_none():
+    run = {"role": "bashExecution", "command": "sleep 99", "output": "", "exitCode": None,
+           "cancelled": True, "truncated": False, "timestamp": 1}
+    done = {**run, "command": "true", "exitCode": 0, "cancelled": False}
+    page = render_html(HEADER, entries_of(run, done))
+    assert "! sleep 99 · cancelled" in page and "! true · exit 0" in page
+    assert "None" not in page
 
 
 def test_a_header_only_session_is_a_page_that_says_so(tmp_path, capsys):
@@ -219,6 +276,20 @@ def test_chromium_shows_the_prompt_a_tool_call_and_the_cost_of_the_v1_fixture(tm
     assert shown["title"].startswith("Session ffae836b")  # the injected script did not run
 
 
+def test_chromium_shows_markdown_as_formatted_text_and_folds_the_system_prompt(tmp_path):
+    system = {"role": "system", "content": "", "timestamp": 1,
+              "sections": {"preamble": "You are a careful assistant."}, "toolsAdded": []}
+    answer_text = "**Fixed** the *bug*:\n\n```\nprint(1)\n```\n[more](#top)"
+    page = tmp_path / "md.html"
+    page.write_text(render_html(HEADER, entries_of(system, user_message("fix"),
+                                                   reply(text(answer_text)))))
+    shown = visible_text(page, tmp_path)
+    assert "Fixed the bug:\n\nprint(1)\n\nmore" in shown["folded"] and "**" not in shown["folded"]
+    assert "careful assistant" not in shown["folded"]  # the prompt starts folded
+    assert "careful assistant" in shown["unfolded"]
+    assert shown["title"] == "Session s1"  # the page's policy still runs only its own script
+
+
 def test_bidirectional_overrides_cannot_reorder_the_figures(tmp_path):
     header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z",
               "cwd": "/"}
@@ -242,7 +313,7 @@ def test_control_characters_bidi_marks_and_lone_surrogates_never_reach_the_page(
     raw = {ch for ch in page if (ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0) and ch not in kept}
     assert raw == set()
     assert not {"\u200e", "\u200f", "\u061c", "\ud800"} & set(page)
-    assert "a\u2400b\u241b[31mc\u2407\u2421d\ufffde\ufffdf\ufffdg\ufffdh\ufffdi\ufffdj\tk\nl" \
+    assert "a\u2400b\u241b[31mc\u2407\u2421d\ufffde\ufffdf\ufffdg\ufffdh\ufffdi\ufffdj\tk<br>\nl" \
         in html.unescape(page)
     out = tmp_path / "page.html"
     out.write_text(page, encoding="utf-8")  # a page that can be written at all

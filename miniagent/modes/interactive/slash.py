@@ -37,8 +37,8 @@ from ...assemble import model_for
 from ...models.registry import list_models
 from ...files.home import miniagent_home
 from ...errors import ConfigError
-from ...project.resources import split_names, tools_named
 from ...models.thinking import LEVELS as THINKING_LEVELS
+from ...project.resources import listed_names, tools_named
 from ...project.trust import is_trusted, project_has_resources, record_trust
 
 if TYPE_CHECKING:  # the REPL the commands drive (it imports this module)
@@ -141,11 +141,12 @@ def set_thinking(repl: "Repl", argument: str) -> None:
 
 
 def list_tools(repl: "Repl", argument: str) -> None:
-    """/tools: the active tools; /tools read,grep: only these from now on (the system
-    prompt is rebuilt to match)."""
+    """/tools: the active tools; /tools read,grep: only these from now on, /tools +ls:
+    one more (the system prompt is rebuilt to match)."""
     if argument and repl.harness.project is not None:
+        project, active = repl.harness.project, [tool.name for tool in repl.agent.tools]
         try:
-            tools = tools_named(split_names(argument), repl.harness.project, "/tools")
+            tools = tools_named(listed_names(argument, active, project, "/tools"), project)
         except ValueError as exc:
             repl.note(str(exc))
             return

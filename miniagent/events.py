@@ -15,9 +15,9 @@ A text-only run emits, in order:
     turn_end
     agent_end
 
-Around the runs, the harness and the HTTP layer add their own: `auto_retry_start` /
-`auto_retry_end` (a failed reply tried again from scratch) and `http_retry` (a request
-repeated after a 429 or a 503, announced before the wait).
+Around the runs, the harness adds its own: `auto_retry_start` / `auto_retry_end` (a
+failed reply tried again from scratch, announced before the wait) and
+`auto_compaction_start` / `auto_compaction_end`.
 
 Two rules make the bus safe to use from several threads (parallel tools emit
 `tool_execution_update` from their own threads):

@@ -18,11 +18,11 @@ worker thread (worker.py), the only thread a run gets, and returns; `wait()` wai
 for the end and `abort()` sets the one abort Event the Agent, the retry wait and
 compaction all watch. The terminal runs /compact and `!cmd` there too (`start(work)`), so Ctrl-C stops them.
 
-**Retries.** The HTTP layer (http/retry.py) already repeats a request that failed
-*before* any reply arrived. A reply that breaks *after* it started streaming cannot be
-resumed, so it is retried here from scratch; and so is a failure the HTTP layer gave up
-on. What is transient is reply_retry.py's decision. The failed reply stays in the session
-file (the ledger of what was paid for) but is dropped from the model's context.
+**Retries.** This is the only layer that tries again: the HTTP layer sends once and
+judges the failure (http/classify.py). A failed reply, whether no reply arrived or it
+broke halfway, is retried from scratch by reply_retry.py (when, how often, how long to
+wait). The failed reply stays in the session file (the ledger of what was paid for) but
+is dropped from the model's context.
 
 **The session file** (session/): every finished message is appended as it happens
 (user, assistant, tool result), so a crash loses at most the entry being written; a
@@ -48,7 +48,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
 
 from ..agent import Agent
-from .reply_retry import MAX_RETRIES, is_retryable, retry_base_delay
+from .reply_retry import MAX_RETRIES, retry_base_delay, retry_transient_failures
 from ..compaction.branch_summary import (collect_entries_to_summarize, prepare_branch_summary,
                              summarize_branch)
 from ..compaction.compaction import (CompactionSettings, compact, estimate_context_tokens,
@@ -59,7 +59,6 @@ from ..session.convert import convert_to_llm
 from .limits import RunLimits
 from .worker import Work, Worker
 from ..messages import Message, is_failed, text_of, user_message
-from ..http.retry import wait_or_abort
 from ..session.tree import Session
 
 if TYPE_CHECKING:  # for the reader and a type checker only: loading it costs start-up time
@@ -213,33 +212,7 @@ class Harness:
             self.stop_message = self.limits.reason
 
     def _retry_transient_failures(self) -> None:
-        attempt, cancelled = 0, False
-        while attempt < self.max_retries and is_retryable(self.agent.messages[-1]):
-            attempt += 1
-            cancelled = not self._retry(attempt)
-            if cancelled:
-                break
-        if attempt:
-            last = self.agent.messages[-1]
-            success = not cancelled and not is_failed(last)
-            self.agent.emit({"type": "auto_retry_end", "attempt": attempt, "success": success,
-                             "finalError": "Retry cancelled" if cancelled
-                             else last.get("errorMessage")})
-
-    def _retry(self, attempt: int) -> bool:
-        """Wait, drop the failed message and continue; False if abort cancelled the wait."""
-        failed = self.agent.messages[-1]
-        delay = self.base_delay * 2 ** (attempt - 1)
-        self.agent.emit({"type": "auto_retry_start", "attempt": attempt,
-                         "maxAttempts": self.max_retries, "delayMs": int(delay * 1000),
-                         "errorMessage": failed.get("errorMessage")})
-        if wait_or_abort(delay, self._stop):
-            return False
-        # The failed reply is useless to the model (possibly half a sentence); it is
-        # dropped from the context so the retry starts from the same place.
-        self.agent.messages.pop()
-        self.agent.continue_(abort=self._stop)
-        return True
+        retry_transient_failures(self.agent, self._stop, self.max_retries, self.base_delay)
 
     def _recover_from_overflow(self) -> None:
         """The request did not fit the window: compact, then continue the turn, once.

@@ -15,14 +15,15 @@ import pytest
 from fake_server import FakeServer, turn_from_capture
 from helpers import FIXTURES
 from miniagent.agent import Agent
-from miniagent.harness.harness import Harness, is_retryable
+from miniagent.harness.harness import Harness
+from miniagent.harness.reply_retry import is_retryable
 from miniagent.models.registry import Model, find_model, load_providers
 from miniagent.providers import StreamOptions
 from miniagent.providers import builder
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.compat import compat_for
 from miniagent.providers.openai import build_request, stream_bytes
-from miniagent.http.retry import is_final
+from miniagent.http.classify import is_final
 from miniagent.tools import Tool, text_result
 
 CAPTURES = FIXTURES / "llama-server"

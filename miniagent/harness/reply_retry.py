@@ -8,12 +8,12 @@ tries again. After a run that ended in a transient failure the harness calls
 should not come back in step), drops the failed reply from the context (the session
 file keeps it) and runs the turn again. A server that always answers 500 sees:
 
-    request 1 -> 500    auto_retry_start  attempt 1 of 3, delayMs ~2000
-    request 2 -> 500    auto_retry_start  attempt 2 of 3, delayMs ~4000
-    request 3 -> 500    auto_retry_start  attempt 3 of 3, delayMs ~8000
+    request 1 -> 500    auto_retry_start  attempt 1 of 3, delayMs 1500 .. 2000
+    request 2 -> 500    auto_retry_start  attempt 2 of 3, delayMs 3000 .. 4000
+    request 3 -> 500    auto_retry_start  attempt 3 of 3, delayMs 6000 .. 8000
     request 4 -> 500    auto_retry_end    success false, attempt 3, finalError "500 ..."
 
-that is 4 requests in about 14 s. A server that asks for a wait ("retry-after: 5", up to
+that is 4 requests in at most 14 s. A server that asks for a wait ("retry-after: 5", up to
 60 s) gets that wait instead of the backoff; abort ends any wait at once.
 
 Transient (docs/decisions.md D4): overloaded, rate limits, 408, 429, 500, 502, 503, 504,

@@ -180,7 +180,8 @@ class Notices:
 def retry_text(delay_ms: float, retry: int, retries: int, reason: Optional[str]) -> str:
     """Example: (4000, 2, 3, "503 overloaded") -> "retrying in 4 s (2 of 3): 503 overloaded"
     (the seconds to two digits: 3620 -> "3.6 s", 10 -> "0.01 s")."""
-    return f"retrying in {delay_ms / 1000:.2g} s ({retry} of {retries}): {one_line(reason or '', 200)}"
+    seconds = f"{delay_ms / 1000:.2g}"
+    return f"retrying in {seconds} s ({retry} of {retries}): {one_line(reason or '', 200)}"
 
 
 def compaction_outcome(event: Dict[str, Any]) -> str:

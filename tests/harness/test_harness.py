@@ -1,4 +1,4 @@
-"""Agent-level retry (docs/decisions.md D4): transient failures are retried from scratch."""
+"""The harness's retry (docs/decisions.md D4): transient failures are retried from scratch."""
 
 import threading
 

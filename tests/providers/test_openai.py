@@ -738,7 +738,7 @@ def test_connection_reset_mid_stream_is_an_error_with_connection_wording():
                                      "fault": {"reset_after_bytes": 400}}, {"content": []}])
     message = final(events)
     assert message["stopReason"] == "error" and "connection" in message["errorMessage"].lower()
-    assert len(requests) == 1  # once the body started, the HTTP layer never repeats the request
+    assert len(requests) == 1  # the HTTP layer never repeats a request
     assert is_retryable(message)  # the agent level does, from scratch
 
 
@@ -764,7 +764,7 @@ def test_the_api_key_never_appears_in_an_error_message():
         assert is_final(message)
 
 
-def test_an_unknown_host_is_tried_once_by_both_layers(monkeypatch):
+def test_an_unknown_host_is_tried_once(monkeypatch):
     real, lookups = socket.getaddrinfo, []
 
     def getaddrinfo(host, *args, **kwargs):

@@ -173,8 +173,7 @@ class Agent:
 
     def _config(self) -> LoopConfig:
         options = StreamOptions(abort=self._abort, api_key=self.api_key,
-                                thinking=self.thinking_level, session_id=self.session_id,
-                                on_http_retry=self._announce_http_retry)
+                                thinking=self.thinking_level, session_id=self.session_id)
         return LoopConfig(
             model=self.model, stream_fn=self.stream_fn, system_prompt=self.system_prompt,
             tools=self.tools, options=options, cwd=self.cwd, sequential=self.sequential,
@@ -183,13 +182,6 @@ class Agent:
             before_tool_call=self.before_tool_call, after_tool_call=self.after_tool_call,
             convert_to_llm=self.convert_to_llm, should_stop=self.should_stop,
             will_retry=self.will_retry, between_turns=self.between_turns)
-
-    def _announce_http_retry(self, error_message: str, seconds: float, attempt: int,
-                             attempts: int) -> None:
-        """The HTTP layer is about to wait before repeating a request: say so."""
-        self._bus.emit({"type": "http_retry", "errorMessage": error_message,
-                        "delayMs": int(seconds * 1000), "attempt": attempt,
-                        "maxAttempts": attempts})
 
     # --- While it runs ----------------------------------------------------------------------
 

@@ -16,9 +16,8 @@ A text-only run emits, in order:
     agent_end                (willRetry: does the harness go on from here?)
     agent_settled            (from the harness: nothing more happens for this prompt)
 
-Around the runs, the harness and the HTTP layer add their own: `auto_retry_start` /
-`auto_retry_end` (a failed reply tried again from scratch), `http_retry` (a request
-repeated after a 429 or a 503, announced before the wait), `compaction_start` /
+Around the runs, the harness adds its own: `auto_retry_start` / `auto_retry_end` (a
+failed reply tried again from scratch, announced before the wait), `compaction_start` /
 `compaction_end`, `thinking_level_changed`; the Agent adds `queue_update` when a
 steering or follow-up queue changes. The names and fields are pi 1.6's (docs/frontends.md
 lists them all).

@@ -32,6 +32,16 @@ def private_home(tmp_path_factory, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def no_server_reached_yet():
+    """Every test starts as a fresh process would: no server has answered it yet
+    (transport.REACHED decides whether a refused connection is worth retrying). The
+    transport is not imported for tests that never load it."""
+    transport = sys.modules.get("miniagent.http.transport")
+    if transport is not None:
+        transport.REACHED.clear()
+
+
 @pytest.fixture
 def home(private_home):
     """The test's miniagent home (MINIAGENT_HOME points there already)."""

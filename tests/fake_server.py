@@ -132,7 +132,6 @@ def turn_from_capture(body_path) -> dict:
 # --- Turns and a client for the HTTP-layer tests (test_retry, test_transport, ...) --------
 
 HELLO = {"content": [{"type": "text", "text": "Hello from the fake server"}]}
-FAST = {"base_delay": 0.001}  # retry waits made tiny: nothing waits for long
 
 
 def status(code, headers=None, body=None) -> dict:
@@ -160,7 +159,7 @@ def chat(srv, abort=None, **kwargs):
     the exception."""
     url = srv.base_url + "/v1/chat/completions"
     return post_stream(url, {"Authorization": "Bearer k"}, {"model": "m", "stream": True},
-                       abort or threading.Event(), **{**FAST, **kwargs})
+                       abort or threading.Event(), **kwargs)
 
 
 def read_text(response, abort=None) -> str:

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 from fake_server import FakeServer, status
 from helpers import ROOT, run_cli
@@ -79,25 +78,47 @@ def test_anthropic_end_to_end(tmp_path):
     assert last_user["content"][-1]["cache_control"] == {"type": "ephemeral"}
 
 
-def test_a_server_that_is_down_is_named_at_once_not_after_20_s(tmp_path):
-    """Decision 4: a refused connection is retried by the HTTP layer only (about 1.5 s),
-    then the run ends with one line naming the URL."""
+def test_a_server_that_is_down_is_named_at_once_not_after_14_s(tmp_path):
+    """Decision 4: a refused connection to a server this process never reached is final:
+    one attempt, then one line naming the URL (a retry would wait 30 s here first)."""
     with FakeServer([]) as srv:
         url = srv.base_url  # closed again: nothing listens there now
-    started = time.monotonic()
     result = run_cli("--base-url", url + "/v1", "--model", "m", "--mode", "json", "hi",
-                     cwd=str(tmp_path))
-    elapsed = time.monotonic() - started
+                     cwd=str(tmp_path), env={"MINIAGENT_RETRY_BASE_DELAY": "30"}, bound=20)
     assert result.returncode == 1
     types = [json.loads(line)["type"] for line in result.stdout.splitlines()]
-    assert "auto_retry_start" not in types and types.count("http_retry") == 2
+    assert "auto_retry_start" not in types and types.count("message_end") == 2  # user, reply
     error = result.stderr.splitlines()[-1]  # after the unknown-model warning
     assert error.startswith("miniagent: ") and url in error and "connection refused" in error
-    assert elapsed < 10  # the agent-level retries would take 14 s more
+
+
+def test_a_server_always_answering_500_gets_4_requests_one_counter_one_error(tmp_path):
+    with FakeServer([status(500, body="boom")] * 6) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "-p", "hi",
+                         cwd=str(tmp_path), env={"MINIAGENT_RETRY_BASE_DELAY": "0.001"})
+        requests = len(srv.requests)
+    assert result.returncode == 1 and requests == 4
+    lines = result.stderr.splitlines()
+    notices = [line.strip() for line in lines if line.startswith("  retrying in ")]
+    assert [notice.split(" s ", 1)[1] for notice in notices] == [
+        "(1 of 3): 500 boom", "(2 of 3): 500 boom", "(3 of 3): 500 boom"]
+    assert [line for line in lines if "500 boom" in line and line not in
+            [f"  {notice}" for notice in notices]] == ["miniagent: 500 boom"]  # once
+
+
+def test_a_501_is_one_request_and_one_error_line(tmp_path):
+    with FakeServer([status(501, body="Not Implemented")] * 4) as srv:
+        # A retry would wait 30 s first: the run would not end within the bound.
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "-p", "hi",
+                         cwd=str(tmp_path), env={"MINIAGENT_RETRY_BASE_DELAY": "30"}, bound=20)
+        requests = len(srv.requests)
+    assert result.returncode == 1 and requests == 1
+    assert [line for line in result.stderr.splitlines() if "501" in line] == [
+        "miniagent: 501 Not Implemented"]
 
 
 def test_ctrl_c_during_the_wait_before_a_retry_stops_at_once(tmp_path):
-    busy = [status(503, body="busy")] * 3  # the HTTP layer's three tries
+    busy = [status(503, body="busy")] * 3
     with FakeServer(busy) as srv:
         env = dict(os.environ, PYTHONPATH=ROOT)
         proc = subprocess.Popen(
@@ -110,7 +131,7 @@ def test_ctrl_c_during_the_wait_before_a_retry_stops_at_once(tmp_path):
                 event = json.loads(line)
                 if event["type"] == "auto_retry_start":
                     break
-            assert event["type"] == "auto_retry_start" and event["delayMs"] == 2000
+            assert event["type"] == "auto_retry_start" and 1500 <= event["delayMs"] <= 2000
             proc.send_signal(signal.SIGINT)  # Ctrl-C during the 2 s wait
             _, err = proc.communicate(timeout=10)
         finally:
@@ -156,14 +177,16 @@ def test_a_rate_limit_wait_is_announced(tmp_path):
     turns = [{"fault": {"status": 429, "headers": {"retry-after-ms": "50"},
                         "body": {"error": {"message": "Slow down", "code": "rate_limit"}}}},
              {"content": [{"type": "text", "text": "answer"}]}]
+    line = "429 Slow down (rate_limit) (the server asks to wait 0.05 s)"
     with FakeServer(turns) as srv:
         shown = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "hi",
                         cwd=str(tmp_path))
     assert shown.returncode == 0 and shown.stdout == "answer\n"
-    assert "retrying in 0.1 s (attempt 2 of 3): 429 Slow down (rate_limit)" in shown.stderr
+    assert f"retrying in 0.05 s (1 of 3): {line}" in shown.stderr
     with FakeServer(turns) as srv:
         events = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "--mode", "json",
                          "hi", cwd=str(tmp_path)).stdout
-    retry = [json.loads(line) for line in events.splitlines() if '"http_retry"' in line]
-    assert retry == [{"type": "http_retry", "errorMessage": "429 Slow down (rate_limit)",
-                      "delayMs": 50, "attempt": 2, "maxAttempts": 3}]
+    retry = [json.loads(line) for line in events.splitlines() if '"auto_retry_' in line]
+    assert retry == [{"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 50,
+                      "errorMessage": line},
+                     {"type": "auto_retry_end", "success": True, "attempt": 1}]

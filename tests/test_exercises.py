@@ -26,7 +26,7 @@ MARKERS = ["ex_sse", "ex_assembly", "ex_truncate", "ex_tool", "ex_cut_point", "e
 # The test files EXERCISES.md names, one per step (the markers live only there).
 MARKED_FILES = ["tests/http/test_sse.py", "tests/providers/test_openai.py",
                 "tests/tools/hardening/test_truncate.py", "tests/tools/test_search.py",
-                "tests/compaction/test_compaction.py", "tests/http/test_retry.py",
+                "tests/compaction/test_compaction.py", "tests/harness/test_reply_retry.py",
                 "tests/test_examples.py"]
 
 # Runs inside the subprocess: pytest with a small plugin that writes, for each ex_

@@ -19,11 +19,11 @@ worker thread (worker.py), the only thread a run gets, and returns; `wait()` wai
 for the end and `abort()` sets the one abort Event the Agent, the retry wait and
 compaction all watch. The terminal runs /compact and `!cmd` there too (`start(work)`), so Ctrl-C stops them.
 
-**Retries.** The HTTP layer (http/retry.py) already repeats a request that failed
-*before* any reply arrived. A reply that breaks *after* it started streaming cannot be
-resumed, so it is retried here from scratch; and so is a failure the HTTP layer gave up
-on. What is transient is reply_retry.py's decision. The failed reply stays in the session
-file (the ledger of what was paid for) but is dropped from the model's context.
+**Retries.** This is the only layer that tries again: the HTTP layer sends once and
+judges the failure (http/classify.py). A failed reply, whether no reply arrived or it
+broke halfway, is retried from scratch by reply_retry.py (when, how often, how long to
+wait). The failed reply stays in the session file (the ledger of what was paid for) but
+is dropped from the model's context.
 
 **The session file** (session/): every finished message is appended as it happens
 (user, assistant, tool result), so a crash loses at most the entry being written; a
@@ -52,7 +52,7 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
 
 from ..agent import Agent
-from .reply_retry import MAX_RETRIES, is_retryable, retry_base_delay
+from .reply_retry import MAX_RETRIES, retry_base_delay, retry_transient_failures
 from ..compaction.compaction import (CompactionSettings, compact, estimate_context_tokens,
                                      is_context_overflow, last_usable_usage, nothing_to_compact_message,
                                      prepare_compaction, should_compact)
@@ -64,7 +64,6 @@ from .moves import SessionMoves
 from .worker import Work, Worker
 from ..messages import Message, is_failed, user_message
 from ..models.thinking import clamp_level
-from ..http.retry import wait_or_abort
 from ..session.tree import Session
 
 if TYPE_CHECKING:  # for the reader and a type checker only: loading it costs start-up time
@@ -232,33 +231,7 @@ class Harness(SessionMoves):
             self.stop_message = self.limits.reason
 
     def _retry_transient_failures(self) -> None:
-        attempt, cancelled = 0, False
-        while attempt < self.max_retries and is_retryable(self.agent.messages[-1]):
-            attempt += 1
-            cancelled = not self._retry(attempt)
-            if cancelled:
-                break
-        if attempt:
-            last = self.agent.messages[-1]
-            success = not cancelled and not is_failed(last)
-            self.agent.emit({"type": "auto_retry_end", "attempt": attempt, "success": success,
-                             "finalError": "Retry cancelled" if cancelled
-                             else last.get("errorMessage")})
-
-    def _retry(self, attempt: int) -> bool:
-        """Wait, drop the failed message and continue; False if abort cancelled the wait."""
-        failed = self.agent.messages[-1]
-        delay = self.base_delay * 2 ** (attempt - 1)
-        self.agent.emit({"type": "auto_retry_start", "attempt": attempt,
-                         "maxAttempts": self.max_retries, "delayMs": int(delay * 1000),
-                         "errorMessage": failed.get("errorMessage")})
-        if wait_or_abort(delay, self._stop):
-            return False
-        # The failed reply is useless to the model (possibly half a sentence); it is
-        # dropped from the context so the retry starts from the same place.
-        self.agent.messages.pop()
-        self.agent.continue_(abort=self._stop)
-        return True
+        retry_transient_failures(self.agent, self._stop, self.max_retries, self.base_delay)
 
     def _recover_from_overflow(self) -> None:
         """The request did not fit the window: compact, then continue the turn, once.

@@ -1,40 +1,100 @@
-"""Which failed model replies deserve a second try: the harness's retry decision.
+"""The one retry layer: a failed model reply tried again from scratch, up to 3 times.
 
 Real servers fail all the time in small ways: a 529 "overloaded", a rate limit, a
-connection that drops halfway through a reply. The HTTP layer (http/retry.py) already
-repeats a request that failed *before* any reply arrived, twice, within a second or
-so. What reaches the harness is a reply that broke after it started, or a failure the
-HTTP layer gave up on; the harness waits 2, 4, 8 s and runs the turn again from
-scratch. As in pi, a server that always answers 503 therefore sees 3 x 4 = 12 requests
-over about 20 s before the run reports the error.
+connection that drops halfway through a reply. The HTTP layer sends each request once
+and only judges the failure (http/classify.py); this module is the only place that
+tries again. After a run that ended in a transient failure the harness calls
+`retry_transient_failures`, which waits 2, 4, 8 s (less a random quarter: many clients
+should not come back in step), drops the failed reply from the context (the session
+file keeps it) and runs the turn again. A server that always answers 500 sees:
 
-Transient (docs/decisions.md D4): overloaded, rate limits, 429 and 5xx statuses,
-connection resets, timeouts, a stream that ended before the response was complete.
+    request 1 -> 500    auto_retry_start  attempt 1 of 3, delayMs 1500 .. 2000
+    request 2 -> 500    auto_retry_start  attempt 2 of 3, delayMs 3000 .. 4000
+    request 3 -> 500    auto_retry_start  attempt 3 of 3, delayMs 6000 .. 8000
+    request 4 -> 500    auto_retry_end    success false, attempt 3, finalError "500 ..."
 
-Never retried here:
-  * what the HTTP layer already called final (`retry.is_final`: a 4xx other than
-    408/409/429, quota and billing errors, a server that said not to retry or asked
-    for a wait over 60 s);
-  * a refused connection: nothing listens there, and the HTTP layer has already tried
-    three times; a server that is down is named within about 2 s instead of 20;
+that is 4 requests in at most 14 s. A server that asks for a wait ("retry-after: 5", up to
+60 s) gets that wait instead of the backoff; abort ends any wait at once.
+
+Transient (docs/decisions.md D4): overloaded, rate limits, 408, 429, 500, 502, 503, 504,
+520, 524, 529, connection resets and refusals, timeouts, a stream that ended before
+the response was complete. Never retried:
+  * what the HTTP layer called final (`classify.is_final`: 501, 505 and other 4xx,
+    quota and billing errors, a server that said not to retry or asked for a wait over
+    60 s, a refused connection to a server this process never reached);
   * a context overflow: compaction answers that (harness.py), not a retry.
+
+Left out: retry settings per model, a retry budget shared across prompts.
 """
 
 import os
+import random
 import re
+import threading
 
 from ..compaction.compaction import is_context_overflow
-from ..messages import Message
-from ..http.retry import is_final
+from ..http.classify import asked_wait, is_final, retry_asked
+from ..messages import Message, is_failed
 
 MAX_RETRIES = 3
 BASE_DELAY = 2.0  # seconds; doubles each retry: 2, 4, 8
+MAX_JITTER = 0.25  # up to this share of a delay is taken off at random
 
 TRANSIENT = re.compile(
-    r"overloaded|rate.?limit|too many requests|\b(429|5\d\d)\b|"
+    r"overloaded|rate.?limit|too many requests|\b(408|429|500|502|503|504|520|524|529)\b|"
     r"service.?unavailable|server.?error|internal.?error|connection|econnreset|"
     r"timed? ?out|timeout|stream ended|terminated|other side closed", re.IGNORECASE)
-REFUSED = re.compile(r"connection refused", re.IGNORECASE)
+
+
+def retry_transient_failures(agent, abort: threading.Event, max_retries: int = MAX_RETRIES,
+                             base_delay: float = BASE_DELAY) -> None:
+    """While the Agent's last reply is a transient failure, wait, drop it and continue
+    the turn, at most max_retries times. Announces each wait (auto_retry_start) and the
+    outcome (auto_retry_end), with pi's fields."""
+    retries = 0
+    while retries < max_retries and is_retryable(agent.messages[-1]):
+        retries += 1
+        failed = agent.messages[-1].get("errorMessage") or ""
+        delay = retry_delay(retries, failed, base_delay)
+        agent.emit({"type": "auto_retry_start", "attempt": retries, "maxAttempts": max_retries,
+                    "delayMs": round(delay * 1000), "errorMessage": failed})
+        if abort.wait(delay):
+            break
+        # The failed reply is useless to the model (possibly half a sentence); it is
+        # dropped from the context so the retry starts from the same place.
+        agent.messages.pop()
+        agent.continue_(abort=abort)
+    if not retries:
+        return
+    last = agent.messages[-1]
+    if abort.is_set():
+        agent.emit({"type": "auto_retry_end", "success": False, "attempt": retries,
+                    "finalError": "Retry cancelled"})
+    elif is_failed(last):
+        agent.emit({"type": "auto_retry_end", "success": False, "attempt": retries,
+                    "finalError": last.get("errorMessage")})
+    else:
+        agent.emit({"type": "auto_retry_end", "success": True, "attempt": retries})
+
+
+def retry_delay(retry: int, error_text: str, base: float = BASE_DELAY) -> float:
+    """Seconds to wait before retry number `retry` (from 1): the server's own wait when
+    it asked for one, else the backoff.
+
+    Examples: (1, "503 Busy")                                       -> 1.5 .. 2
+              (1, "429 Slow down (the server asks to wait 5 s)")    -> 5
+    """
+    asked = asked_wait(error_text)
+    return backoff_delay(retry, base) if asked is None else asked
+
+
+def backoff_delay(retry: int, base: float = BASE_DELAY) -> float:
+    """The backoff before retry number `retry` (from 1): `base` doubled for each retry
+    before it, less up to a quarter at random.
+
+    Examples (base 2): 1 -> 1.5 .. 2,  2 -> 3 .. 4,  3 -> 6 .. 8
+    """
+    return base * 2 ** (retry - 1) * (1 - MAX_JITTER * random.random())
 
 
 def retry_base_delay() -> float:
@@ -52,14 +112,15 @@ def is_retryable(message: Message) -> bool:
         "529 Overloaded"                                  -> True
         "stream ended before the response was complete"   -> True
         "Connection error: ... (connection reset)"        -> True
-        "Connection error: ... (connection refused)"      -> False (the server is down)
+        "Connection error: ... (connection refused) (not retried: no server has
+         answered at this address yet)"                   -> False (final)
+        "501 Not Implemented"                             -> False (final)
         "429 You exceeded your current quota ..."         -> False (quota)
         "400 prompt is too long: 213462 tokens > 200000"  -> False (overflow)
-        "401 Invalid API key"                             -> False
     """
     if message.get("role") != "assistant" or message.get("stopReason") != "error":
         return False
     text = message.get("errorMessage") or ""
-    if is_final(text) or REFUSED.search(text):
+    if is_final(text) or is_context_overflow(message):
         return False
-    return bool(TRANSIENT.search(text)) and not is_context_overflow(message)
+    return retry_asked(text) or bool(TRANSIENT.search(text))

@@ -1,7 +1,8 @@
 """HTTP failures in one line: what went wrong, in words a person (and the retry rules) read.
 
 A failed call ends as an assistant message whose errorMessage is shown to the user on one
-line and is read by the agent-level retry (harness.py) to decide whether to try again.
+line and is read by the one retry layer (harness/reply_retry.py) to decide whether to try
+again.
 So every failure of the HTTP layer is turned into one short line that keeps the facts:
 the status, the server's own message, its error code or type (`overloaded_error`,
 `insufficient_quota`: the retry rules look for such words), and for a connection that
@@ -17,6 +18,11 @@ failed, why in plain words.
                                           chat/completions; is the base URL right?
                                           OpenAI-style base URLs usually end in /v1)"
 
+Failure is reported by exceptions: `HTTPError` before the body starts (a status, or no
+answer at all), `Aborted` when abort was set; transport.py adds `StreamError` for a body
+that breaks. The providers turn each into an assistant message with stopReason "error"
+or "aborted", its errorMessage the exception's one line.
+
 Left out: localisation, and error bodies beyond the first 64 KB (transport.py reads no more).
 """
 
@@ -25,8 +31,34 @@ import ipaddress
 import json
 import re
 import urllib.parse
+from typing import Optional
 
-from ..messages import one_line
+from ..messages import ABORTED_TEXT, one_line
+
+
+class Failure(Exception):
+    """A failure of ours: `message` is one line for the assistant message's errorMessage."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class Aborted(Failure):
+    """The abort event was set while we waited or read."""
+
+    def __init__(self, message: str = ABORTED_TEXT):
+        super().__init__(message)
+
+
+class HTTPError(Failure):
+    """The request failed before the body started: a status the server answered with,
+    or no answer at all (status None). E.g. "429 Rate limit reached", status 429. Whether
+    it is worth repeating is said in the message itself (classify.py)."""
+
+    def __init__(self, message: str, status: Optional[int] = None):
+        super().__init__(message)
+        self.status = status
 
 
 def http_error_message(status: int, body_text: str, url: str = "") -> str:
@@ -40,7 +72,7 @@ def http_error_message(status: int, body_text: str, url: str = "") -> str:
             -> "529 Overloaded (overloaded_error)"
         502, '<html><head><title>502 Bad Gateway</title>...'  -> "502 Bad Gateway"
         500, ''                            -> "500 status code (no body)"
-    The error's code or type is kept because the agent-level retry looks for words
+    The error's code or type is kept because the retry layer looks for words
     like overloaded_error and insufficient_quota.
     """
     text = body_text.strip()

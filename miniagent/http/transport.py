@@ -7,8 +7,13 @@ module does the HTTP part for both, in two steps:
     for chunk in iter_body(response, abort):            # raw bytes as they arrive
         ...                                              # (the provider decodes SSE)
 
-`post_stream` repeats a failed attempt as retry.py decides (its `with_retries` and
-`error_for_status`); this module only sends, reads and reports what happened.
+`post_stream` sends once and never repeats: a failure is raised with its verdict in
+its message (classify.py), and the harness decides whether to try the reply again.
+Only this module knows one fact that verdict needs: whether this process has reached
+the server before. Every origin (scheme, host and port) that has sent back any HTTP
+response, an error status included, is recorded in `REACHED`; a refused connection to
+an origin never reached is final (a wrong URL, or a server that is not running: named
+at once), to one reached before it is transient (a server restarting).
 
 Abort is a `threading.Event` (set by Ctrl-C) and must take effect at once anywhere,
 which a plain blocking HTTP client does not give:
@@ -26,8 +31,8 @@ requests.Session is shared by every call: keep-alive saves a TCP and TLS handsha
 turn. Only the HTTP providers import this module, so a run with the scripted model (and
 `--version`, `--help`) never loads requests.
 
-Failures are exceptions: retry.HTTPError before the body starts, StreamError after,
-retry.Aborted when abort is set.
+Failures are exceptions: errors.HTTPError before the body starts, StreamError after,
+errors.Aborted when abort is set.
 
 Left out: HTTP/2, proxies beyond what requests does by itself, resuming a broken
 stream, and non-streaming calls.
@@ -35,14 +40,15 @@ stream, and non-streaming calls.
 
 import socket
 import threading
-from typing import Callable, Iterator, Optional
+import urllib.parse
+from typing import Iterator, Optional, Set
 
 import requests
 import urllib3
 
 from ..files.home import seconds_from_env
-from .errors import UNKNOWN_HOST, connection_reason, unreachable
-from .retry import Aborted, Failure, HTTPError, error_for_status, not_retried, with_retries
+from .classify import error_for_status, not_retried
+from .errors import UNKNOWN_HOST, Aborted, Failure, HTTPError, connection_reason, unreachable
 
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
 READ_TIMEOUT = 600.0  # seconds a stream may stay silent
@@ -52,6 +58,8 @@ ABORT_POLL = 0.05
 # One connection pool for every call (urllib3 checks a pooled connection is still
 # alive before reusing it).
 SHARED_SESSION = requests.Session()
+# The origins ("http://127.0.0.1:8080") that have answered this process at least once.
+REACHED: Set[str] = set()
 
 
 class StreamError(Failure):
@@ -62,57 +70,66 @@ class StreamError(Failure):
 
 
 def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
-                max_retries: int = 2, connect_timeout: float = 10,
-                read_timeout: Optional[float] = None,
-                session: Optional[requests.Session] = None, base_delay: float = 0.5,
-                on_wait: Callable[..., None] = lambda error, delay, attempt, attempts: None,
-                ) -> requests.Response:
-    """POST `body` as JSON and return the response as soon as a 2xx status arrived
-    (its body not read yet; pass it to `iter_body`). Raises HTTPError when the server
-    refuses for good or the retries are used up, Aborted when `abort` is set.
+                connect_timeout: float = 10, read_timeout: Optional[float] = None,
+                session: Optional[requests.Session] = None) -> requests.Response:
+    """POST `body` as JSON, once, and return the response as soon as a 2xx status
+    arrived (its body not read yet; pass it to `iter_body`). Raises HTTPError for any
+    other answer or none (its message says whether trying again could help), Aborted
+    when `abort` is set.
 
     connect_timeout bounds connecting; read_timeout every wait for data (the status
-    line, each read of the body). `base_delay` scales the backoff (for tests);
-    `on_wait(error, seconds, attempt, attempts)` is told before each wait
-    (retry.with_retries)."""
-    session = session or SHARED_SESSION
-    timeout = (connect_timeout, read_timeout or default_read_timeout())
-    return with_retries(lambda: _send_once(session, url, headers, body, abort, timeout), abort,
-                        max_retries=max_retries, base_delay=base_delay, on_wait=on_wait)
-
-
-def default_read_timeout() -> float:
-    """MINIAGENT_READ_TIMEOUT seconds (a slow server's knob, and the tests'), else 600."""
-    return seconds_from_env("MINIAGENT_READ_TIMEOUT", READ_TIMEOUT)
-
-
-def _send_once(session, url, headers, body, abort, timeout) -> requests.Response:
-    """One attempt: a 2xx response, or an HTTPError saying whether to try again."""
+    line, each read of the body)."""
     if abort.is_set():
         raise Aborted()
+    session = session or SHARED_SESSION
+    timeout = (connect_timeout, read_timeout or default_read_timeout())
     try:
         response = _BackgroundPost(session, url, headers, body, timeout).result(abort)
     except requests.ConnectTimeout:
-        message = unreachable(url, f"no answer within {timeout[0]:g} s")
-        raise HTTPError(message, retryable=True) from None
+        raise HTTPError(unreachable(url, f"no answer within {timeout[0]:g} s")) from None
     except requests.Timeout:
         message = f"Request timed out: {url} sent no response within {timeout[1]:g} s"
-        raise HTTPError(message, retryable=True) from None
+        raise HTTPError(message) from None
     except requests.ConnectionError as exc:
-        reason = connection_reason(exc)
-        message = unreachable(url, reason)
-        if reason == UNKNOWN_HOST:  # a typo in the host name: final here and for the harness
-            raise HTTPError(not_retried(message, "the name does not resolve")) from None
-        raise HTTPError(message, retryable=True) from None
+        raise HTTPError(connection_failure(url, connection_reason(exc))) from None
     except (requests.RequestException, ValueError) as exc:
         # A malformed URL, a header value HTTP cannot carry (a key with a stray "\r"
         # or a curly quote): nothing was sent, and sending again cannot help.
         message = not_retried(f"Request failed: {exc}", "the request could not be sent")
         raise HTTPError(message) from None
+    REACHED.add(origin(url))
     if 200 <= response.status_code < 300:
         return response
     text = _read_error_body(response, abort)
     raise error_for_status(response.status_code, response.headers, text, response.url)
+
+
+def connection_failure(url: str, reason: str) -> str:
+    """The message for a connection that failed, final where waiting cannot help.
+
+    Examples: "connection refused", never reached -> "Connection error: could not reach
+                  URL (connection refused; is the server running?) (not retried: no
+                  server has answered at this address yet)"
+              "connection refused", reached before -> the same without the marker
+              "unknown host name" -> "... (not retried: the name does not resolve)"
+    """
+    message = unreachable(url, reason)
+    if reason == UNKNOWN_HOST:  # a typo in the host name will not fix itself
+        return not_retried(message, "the name does not resolve")
+    if reason == "connection refused" and origin(url) not in REACHED:
+        return not_retried(message, "no server has answered at this address yet")
+    return message
+
+
+def origin(url: str) -> str:
+    """Example: "HTTP://Host:8080/v1/chat" -> "http://host:8080"."""
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
+def default_read_timeout() -> float:
+    """MINIAGENT_READ_TIMEOUT seconds (a slow server's knob, and the tests'), else 600."""
+    return seconds_from_env("MINIAGENT_READ_TIMEOUT", READ_TIMEOUT)
 
 
 class _BackgroundPost:

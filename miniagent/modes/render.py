@@ -149,16 +149,14 @@ def fold_result(text: str, is_error: bool, keep: int = FOLD_LINES) -> List[str]:
 
 
 class Notices:
-    """The one-line notices of the harness's events: a retry (of either layer) and an
-    automatic compaction. Both retry layers get one style, each counting its own
-    attempts (the first request is attempt 1):
+    """The one-line notices of the harness's events: a retry and an automatic
+    compaction. A retry counts the retries, the first one 1, of how many at most:
 
-        retrying in 2.0 s (attempt 2 of 4): 503 overloaded     (the harness: a reply failed)
-        retrying in 0.4 s (attempt 2 of 3): 429 Slow down      (the HTTP layer: no reply yet)
+        retrying in 2 s (1 of 3): 503 overloaded
+        retrying in 3.6 s (2 of 3): 503 overloaded
 
-    The two events count differently: auto_retry_start numbers the retry (1 for the
-    first) of maxAttempts retries, as pi does; http_retry numbers the try about to be
-    made (2 for the first retry) of maxAttempts tries.
+    The final error is not a notice: each front end prints it once, at the end (print
+    mode's "miniagent: ..." line, the terminal's "error: ..." line).
 
     Example: Notices()({"type": "compaction_start", "reason": "threshold"})
              -> "compacting the conversation: the context is nearly full"
@@ -167,11 +165,8 @@ class Notices:
     def __call__(self, event: Dict[str, Any]) -> Optional[str]:
         """The notice for this event, or None when it needs none."""
         kind = event["type"]
-        if kind == "http_retry":
-            return retry_text(event["delayMs"], event["attempt"], event["maxAttempts"],
-                              event["errorMessage"])
         if kind == "auto_retry_start":
-            return retry_text(event["delayMs"], event["attempt"] + 1, event["maxAttempts"] + 1,
+            return retry_text(event["delayMs"], event["attempt"], event["maxAttempts"],
                               event["errorMessage"])
         if kind == "compaction_start":
             why = ("the last request did not fit the model's window" if event["reason"] ==
@@ -182,12 +177,11 @@ class Notices:
         return None
 
 
-def retry_text(delay_ms: float, attempt: int, total: int, reason: Optional[str]) -> str:
-    """Example: (2000, 2, 4, "503 overloaded")
-             -> "retrying in 2.0 s (attempt 2 of 4): 503 overloaded"
-    """
-    return (f"retrying in {delay_ms / 1000:.1f} s (attempt {attempt} of {total}): "
-            f"{one_line(reason or '')}")
+def retry_text(delay_ms: float, retry: int, retries: int, reason: Optional[str]) -> str:
+    """Example: (4000, 2, 3, "503 overloaded") -> "retrying in 4 s (2 of 3): 503 overloaded"
+    (the seconds to two digits: 3620 -> "3.6 s", 10 -> "0.01 s")."""
+    seconds = f"{delay_ms / 1000:.2g}"
+    return f"retrying in {seconds} s ({retry} of {retries}): {one_line(reason or '', 200)}"
 
 
 def compaction_outcome(event: Dict[str, Any]) -> str:

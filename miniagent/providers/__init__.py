@@ -30,7 +30,7 @@ server here speaks one of the two protocols, and most speak Chat Completions.
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from ..messages import assistant_message
 
@@ -52,10 +52,6 @@ class StreamOptions:
     temperature: Optional[float] = None
     session_id: Optional[str] = None
     """Sent as a prompt-cache key where the API supports one."""
-    on_http_retry: Callable[..., None] = lambda error_message, seconds, attempt, attempts: None
-    """Told (error text, seconds, the try about to be made, how many at most) before the
-    HTTP layer waits to repeat a request."""
-    """Told before the HTTP layer waits to repeat a failed request (a 429, a 503)."""
 
 
 def stream(model, context: Dict[str, Any], options: StreamOptions) -> Iterator[StreamEvent]:

@@ -24,10 +24,9 @@ read as a stream at all:
     been.
 
 The API key never appears in an errorMessage (a 401 body may quote it back, whole,
-percent-encoded or in part): `redact` (files/redaction.py) replaces it, also in the text
-told to `on_http_retry`.
+percent-encoded or in part): `redact` (files/redaction.py) replaces it.
 
-Left out: the bytes on the wire (transport.py), when to try again (retry.py), and the
+Left out: the bytes on the wire (transport.py), whether to try again (classify.py), and the
 wire formats (openai.py, anthropic.py).
 """
 
@@ -36,7 +35,8 @@ import threading
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional
 
 from ..files.redaction import redact
-from ..http.retry import Aborted, Failure, not_retried
+from ..http.classify import not_retried
+from ..http.errors import Aborted, Failure
 from ..http.transport import iter_body, post_stream
 from .builder import Event, MessageBuilder, Parser, ProviderError
 
@@ -47,7 +47,7 @@ HTML_PAGE = ("the server answered with an HTML page, not an event stream "
 def run(model, abort: threading.Event, open_body: Callable[[], Iterable[bytes]],
         parse: Parser, secret: Optional[str] = None) -> Iterator[Event]:
     """One model call that never raises. open_body() sends the request and returns the
-    body's chunks (it raises retry.HTTPError or Aborted when there is no 2xx reply);
+    body's chunks (it raises errors.HTTPError or Aborted when there is no 2xx reply);
     parse() turns them into events. `start` is sent only once the server accepted the
     request, so an HTTP error is a lone `error` event. `secret` (the API key) is
     redacted from the errorMessage."""
@@ -82,10 +82,7 @@ def stream_http(model, context: Dict[str, Any], options, build_request, parse: P
     (url, headers, body); the reply's body goes through parse. Never raises."""
     def open_body() -> Iterable[bytes]:
         url, headers, body = build_request(model, context, options)
-        response = post_stream(
-            url, headers, body, options.abort,
-            on_wait=lambda error, delay, attempt, attempts: options.on_http_retry(
-                redact(error.message, options.api_key), delay, attempt, attempts))
+        response = post_stream(url, headers, body, options.abort)
         if _media_type(response) == "text/html":
             response.close()
             why = "the same URL will answer with the same page"

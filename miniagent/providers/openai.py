@@ -192,7 +192,7 @@ def _images_message(images: List[Dict[str, Any]]) -> Dict[str, Any]:
 # --- The reply -------------------------------------------------------------------------------
 
 # finish_reason -> stopReason. Failures end as errors that say what happened (D15);
-# the transient ones (OpenRouter's, DeepSeek's) use the words the agent-level retry looks for.
+# the transient ones (OpenRouter's, DeepSeek's) use the words the retry layer looks for.
 # A reason in neither table (TGI's "eos_token", "eos"; whatever a server invents next) ends
 # a complete answer: it is a normal stop ("toolUse" with tool calls), not a lost reply.
 FINISH_REASONS = {"stop": "stop", "end": "stop", "length": "length",

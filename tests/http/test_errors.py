@@ -8,10 +8,11 @@ import threading
 
 import pytest
 
-from fake_server import FAST, FakeServer, status
+from fake_server import FakeServer, status
 from miniagent.http import errors
 from miniagent.http.errors import http_error_message
-from miniagent.http.retry import HTTPError, is_final
+from miniagent.http.classify import is_final
+from miniagent.http.errors import HTTPError
 from miniagent.http.transport import post_stream
 
 
@@ -47,7 +48,7 @@ def test_a_404_names_the_url_and_the_base_url_convention(path, body, expected):
     with FakeServer([status(404, body=body)]) as srv:
         url = srv.base_url + path
         with pytest.raises(HTTPError) as caught:
-            post_stream(url, {}, {}, threading.Event(), **FAST)
+            post_stream(url, {}, {}, threading.Event())
     assert caught.value.message == expected.format(url=url)
     assert caught.value.status == 404 and is_final(caught.value.message)
 
@@ -56,11 +57,11 @@ def test_a_405_and_an_unknown_route_name_the_url_too():
     with FakeServer([status(405, body="Method Not Allowed")]) as srv:
         url = srv.base_url + "/chat/completions"
         with pytest.raises(HTTPError) as caught:
-            post_stream(url, {}, {}, threading.Event(), **FAST)
+            post_stream(url, {}, {}, threading.Event())
         assert caught.value.message.startswith(f"405 Method Not Allowed (POST {url}; ")
         url = srv.base_url + "/v1/chat"  # the fake server has no such route
         with pytest.raises(HTTPError) as caught:
-            post_stream(url, {}, {}, threading.Event(), **FAST)
+            post_stream(url, {}, {}, threading.Event())
         assert caught.value.message == (f"404 no route for POST /v1/chat (POST {url}; "
                                         f"is the base URL right?)")
     assert http_error_message(500, "oops", url) == "500 oops"  # other statuses: as they were

@@ -14,9 +14,10 @@ import time
 import pytest
 import requests
 
-from fake_server import HELLO, FAST, FakeServer, abort_when, chat, read_text, turn_from_capture
+from fake_server import HELLO, FakeServer, abort_when, chat, read_text, turn_from_capture
 from helpers import FIXTURES
-from miniagent.http.retry import Aborted, HTTPError, is_final
+from miniagent.http.classify import is_final
+from miniagent.http.errors import Aborted, HTTPError
 from miniagent.http.transport import StreamError, default_read_timeout, iter_body, post_stream
 
 CAPTURES = FIXTURES / "llama-server"
@@ -35,10 +36,28 @@ def free_port():
 def test_connection_refused_on_this_machine_names_the_url_and_asks_about_the_server(host):
     url = f"http://{host}:{free_port()}/v1/chat/completions"
     with pytest.raises(HTTPError) as caught:
-        post_stream(url, {}, {}, threading.Event(), **FAST)
+        post_stream(url, {}, {}, threading.Event())
     assert caught.value.message == (f"Connection error: could not reach {url}"
-                                    " (connection refused; is the server running?)")
-    assert caught.value.status is None and caught.value.retryable
+                                    " (connection refused; is the server running?)"
+                                    " (not retried: no server has answered at this address yet)")
+    assert caught.value.status is None and is_final(caught.value.message)  # a wrong URL, or down
+
+
+def test_a_refused_connection_to_a_server_that_answered_before_is_transient():
+    with FakeServer([HELLO]) as srv:
+        assert read_text(chat(srv)) == "Hello from the fake server"
+    with pytest.raises(HTTPError) as caught:  # the server is gone now: restarting, perhaps
+        chat(srv, session=requests.Session())  # a new connection, not the kept-alive one
+    assert "(connection refused; is the server running?)" in caught.value.message
+    assert not is_final(caught.value.message)
+
+
+def test_an_error_status_counts_as_having_reached_the_server():
+    with FakeServer({"turns": []}) as srv:
+        with pytest.raises(HTTPError):
+            chat(srv)  # "500 no turn left": the server answered
+    with pytest.raises(HTTPError) as caught:
+        chat(srv, session=requests.Session())
     assert not is_final(caught.value.message)
 
 
@@ -60,44 +79,45 @@ def test_an_unknown_host_name_is_final_after_one_attempt(monkeypatch):
     lookups = fail_dns(monkeypatch)
     url = "http://gpu-box.invalid:8080/v1/chat/completions"
     with pytest.raises(HTTPError) as caught:
-        post_stream(url, {}, {}, threading.Event(), **FAST)
+        post_stream(url, {}, {}, threading.Event())
     assert caught.value.message == (f"Connection error: could not reach {url} (unknown host name) "
                                     f"(not retried: the name does not resolve)")
-    assert not caught.value.retryable and is_final(caught.value.message)  # nor by the harness
-    assert len(lookups) == 1
+    assert is_final(caught.value.message) and len(lookups) == 1
 
 
-def test_a_temporary_dns_failure_is_retried(monkeypatch):  # EAI_AGAIN: no DNS server answered
+def test_a_temporary_dns_failure_is_transient(monkeypatch):  # EAI_AGAIN: no DNS server answered
     lookups = fail_dns(monkeypatch, socket.EAI_AGAIN, "Temporary failure in name resolution")
     with pytest.raises(HTTPError) as caught:
-        post_stream("http://gpu-box.invalid/v1/chat/completions", {}, {}, threading.Event(), **FAST)
+        post_stream("http://gpu-box.invalid/v1/chat/completions", {}, {}, threading.Event())
     assert "(temporary failure in name resolution)" in caught.value.message
-    assert caught.value.retryable and not is_final(caught.value.message) and len(lookups) == 3
+    assert not is_final(caught.value.message) and len(lookups) == 1
 
 
 @pytest.mark.parametrize("url", ["htp://127.0.0.1:1/v1/chat/completions", "localhost:8080/v1/chat/completions",
                                  "http:///v1/chat/completions"])
 def test_a_request_that_cannot_be_sent_is_final_and_says_so(url):
     with pytest.raises(HTTPError) as caught:
-        post_stream(url, {}, {}, threading.Event(), **FAST)
+        post_stream(url, {}, {}, threading.Event())
     assert caught.value.message.startswith("Request failed: ")
     assert caught.value.message.endswith("(not retried: the request could not be sent)")
-    assert not caught.value.retryable and is_final(caught.value.message)
+    assert is_final(caught.value.message)
 
 
 @pytest.mark.parametrize("key", ["sk-test\r", "sk-test\n", " sk-test", "sk-t\u2019est"])
 def test_a_header_http_cannot_carry_is_final_not_an_exception(key):
     with FakeServer([HELLO]) as srv:
         with pytest.raises(HTTPError) as caught:
-            post_stream(srv.base_url + "/v1/messages", {"x-api-key": key}, {}, threading.Event(), **FAST)
+            post_stream(srv.base_url + "/v1/messages", {"x-api-key": key}, {}, threading.Event())
         assert srv.requests == []
     assert is_final(caught.value.message)
 
 
-def test_a_connection_reset_before_the_status_line_is_retried():
+def test_a_connection_reset_before_the_status_line_is_sent_once_and_transient():
     with FakeServer([{"fault": {"reset_before_headers": True}}, HELLO]) as srv:
-        assert read_text(chat(srv)) == "Hello from the fake server"
-        assert len(srv.requests) == 2
+        with pytest.raises(HTTPError) as caught:
+            chat(srv)
+        assert len(srv.requests) == 1
+    assert "connection" in caught.value.message and not is_final(caught.value.message)
 
 
 def test_the_default_read_timeout_outlasts_a_reasoning_models_silence(monkeypatch):
@@ -112,13 +132,13 @@ def test_the_default_read_timeout_outlasts_a_reasoning_models_silence(monkeypatc
     assert default_read_timeout() == 600
 
 
-def test_no_status_line_within_the_read_timeout_is_retried_then_reported():
+def test_no_status_line_within_the_read_timeout_is_reported_as_transient():
     stall = {"fault": {"stall_seconds": 60, "before_headers": True}}
     with FakeServer([stall, stall]) as srv:
         with pytest.raises(HTTPError) as caught:
-            chat(srv, max_retries=1, read_timeout=0.2)
-        assert len(srv.requests) == 2
-        assert "timed out" in caught.value.message
+            chat(srv, read_timeout=0.2)
+        assert len(srv.requests) == 1
+    assert "timed out" in caught.value.message and not is_final(caught.value.message)
 
 
 def test_llama_server_context_error_is_an_http_error_with_its_message():
@@ -146,7 +166,7 @@ def test_the_fake_server_lists_a_model_and_says_when_the_script_ran_out():
         assert requests.get(srv.base_url + "/api/tags").json()["models"][0]["name"] == "fake-model"
         assert read_text(chat(srv)) == "Hello from the fake server"
         with pytest.raises(HTTPError) as caught:
-            chat(srv, max_retries=0)
+            chat(srv)
         assert caught.value.status == 500 and "no turn left" in caught.value.message
 
 

@@ -117,22 +117,43 @@ def test_no_codes_at_all_on_a_dumb_terminal_or_into_a_pipe():
         view, out = view_on(env, out)
         for event in [{"type": "agent_start"}, delta("text_delta", "Looking."),
                       delta("text_end"), start("a", "ls"), update("a", "x"),
-                      end("a", "ls", "x"), reply("error", "503 overloaded")]:
+                      end("a", "ls", "x"), reply("error", "503 overloaded"),
+                      {"type": "agent_end", "messages": []}]:
             view(event)
+        view.show_footer(Model("m", "scripted", "scripted"))
         view.close()
-        assert out.getvalue() == "Looking.\n  $ ls\n    x\nerror: 503 overloaded\n"
+        assert out.getvalue().startswith("Looking.\n  $ ls\n    x\nerror: 503 overloaded\n")
 
 
-def test_both_retry_layers_share_one_notice_each_counting_its_own_attempts():
+def test_a_retry_notice_counts_the_retries_of_three_on_one_line():
     notices = Notices()
-    # The HTTP layer names the try about to be made; the harness, as pi, the retry.
-    assert notices({"type": "http_retry", "delayMs": 400, "errorMessage": "429 Slow\ndown",
-                    "attempt": 2, "maxAttempts": 3}) == (
-        "retrying in 0.4 s (attempt 2 of 3): 429 Slow down")
+    assert notices({"type": "auto_retry_start", "attempt": 2, "maxAttempts": 3,
+                    "delayMs": 4000, "errorMessage": "503 Slow\ndown"}) == (
+        "retrying in 4 s (2 of 3): 503 Slow down")
     assert notices({"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3,
-                    "delayMs": 2000, "errorMessage": "503 overloaded"}) == (
-        "retrying in 2.0 s (attempt 2 of 4): 503 overloaded")
+                    "delayMs": 1734, "errorMessage": "x" * 300}) == (
+        "retrying in 1.7 s (1 of 3): " + "x" * 197 + "...")
+    assert notices({"type": "auto_retry_end", "success": False, "attempt": 3,
+                    "finalError": "503 overloaded"}) is None  # the front end says it, once
     assert notices({"type": "agent_start"}) is None
+
+
+def test_the_terminal_shows_each_failure_once_the_retried_ones_in_their_notices():
+    view, out = view_on({"TERM": "dumb"}, FakeTerminal())
+    for retry in (1, 2, 3):
+        view(reply("error", "500 boom"))
+        view({"type": "agent_end", "messages": []})
+        view({"type": "auto_retry_start", "attempt": retry, "maxAttempts": 3,
+              "delayMs": 1000 * 2 ** retry, "errorMessage": "500 boom"})
+    view(reply("error", "500 boom"))
+    view({"type": "agent_end", "messages": []})
+    view({"type": "auto_retry_end", "success": False, "attempt": 3, "finalError": "500 boom"})
+    view.show_footer(Model("m", "scripted", "scripted"))
+    view.close()
+    lines = out.getvalue().splitlines()
+    assert lines[:4] == ["retrying in 2 s (1 of 3): 500 boom", "retrying in 4 s (2 of 3): 500 boom",
+                         "retrying in 8 s (3 of 3): 500 boom", "error: 500 boom"]
+    assert sum("500 boom" in line for line in lines) == 4
 
 
 def test_automatic_compaction_is_one_line_when_it_starts_and_one_when_it_ends():
@@ -151,12 +172,12 @@ def test_print_mode_shows_the_notices_even_without_the_steps():
     out = io.StringIO()
     printer = StepPrinter(out, show_steps=False)
     for event in [{"type": "agent_start"}, start("a", "ls"),
-                  {"type": "http_retry", "delayMs": 500, "errorMessage": "503 busy",
-                   "attempt": 2, "maxAttempts": 3},
+                  {"type": "auto_retry_start", "delayMs": 500, "errorMessage": "503 busy",
+                   "attempt": 1, "maxAttempts": 3},
                   {"type": "compaction_start", "reason": "overflow"}]:
         printer(event)
     assert out.getvalue() == (
-        "  retrying in 0.5 s (attempt 2 of 3): 503 busy\n"
+        "  retrying in 0.5 s (1 of 3): 503 busy\n"
         "  compacting the conversation: the last request did not fit the model's window\n")
 
 

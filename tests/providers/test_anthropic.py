@@ -8,12 +8,12 @@ import time
 import pytest
 
 from fake_server import FakeServer
-from miniagent.harness.harness import is_retryable
+from miniagent.harness.reply_retry import is_retryable
 from miniagent.models.registry import Model
 from miniagent.providers import StreamOptions
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.anthropic import build_request, stream_bytes
-from miniagent.http.retry import is_final
+from miniagent.http.classify import is_final
 
 PRICES = {"input": 3.0, "output": 15.0, "cacheRead": 0.3, "cacheWrite": 3.75}
 TOOLS = [{"name": "read", "description": "Read a file.",

@@ -17,7 +17,8 @@ from miniagent.models.registry import Model
 from miniagent.providers import StreamOptions
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.guard import redact, run
-from miniagent.http.retry import HTTPError, is_final
+from miniagent.http.classify import is_final
+from miniagent.http.errors import HTTPError
 
 
 def make_model(base_url="http://127.0.0.1:1/v1"):
@@ -62,7 +63,7 @@ def json_turn(document):
 
 def test_a_failure_before_the_body_is_a_lone_error_event():
     def refused():
-        raise HTTPError("429 Rate limit reached", 429, retryable=True)
+        raise HTTPError("429 Rate limit reached", 429)
     events = list(run(make_model(), threading.Event(), refused, half_then(ValueError())))
     assert [e["type"] for e in events] == ["error"]
     assert final(events)["stopReason"] == "error"

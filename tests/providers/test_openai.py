@@ -15,14 +15,15 @@ import pytest
 from fake_server import FakeServer, turn_from_capture
 from helpers import FIXTURES
 from miniagent.agent import Agent
-from miniagent.harness.harness import Harness, is_retryable
+from miniagent.harness.harness import Harness
+from miniagent.harness.reply_retry import is_retryable
 from miniagent.models.registry import Model, find_model, load_providers
 from miniagent.providers import StreamOptions
 from miniagent.providers import builder
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.compat import compat_for
 from miniagent.providers.openai import build_request, stream_bytes
-from miniagent.http.retry import is_final
+from miniagent.http.classify import is_final
 from miniagent.tools import Tool, text_result
 
 CAPTURES = FIXTURES / "llama-server"
@@ -737,7 +738,7 @@ def test_connection_reset_mid_stream_is_an_error_with_connection_wording():
                                      "fault": {"reset_after_bytes": 400}}, {"content": []}])
     message = final(events)
     assert message["stopReason"] == "error" and "connection" in message["errorMessage"].lower()
-    assert len(requests) == 1  # once the body started, the HTTP layer never repeats the request
+    assert len(requests) == 1  # the HTTP layer never repeats a request
     assert is_retryable(message)  # the agent level does, from scratch
 
 
@@ -763,7 +764,7 @@ def test_the_api_key_never_appears_in_an_error_message():
         assert is_final(message)
 
 
-def test_an_unknown_host_is_tried_once_by_both_layers(monkeypatch):
+def test_an_unknown_host_is_tried_once(monkeypatch):
     real, lookups = socket.getaddrinfo, []
 
     def getaddrinfo(host, *args, **kwargs):

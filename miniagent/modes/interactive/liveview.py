@@ -11,13 +11,17 @@ subscriber turns the event stream into a screen that tells the truth at every mo
     tool_execution_update (bash output)    its last 5 lines under the live line
     tool_execution_end                     the call's header and its folded result,
                                            together, in call order; live lines erased
-    message_end (error / aborted)          the reason, on one line
-    auto_retry_start, http_retry           the retry notice (render.Notices)
-    compaction_start / _end           ⠼ compacting · 4s, then one line: the outcome
+    message_end (error / aborted)          the reason, on one line (an error once the
+                                           harness is not retrying it: see below)
+    auto_retry_start                       the retry notice (render.Notices)
+    compaction_start / _end                ⠼ compacting · 4s, then one line: the outcome
 
 Parallel tool calls all start before any ends, and their ends arrive in call order
 (loop.py), so "print each call when it ends" is what keeps every result under its
-own call. After a prompt's run the REPL calls `show_footer()`: tokens, cost, context.
+own call. A failed reply's error line waits for the next event: when that is a retry,
+the retry notice names the error instead, so each failure is on screen once and the
+final one ends the run's output. After a prompt's run the REPL calls `show_footer()`:
+tokens, cost, context.
 The REPL also shows its own waits here (`wait("compacting")` while /compact runs) and
 its questions (`ask(question)` stops the live area until the answer is in).
 
@@ -49,6 +53,7 @@ class LiveView:
         self._waiting_for = "waiting for the model"
         self._asking = False  # a question is on screen: the live area stays away
         self._notices = Notices()
+        self._failure: Optional[str] = None  # a failed reply's line, until a retry or not
         self._running: Dict[str, str] = {}  # call id -> its one-line header, in call order
         self._running_since = 0.0
         self._window: List[str] = []  # the last lines of the latest live output
@@ -64,6 +69,10 @@ class LiveView:
     def __call__(self, event: Dict[str, Any]) -> None:
         kind = event["type"]
         with self._lock:
+            if kind == "auto_retry_start":  # its notice names the error instead
+                self._failure = None
+            elif kind not in ("turn_end", "agent_end"):
+                self._show_failure()
             notice = self._notices(event)
             if notice:
                 self._line(self.screen.style(for_terminal(notice), "yellow"))
@@ -108,10 +117,16 @@ class LiveView:
         self._add_usage(message.get("usage") or {})
         reason = message.get("stopReason")
         if reason == "error":
-            error = "error: " + one_line(message.get("errorMessage") or "unknown error")
-            self._line(self.screen.style(for_terminal(error), "red"))
+            self._failure = "error: " + one_line(message.get("errorMessage") or "unknown error")
         elif reason == "aborted":
             self._line(self.screen.style("(stopped)", "dim"))
+
+    def _show_failure(self) -> None:
+        """The held error line of a failed reply the harness did not retry (after it
+        come only turn_end and agent_end, then the harness's retry or what follows)."""
+        if self._failure is not None:
+            self._line(self.screen.style(for_terminal(self._failure), "red"))
+            self._failure = None
 
     def _start_call(self, event: Dict[str, Any]) -> None:
         if not self._running:
@@ -201,6 +216,7 @@ class LiveView:
     def show_footer(self, model: Any) -> None:
         """The line after a prompt's run; the counts start again from zero."""
         with self._lock:
+            self._show_failure()
             self._waiting_since = None
             self._running.clear()
             self._draw_live()

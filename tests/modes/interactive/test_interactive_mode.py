@@ -6,7 +6,7 @@ import re
 import signal
 from contextlib import contextmanager
 
-from fake_server import FakeServer
+from fake_server import FakeServer, status
 from pty_driver import Terminal
 from helpers import call, text, wait_gone, write_script
 
@@ -61,6 +61,20 @@ def test_the_first_token_is_on_screen_before_the_last_is_sent_and_a_footer_follo
         assert "5 out" in footer and "cost unknown" in footer
         assert re.search(r"context \d+% of 128k", footer)
         assert sum("Hello from the first piece" in line for line in term.screen()) == 1
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_a_server_always_answering_500_shows_one_counter_and_the_error_once(tmp_path):
+    with FakeServer([status(500, body="boom")] * 6) as server, \
+            repl(tmp_path, *served(server), "hi",
+                 env={"MINIAGENT_RETRY_BASE_DELAY": "0.001"}) as term:
+        term.expect("error: 500 boom")
+        term.expect("> ")
+        shown = [line.strip() for line in term.screen() if "500 boom" in line]
+        assert [line.split(" s ", 1)[-1] for line in shown] == [
+            "(1 of 3): 500 boom", "(2 of 3): 500 boom", "(3 of 3): 500 boom", "error: 500 boom"]
+        assert len(server.requests) == 4
         term.send(CTRL_D)
         assert term.wait() == 0
 

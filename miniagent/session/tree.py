@@ -47,6 +47,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .rebuild import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
 from .file import check_writable
+from .ids import new_session_id
 from ..errors import SessionError
 from .migrate import CURRENT_VERSION
 from .store import (STORE, JSONLStore, SessionInfo, SessionStore,  # noqa: F401
@@ -382,7 +383,7 @@ def is_assistant(entry: Dict[str, Any]) -> bool:
 
 def new_header(cwd: str, session_id: Optional[str] = None,
                parent_session: Optional[str] = None) -> Dict[str, Any]:
-    return optional({"type": "session", "version": CURRENT_VERSION, "id": session_id or str(uuid.uuid4()),
+    return optional({"type": "session", "version": CURRENT_VERSION, "id": session_id or new_session_id(),
                      "timestamp": iso_now(), "cwd": cwd}, parentSession=parent_session)
 
 

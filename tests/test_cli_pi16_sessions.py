@@ -54,3 +54,46 @@ def test_an_ambiguous_prefix_is_one_line_saying_how_many_matched(project):
         result = run_cli(*command, cwd=str(project))
         assert result.returncode == 1
         assert result.stderr.count("\n") == 1 and "matches 2 sessions" in result.stderr
+
+
+def pi_requests(name):
+    with open(PI16 / f"{name}.requests.jsonl", encoding="utf-8") as f:
+        return [json.loads(line)["body"] for line in f]
+
+
+def test_a_dropped_tool_result_reaches_the_model_as_pi_sends_it_on_resume(project, tmp_path):
+    # pi 1.6 wrote this session with an extension (drop.ts) whose context_edit dropped
+    # the tool result, then resumed it itself with the prompt "again": its last request
+    # is what pi sent for the file up to there. The file goes on with pi's answer, so
+    # our "again" comes after that answer.
+    pi_resumed = pi_requests("drop-result")[-1]["messages"]
+    pi_sent = pi_resumed + [{"role": "assistant", "content": "Second answer."}, pi_resumed[-1]]
+    with FakeServer([answer("Second answer.")]) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "fake-model",
+                         "--session", DROP_ID[:13], "-p", "again", cwd=str(project))
+        assert result.returncode == 0, result.stderr
+        sent = srv.requests[0]["body"]["messages"]
+    assert sent[0]["role"] == "system" and pi_sent[0]["role"] == "system"
+    assert "inside pi" not in sent[0]["content"]  # our own prompt, not the file's record
+    assert [m for m in sent if m["role"] == "system"] == [sent[0]]
+    assert sent[1:] == pi_sent[1:]
+    assert {"role": "tool", "content": "No result provided",
+            "tool_call_id": "call_fake_0"} in sent
+    assert "secret-output\\n" not in json.dumps(sent)  # the command's output, left out
+    # our reply is recorded with the fields pi 1.6 writes on its own
+    with open(os.path.join(session_dir_for(str(project)),
+                           f"2026-12-02T00-05-29-257Z_{DROP_ID}.jsonl"), encoding="utf-8") as f:
+        ours = [json.loads(line) for line in f][-1]["message"]
+    assert ours["role"] == "assistant" and ours["content"][0]["text"] == "Second answer."
+    assert ours["thinkingLevel"] == "off" and ours["responseId"] == "chatcmpl-fake"
+
+
+def test_stats_counts_pi_16_usage_entries_and_never_sends_them(project):
+    stats = run_cli("stats", DROP_ID[:13], "--json", cwd=str(project))
+    figures = json.loads(stats.stdout)["files"][0]
+    assert figures["usageEntries"] == 1 and figures["assistantTurns"] == 3
+    row = figures["models"]["local/fake-model"]
+    assert row["turns"] == 3 and row["cacheRead"] == 5000  # the cache_warm entry's tokens
+    assert row["input"] == 100 + 150 + 200
+    text = run_cli("stats", DROP_ID[:13], cwd=str(project)).stdout
+    assert "usage entries    1" in text and "user prompts     2" in text

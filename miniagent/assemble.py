@@ -42,9 +42,10 @@ from .modes.picker import choose_number, numbered, recent_sessions, session_row
 from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
 from .session.ids import resolve_session
-from .session.tree import (Session, find_most_recent, find_sessions_by_prefix, fork_session,
+from .session.tree import (Session, find_most_recent, fork_session,
                            parse_fork_argument, session_dir_for)
 from .project.resources import Project, choose_tools, load_project, system_prompt_builder
+from .project.system_prompt import render_sections
 from .project.settings import Settings
 from .models.window import probe_context_window
 from .modes.terminal import for_terminal
@@ -90,7 +91,7 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
     if thinking != "off" and not model.reasoning and args.thinking:
         say(f"miniagent: {model.id} does not reason; --thinking {thinking} is ignored")
     prompt_for = system_prompt_builder(args, project)
-    agent = Agent(model=model, tools=tools, system_prompt=prompt_for(tools),
+    agent = Agent(model=model, tools=tools, system_prompt=render_sections(prompt_for(tools)),
                   thinking_level=thinking, api_key=api_key, cwd=cwd)
     gate = install_hooks(agent, project, args)
     # A server given by URL can be restored from the session only with its URL.

@@ -97,3 +97,21 @@ def test_stats_counts_pi_16_usage_entries_and_never_sends_them(project):
     assert row["input"] == 100 + 150 + 200
     text = run_cli("stats", DROP_ID[:13], cwd=str(project)).stdout
     assert "usage entries    1" in text and "user prompts     2" in text
+
+
+def test_resuming_pi_16s_session_records_our_prompt_as_a_patch_once(project, tmp_path):
+    path = os.path.join(session_dir_for(str(project)), f"2026-12-02T00-05-29-257Z_{PRINT_ID}.jsonl")
+    for reply in ("one", "two"):
+        result = run_cli("--script", write_script(tmp_path, [answer(reply)]),
+                         "--session", PRINT_ID, "-p", "again", cwd=str(project))
+        assert result.returncode == 0, result.stderr
+    with open(path, encoding="utf-8") as f:
+        systems = [entry["message"] for entry in map(json.loads, f)
+                   if entry["type"] == "message" and entry["message"]["role"] == "system"]
+    assert len(systems) == 2  # pi's full entry, then our one patch (the second run: none)
+    patch = systems[1]
+    assert patch["sections"]["docs"] is None  # pi's section we do not have
+    assert patch["sections"]["cwd"] == f"<cwd>\n{project}\n</cwd>"
+    assert "miniagent" in patch["sections"]["preamble"]
+    assert sorted(tool["name"] for tool in patch["toolsRemoved"]) == ["bash", "edit", "read", "write"]
+    assert [tool["name"] for tool in patch["toolsAdded"]] == ["read", "bash", "edit", "write"]

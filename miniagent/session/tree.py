@@ -150,9 +150,11 @@ class Session:
         return self._append("thinking_level_change", {"thinkingLevel": level})
 
     def append_compaction(self, summary: str, first_kept_entry_id: str, tokens_before: int,
-                          details: Any = None, from_hook: bool = False) -> str:
+                          details: Any = None, from_hook: bool = False,
+                          system_message: Optional[dict] = None) -> str:
         fields = optional({"summary": summary, "firstKeptEntryId": first_kept_entry_id,
-                           "tokensBefore": tokens_before}, details=details)
+                           "tokensBefore": tokens_before}, details=details,
+                          systemMessage=system_message)  # pi 1.6's checkpoint
         fields["fromHook"] = from_hook
         return self._append("compaction", fields)
 

@@ -100,7 +100,8 @@ def test_stats_counts_pi_16_usage_entries_and_never_sends_them(project):
 
 
 def test_resuming_pi_16s_session_records_our_prompt_as_a_patch_once(project, tmp_path):
-    path = os.path.join(session_dir_for(str(project)), f"2026-12-02T00-05-29-257Z_{PRINT_ID}.jsonl")
+    path = os.path.join(session_dir_for(str(project)),
+                        f"2026-12-02T00-05-29-257Z_{PRINT_ID}.jsonl")
     for reply in ("one", "two"):
         result = run_cli("--script", write_script(tmp_path, [answer(reply)]),
                          "--session", PRINT_ID, "-p", "again", cwd=str(project))
@@ -113,5 +114,44 @@ def test_resuming_pi_16s_session_records_our_prompt_as_a_patch_once(project, tmp
     assert patch["sections"]["docs"] is None  # pi's section we do not have
     assert patch["sections"]["cwd"] == f"<cwd>\n{project}\n</cwd>"
     assert "miniagent" in patch["sections"]["preamble"]
-    assert sorted(tool["name"] for tool in patch["toolsRemoved"]) == ["bash", "edit", "read", "write"]
+    removed = sorted(tool["name"] for tool in patch["toolsRemoved"])
+    assert removed == ["bash", "edit", "read", "write"]
     assert [tool["name"] for tool in patch["toolsAdded"]] == ["read", "bash", "edit", "write"]
+
+
+def test_a_malformed_context_edit_is_skipped_with_one_warning_and_nothing_else_lost(project):
+    path = os.path.join(session_dir_for(str(project)),
+                        f"2026-12-02T00-05-29-257Z_{DROP_ID}.jsonl")
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    lines = [line.replace('"replacement":null', '"replacement":5') for line in lines]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    with FakeServer([answer("ok")]) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "fake-model",
+                         "--session", DROP_ID, "-p", "again", cwd=str(project))
+        sent = srv.requests[0]["body"]["messages"]
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "replacement" in line]
+    assert len(warnings) == 1 and "must be an object or null" in warnings[0]
+    # the edit is gone, so the result it dropped is sent again; every other entry stays
+    assert {"role": "tool", "content": "secret-output\n", "tool_call_id": "call_fake_0"} in sent
+    assert [m["role"] for m in sent].count("user") == 3
+
+
+def test_pi_16s_compacted_session_resumes_from_its_summary_without_its_checkpoint(project):
+    copy = os.path.join(session_dir_for(str(project)), "compacted.jsonl")
+    shutil.copy(PI16 / "compact.session.jsonl", copy)
+    pi_after = pi_requests("compact")[-1]["messages"]  # pi's request after its compaction
+    with FakeServer([answer("ok")]) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "fake-model",
+                         "--session", copy, "-p", "next", cwd=str(project))
+        sent = srv.requests[0]["body"]["messages"]
+    assert result.returncode == 0, result.stderr
+    assert [m["role"] for m in sent].count("system") == 1
+    assert "inside pi" not in sent[0]["content"]
+    assert "## Goal\nRun echo." in sent[1]["content"][0]["text"]  # the summary, in our words
+    # what follows the summary is what pi sent, then pi's answer and our prompt
+    ours = [{"role": "assistant", "content": "After compaction."},
+            {"role": "user", "content": [{"type": "text", "text": "next"}]}]
+    assert sent[2:] == pi_after[2:] + ours

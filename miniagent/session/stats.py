@@ -193,4 +193,5 @@ def stats_json(files: List[FileStats], total: FileStats, errors: List[str]) -> s
 def stats_dict(stats: FileStats) -> Dict[str, Any]:
     return {"path": stats.path, "userPrompts": stats.user_prompts,
             "assistantTurns": stats.assistant_turns, "toolCalls": stats.tool_calls,
-            "toolErrors": stats.tool_errors, "usageEntries": stats.usage_entries, "models": stats.models, "mainModel": stats.main_model}
+            "toolErrors": stats.tool_errors, "usageEntries": stats.usage_entries,
+            "models": stats.models, "mainModel": stats.main_model}

@@ -31,8 +31,8 @@ def test_a_patch_names_changed_sections_removes_with_null_and_redeclares_a_chang
     assert patch["sections"] == {"cwd": "<cwd>\n/b\n</cwd>", "docs": None}
     assert patch["toolsAdded"] == [new_read]
     assert patch["toolsRemoved"] == [{"name": "read"}, {"name": "bash"}]
-    replayed = replay_system(branch + [system("s3", "s2", **{k: v for k, v in patch.items()
-                                                             if k.startswith(("sections", "tools"))})])
+    fields = {key: value for key, value in patch.items() if key.startswith(("sections", "tools"))}
+    replayed = replay_system(branch + [system("s3", "s2", **fields)])
     assert replayed == ({"preamble": "P", "skills": "<skills>s</skills>",
                          "cwd": "<cwd>\n/b\n</cwd>"}, {"read": new_read})
 

@@ -42,9 +42,11 @@ from .modes.output import say
 from .modes.picker import choose_number, numbered, recent_sessions, session_row
 from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
-from .session.tree import (Session, find_most_recent, find_sessions_by_prefix, fork_session,
+from .session.ids import resolve_session
+from .session.tree import (Session, find_most_recent, fork_session,
                            parse_fork_argument, session_dir_for)
 from .project.resources import Project, choose_tools, load_project, system_prompt_builder
+from .project.system_prompt import render_sections
 from .project.settings import Settings
 from .models.window import probe_context_window
 from .modes.terminal import for_terminal
@@ -94,7 +96,7 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
             f"miniagent: {model.id} has no thinking level {thinking}; {used} is used")
     thinking = used
     prompt_for = system_prompt_builder(args, project)
-    agent = Agent(model=model, tools=tools, system_prompt=prompt_for(tools),
+    agent = Agent(model=model, tools=tools, system_prompt=render_sections(prompt_for(tools)),
                   thinking_level=thinking, api_key=api_key, cwd=cwd)
     gate = install_hooks(agent, project, args)
     # A server given by URL can be restored from the session only with its URL.
@@ -136,7 +138,7 @@ def open_session(args: argparse.Namespace, cwd: str, on_terminal: bool) -> Sessi
         path, entry_id = parse_fork_argument(args.fork)
         return fork_session(path, entry_id, cwd=cwd, session_dir=folder)
     if args.session:
-        return Session.open(session_path(args.session, cwd, args.session_dir), cwd=cwd,
+        return Session.open(resolve_session(args.session, cwd, args.session_dir), cwd=cwd,
                             session_dir=folder)
     if args.resume:
         if not on_terminal:
@@ -149,19 +151,6 @@ def open_session(args: argparse.Namespace, cwd: str, on_terminal: bool) -> Sessi
             return Session.open(newest, cwd=cwd, session_dir=folder)
         say("miniagent: no earlier session in this directory; starting a new one")
     return Session.create(cwd, session_dir=folder)
-
-
-def session_path(value: str, cwd: str, session_dir: Optional[str]) -> str:
-    """--session's value: a file (it has a `/` or ends in .jsonl) or an id prefix."""
-    if "/" in value or value.endswith(".jsonl"):
-        return os.path.abspath(os.path.expanduser(value))
-    matches = find_sessions_by_prefix(value, cwd, session_dir=session_dir)
-    if not matches:
-        raise SessionError(f"no session found matching '{value}'")
-    if len(matches) > 1:
-        raise SessionError(f"'{value}' matches {len(matches)} sessions: "
-                           + ", ".join(matches) + "; give more of the id")
-    return matches[0]
 
 
 def pick_session(cwd: str, folder: str) -> str:

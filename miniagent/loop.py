@@ -178,6 +178,7 @@ def call_model(messages: List[Message], config: LoopConfig, emit: Emit) -> Messa
             started = True
         elif kind in ("done", "error"):
             final = event["message"] if kind == "done" else event["error"]
+            final["thinkingLevel"] = config.options.thinking  # what was asked, as pi records
             if not started:
                 emit({"type": "message_start", "message": _snapshot(final)})
             emit({"type": "message_end", "message": final})

@@ -51,8 +51,15 @@ def test_the_next_run_compacts_first_when_the_last_turn_used_most_of_the_window(
     assert not any("alpha" in text for text in sent)
     assert any("bravo" in text for text in sent) and sent[-1] == "next"
     [path] = glob.glob(os.path.join(str(private_home), "sessions", "*", "*.jsonl"))
-    kinds = [json.loads(line)["type"] for line in open(path)]
-    assert "compaction" in kinds and kinds.count("message") == 6  # nothing deleted
+    entries = [json.loads(line) for line in open(path)]
+    kinds = [entry["type"] for entry in entries]
+    # six messages and the system entry of the first request: nothing deleted
+    assert "compaction" in kinds and kinds.count("message") == 7
+    # the compaction entry holds the prompt and tools in force (pi 1.6's checkpoint)
+    [entry] = [entry for entry in entries if entry["type"] == "compaction"]
+    checkpoint = entry["systemMessage"]
+    assert checkpoint["role"] == "system" and "cwd" in checkpoint["sections"]
+    assert [tool["name"] for tool in checkpoint["toolsAdded"]] == ["read", "bash", "edit", "write"]
 
 
 

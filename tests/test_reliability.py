@@ -144,10 +144,11 @@ def loaded(path, warnings=()):
 
 
 def roles(session):
-    """Each message of the file as role or "assistant:stopReason"."""
+    """Each message of the file as role or "assistant:stopReason" (the system entry, a
+    record of the prompt, left out)."""
     found = []
     for entry in session.entries:
-        if entry["type"] == "message":
+        if entry["type"] == "message" and entry["message"]["role"] != "system":
             message = entry["message"]
             found.append(f"assistant:{message['stopReason']}" if message["role"] == "assistant"
                          else message["role"])

@@ -65,6 +65,8 @@ from .worker import Work, Worker
 from ..messages import Message, is_failed, user_message
 from ..models.thinking import clamp_level
 from ..session.tree import Session
+from ..project.system_prompt import render_sections
+from .records import record_settings, record_system, system_checkpoint
 
 if TYPE_CHECKING:  # for the reader and a type checker only: loading it costs start-up time
     from ..project.resources import Project
@@ -104,7 +106,7 @@ class Harness(SessionMoves):
                  limits: Optional[RunLimits] = None, base_url: Optional[str] = None,
                  compact_after_run: bool = True, max_retries: int = MAX_RETRIES,
                  base_delay: Optional[float] = None, project: Optional["Project"] = None,
-                 prompt_for: Optional[Callable[[List[Any]], str]] = None,
+                 prompt_for: Optional[Callable[[List[Any]], Dict[str, str]]] = None,
                  confirm_gate: Optional[ConfirmationGate] = None):
         self.agent = agent
         self.session = session or Session.create(agent.cwd, persist=False)
@@ -160,19 +162,14 @@ class Harness(SessionMoves):
             self.abort()
 
     def record_settings(self) -> None:
-        """Record the model and thinking level where they differ from what the session
-        last used (a new session records both)."""
-        new = not self.session.entries
-        recorded = self.session.build_context()
-        model = self.agent.model
-        last = recorded.model or {}
-        # A server given by URL is part of the choice: `-c --base-url B` after a session on
-        # server A must be restored as B next time.
-        if new or (last.get("provider"), last.get("modelId"), last.get("baseUrl")) != \
-                (model.provider, model.id, self.base_url or last.get("baseUrl")):
-            self.session.append_model_change(model.provider, model.id, self.base_url)
-        if new or recorded.thinking_level != self.agent.thinking_level:
-            self.session.append_thinking_level_change(self.agent.thinking_level)
+        record_settings(self.session, self.agent, self.base_url)  # records.py
+
+    def prompt_sections(self) -> Dict[str, str]:
+        """The system prompt by section (system_prompt.py); a prompt given as one text is
+        its preamble."""
+        if self.prompt_for is not None:
+            return self.prompt_for(self.agent.tools)
+        return {"preamble": self.agent.system_prompt} if self.agent.system_prompt else {}
 
     # --- Running a prompt ------------------------------------------------------------------
 
@@ -205,6 +202,7 @@ class Harness(SessionMoves):
         self.check_compaction()
         if self._stop.is_set():
             return self.agent.messages[-1] if self.agent.messages else {}
+        record_system(self.session, self.prompt_sections(), self.agent.tools)
         self.agent.prompt(self._with_extension_messages(text), abort=self._stop)
         self._settle()
         return self.agent.messages[-1]
@@ -295,8 +293,10 @@ class Harness(SessionMoves):
             raise NothingToCompact(nothing_to_compact_message(branch))
         result = compact(preparation, model, self.agent.stream_fn, self.agent.api_key,
                          abort, instructions)
-        self.session.append_compaction(result.summary, result.first_kept_entry_id,
-                                       result.tokens_before, result.details, usage=result.usage)
+        self.session.append_compaction(
+            result.summary, result.first_kept_entry_id, result.tokens_before, result.details,
+            usage=result.usage,
+            system_message=system_checkpoint(self.prompt_sections(), self.agent.tools))
         self.agent.messages[:] = self.session.build_context().messages  # in place: a run may hold it
         return result
 
@@ -312,7 +312,7 @@ class Harness(SessionMoves):
         """Change the active tools; the system prompt is rebuilt to match them."""
         self.agent.tools = list(tools)
         if self.prompt_for is not None:
-            self.agent.system_prompt = self.prompt_for(self.agent.tools)
+            self.agent.system_prompt = render_sections(self.prompt_for(self.agent.tools))
 
     def set_thinking(self, level: str) -> str:
         """Use `level`, clamped to the model's levels (models/thinking.py); returns the

@@ -28,7 +28,7 @@ from typing import Callable, List, Optional
 
 from .extensions import Extensions, load_extensions
 from ..files.home import miniagent_home
-from .system_prompt import build_system_prompt, read_text_or_file
+from .system_prompt import Sections, build_prompt_sections, read_text_or_file
 from .settings import Settings, load_settings
 from .skills import Skill, load_skills
 from ..tools import ALL_TOOLS, DEFAULT_TOOLS, Tool, create_tools
@@ -154,14 +154,14 @@ def split_names(value: str) -> List[str]:
 
 
 def system_prompt_builder(args: argparse.Namespace,
-                          project: Project) -> Callable[[List[Tool]], str]:
-    """A function from the active tools to the system prompt, so the prompt can be
-    rebuilt whenever the tools change (its tool list and guidelines follow them)."""
+                          project: Project) -> Callable[[List[Tool]], Sections]:
+    """A function from the active tools to the system prompt's sections, so the prompt
+    can be rebuilt whenever the tools change (its tool list and rules follow them)."""
     custom = read_text_or_file(args.system_prompt) if args.system_prompt else None
     append = read_text_or_file(args.append_system_prompt) if args.append_system_prompt else None
 
-    def build(tools: List[Tool]) -> str:
-        return build_system_prompt(tools, project.cwd, home=project.home,
+    def build(tools: List[Tool]) -> Sections:
+        return build_prompt_sections(tools, project.cwd, home=project.home,
                                    trusted=project.trusted, custom_prompt=custom,
                                    append_prompt=append, skills=project.skills)
     return build

@@ -1,36 +1,46 @@
 """The system prompt: the standing instructions sent before every conversation.
 
-The model knows nothing about where it runs. The system prompt tells it, in this order:
+The model knows nothing about where it runs. The system prompt tells it, in named
+sections (pi 1.6's names, so a session file records them the same way), in this order:
 
-    1. who it is (a coding assistant in a terminal), or your own text instead:
-       `--system-prompt`, else SYSTEM.md (the project's when trusted, else ~/.miniagent's)
-    2. the active tools, one line each (the full contract travels with each tool's
-       JSON Schema), and advice that fits them
-    3. text appended to it: `--append-system-prompt`, else APPEND_SYSTEM.md (same places)
-    4. project context: ~/.miniagent/AGENTS.md (or CLAUDE.md), then one AGENTS.md (or
-       CLAUDE.md) per directory from the filesystem root down to the working directory,
-       each wrapped in a tag naming its path, so the model can tell a file's text from
-       the user's live request
-    5. the skills it may read on demand (skills.py), when it has the read tool
-    6. today's date and the working directory
+    preamble         who it is (a coding assistant in a terminal), or your own text instead:
+                     `--system-prompt`, else SYSTEM.md (the project's when trusted, else
+                     ~/.miniagent's)
+    tools            the active tools, one line each (the full contract travels with each
+                     tool's JSON Schema)
+    rules            advice that fits those tools
+    addendum         text appended to it: `--append-system-prompt`, else APPEND_SYSTEM.md
+    project_context  ~/.miniagent/AGENTS.md (or CLAUDE.md), then one AGENTS.md (or
+                     CLAUDE.md) per directory from the filesystem root down to the working
+                     directory, each wrapped in a tag naming its path, so the model can tell
+                     a file's text from the user's live request
+    skills           the skills it may read on demand (skills.py), when it has the read tool
+    cwd              the working directory
+
+The preamble stands as it is; every other section is wrapped in a tag of its name, and
+the sections are joined by blank lines. A section with nothing to say is left out.
 
 The order is about caching. Servers cache the longest unchanged prefix of a request, so
-what changes most (the date) comes last: tomorrow's prompt differs only in its last
-lines, and everything above them is still served from the cache. The prompt is rebuilt
-whenever the active tools change, so a tool list is never stale.
+the prompt must not change while nothing changed: there is NO date in it (a model that
+needs the date runs `date`), and two builds on different days are identical. What
+differs most between projects (the directory) comes last. The prompt is rebuilt whenever
+the active tools change, so a tool list is never stale. A session file records the
+sections by name (session/system_entry.py), so a change is written as a small patch.
 
 Example (tools read and bash, cwd /work/app, one AGENTS.md):
 
     You are a coding assistant working in the user's terminal through miniagent. ...
 
-    Tools:
+    <tools>
     - read: Read a file.
     - bash: Run a bash command in the working directory.
+    </tools>
 
-    Guidelines:
+    <rules>
     - Use bash to explore: ls, rg or grep, find.
     - Look at files with read rather than cat or sed, and read a file before you edit it.
     - Be concise, and name file paths clearly.
+    </rules>
 
     <project_context>
     ...
@@ -39,20 +49,21 @@ Example (tools read and bash, cwd /work/app, one AGENTS.md):
     </project_instructions>
     </project_context>
 
-    Current date: 2026-11-30
-    Current working directory: /work/app
+    <cwd>
+    /work/app
+    </cwd>
 
 A project's AGENTS.md is read even when the project is not trusted (trust.py): it is
 text the model weighs, not code, and it is marked as coming from a file.
 
-Left out: prompt templates, and warnings for an unreadable AGENTS.md (it is skipped).
+Left out: prompt templates, pi's section of links to its own documentation, and
+warnings for an unreadable AGENTS.md (it is skipped).
 """
 
-import datetime
 import os
 import re
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 from xml.sax.saxutils import quoteattr
 
 from ..files.home import miniagent_home
@@ -73,39 +84,55 @@ CONTEXT_INTRO = ("The files below hold standing instructions: the user's own, th
                  "the user's messages, the messages win.")
 
 
-def build_system_prompt(tools: List[Tool], cwd: str, *, home: Optional[Path] = None,
-                        trusted: bool = False, custom_prompt: Optional[str] = None,
-                        append_prompt: Optional[str] = None, skills: Sequence[Skill] = (),
-                        today: Optional[datetime.date] = None) -> str:
-    """Assemble the prompt in the order the module docstring gives.
+Sections = Dict[str, str]  # section name -> its text as sent (tagged, but the preamble)
+
+
+def build_system_prompt(tools: List[Tool], cwd: str, **options) -> str:
+    """The prompt as one text: build_prompt_sections, rendered."""
+    return render_sections(build_prompt_sections(tools, cwd, **options))
+
+
+def build_prompt_sections(tools: List[Tool], cwd: str, *, home: Optional[Path] = None,
+                          trusted: bool = False, custom_prompt: Optional[str] = None,
+                          append_prompt: Optional[str] = None,
+                          skills: Sequence[Skill] = ()) -> Sections:
+    """The sections in the order the module docstring gives, empty ones left out.
 
     `custom_prompt` / `append_prompt` are the flags' texts (see read_text_or_file); when
     None, SYSTEM.md / APPEND_SYSTEM.md are looked for. `trusted` lets the project's
-    .miniagent/ folder count. `today` is for tests; it defaults to the local date.
+    .miniagent/ folder count.
     """
     home = Path(home) if home is not None else miniagent_home()
     folders = config_folders(cwd, home, trusted)
     names = {tool.name for tool in tools}
-    sections = [custom_prompt if custom_prompt is not None
-                else first_file(folders, "SYSTEM.md") or INTRO,
-                tool_section(tools)]
     if append_prompt is None:
         append_prompt = first_file(folders, "APPEND_SYSTEM.md")
-    sections += [append_prompt, context_section(cwd, home)]
-    if "read" in names:  # a skill is useless to a model that cannot read its file
-        sections.append(format_skills(skills))
-    sections.append(f"Current date: {(today or datetime.date.today()).isoformat()}\n"
-                    f"Current working directory: {defuse_closing_tags(cwd)}")
-    return "\n\n".join(section.strip("\n") for section in sections if section and section.strip())
+    texts = {"preamble": custom_prompt if custom_prompt is not None
+             else first_file(folders, "SYSTEM.md") or INTRO,
+             "tools": tool_list(tools),
+             "rules": "\n".join(f"- {rule}" for rule in guidelines(names)),
+             "addendum": append_prompt,
+             "project_context": context_section(cwd, home),
+             # a skill is useless to a model that cannot read its file
+             "skills": format_skills(skills) if "read" in names else "",
+             "cwd": defuse_closing_tags(cwd)}
+    sections = {}
+    for name, text in texts.items():
+        if text and text.strip():
+            text = text.strip("\n")
+            sections[name] = text if name == "preamble" else f"<{name}>\n{text}\n</{name}>"
+    return sections
 
 
-def tool_section(tools: List[Tool]) -> str:
-    """The tool list and the guidelines that fit it."""
-    lines = ["Tools:"]
-    lines += [f"- {tool.name}: {first_sentence(tool.description)}" for tool in tools] or ["(none)"]
-    lines += ["", "Guidelines:"]
-    lines += [f"- {rule}" for rule in guidelines({tool.name for tool in tools})]
-    return "\n".join(lines)
+def render_sections(sections: Sections) -> str:
+    """The prompt text the model gets: the sections in order, a blank line between."""
+    return "\n\n".join(text for text in sections.values() if text)
+
+
+def tool_list(tools: List[Tool]) -> str:
+    """One line per tool: its name and the first sentence of its description."""
+    lines = [f"- {tool.name}: {first_sentence(tool.description)}" for tool in tools]
+    return "\n".join(lines) or "(none)"
 
 
 def config_folders(cwd: str, home: Path, trusted: bool) -> List[Path]:
@@ -152,7 +179,7 @@ def context_section(cwd: str, home: Path) -> str:
                          f"{defuse_closing_tags(text.strip())}\n</project_instructions>")
     if not parts:
         return ""
-    return "\n".join(["<project_context>", CONTEXT_INTRO, *parts, "</project_context>"])
+    return "\n".join([CONTEXT_INTRO, *parts])
 
 
 def read_text(path: Path) -> Optional[str]:

@@ -242,6 +242,7 @@ class _EventReader:
     def apply(self, kind: str, data: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
         if kind == "message_start":
             self._record_usage((data.get("message") or {}).get("usage") or {})
+            self.builder.set_response_id((data.get("message") or {}).get("id"))
         elif kind == "content_block_start":
             yield from self._start_block(data.get("index"), data.get("content_block") or {})
         elif kind == "content_block_delta":

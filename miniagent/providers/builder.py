@@ -78,6 +78,11 @@ class MessageBuilder:
         self.message = assistant_message(model.api, model.provider, model.id)
         self._open: Dict[int, _OpenBlock] = {}  # content index -> a block still streaming
 
+    def set_response_id(self, value: Any) -> None:
+        """The server's id of this reply (pi records it as responseId); the first one kept."""
+        if isinstance(value, str) and value and "responseId" not in self.message:
+            self.message["responseId"] = clean_text(value)
+
     def start(self) -> Event:
         return {"type": "start", "partial": self.message}
 

@@ -243,6 +243,7 @@ class _ChunkReader:
             return
         if chunk.get("error"):  # an in-band error after a 200 status
             raise ProviderError(error_text(chunk["error"]))
+        self.builder.set_response_id(chunk.get("id"))
         choices = chunk.get("choices") or []  # [] or null on the usage chunk
         choice = choices[0] if choices and isinstance(choices[0], dict) else {}
         # Usage: top level (standard), under x_groq (Groq), or in the choice (some

@@ -46,12 +46,15 @@ SHAPES: Dict[str, Shape] = {
     "model_change": {"provider": (STRING,), "modelId": (STRING,), "baseUrl": (STRING,)},
     "thinking_level_change": {"thinkingLevel": (STRING,)},
     "compaction": {"summary": (STRING,), "firstKeptEntryId": (STRING,),
-                   "tokensBefore": (NUMBER,), "fromHook": (BOOL,)},
+                   "tokensBefore": (NUMBER,), "fromHook": (BOOL,), "usage": (OBJECT,),
+                   "systemMessage": (OBJECT,)},
     "branch_summary": {"fromId": (STRING,), "summary": (STRING,), "fromHook": (BOOL,)},
     "custom": {"customType": (STRING,)},
     "custom_message": {"customType": (STRING,), "content": (STRING, LIST), "display": (BOOL,)},
     "label": {"targetId": (STRING,), "label": (STRING, NULL)},
     "session_info": {"name": (STRING,)},
+    "context_edit": {"targetId": (STRING,), "replacement": (OBJECT, NULL)},
+    "usage": {"kind": (STRING,), "provider": (STRING,), "model": (STRING,), "usage": (OBJECT,)},
 }
 
 ROLES: Dict[str, Shape] = {
@@ -64,6 +67,8 @@ ROLES: Dict[str, Shape] = {
     "bashExecution": {"command": (STRING,), "output": (STRING,), "exitCode": (NUMBER, NULL),
                       "cancelled": (BOOL,), "truncated": (BOOL,), "timestamp": (NUMBER,)},
     "custom": {"customType": (STRING,), "content": (STRING, LIST), "display": (BOOL,)},
+    "system": {"content": (STRING, LIST), "sections": (OBJECT,), "toolsAdded": (LIST,),
+               "toolsRemoved": (LIST,), "timestamp": (NUMBER,)},
 }
 
 BLOCKS: Dict[str, Shape] = {
@@ -83,6 +88,7 @@ ENTRY_SHAPES = {kind: {**COMMON, **shape} for kind, shape in SHAPES.items()}
 
 # Fields without which an entry or block cannot be used at all (and a message's role).
 ENTRY_REQUIRED = ("id", "timestamp")
+KIND_REQUIRED = {"context_edit": ("targetId", "replacement")}
 BLOCK_REQUIRED = {"toolCall": ("id", "name", "arguments"),  # every block needs a type
                   "image": ("data", "mimeType")}
 
@@ -93,10 +99,28 @@ def entry_problem(entry: Dict[str, Any]) -> Optional[str]:
     if type(kind) is not str:
         return "type must be a string"
     shape = ENTRY_SHAPES.get(kind, COMMON)  # a type we do not know: only its place
-    problem = missing(entry, ENTRY_REQUIRED) or fields_problem(entry, shape)
+    problem = (missing(entry, ENTRY_REQUIRED + KIND_REQUIRED.get(kind, ()))
+               or fields_problem(entry, shape) or parts_problem(entry))
     if problem or kind != "message":
         return problem
     return message_problem(entry["message"] if "message" in entry else None)
+
+
+def parts_problem(entry: Dict[str, Any]) -> Optional[str]:
+    """pi 1.6's nested parts: a usage entry's usage, a compaction's usage and system
+    checkpoint, a context_edit's replacement ({"content": text or blocks}, or null)."""
+    problem = usage_problem(entry.get("usage")) if entry["type"] in ("usage", "compaction") \
+        else None
+    if not problem and entry["type"] == "compaction" and "systemMessage" in entry:
+        problem = message_problem(entry["systemMessage"])
+        problem = "systemMessage." + problem[len("message."):] if problem else None
+    replacement = entry.get("replacement") if entry["type"] == "context_edit" else None
+    if not problem and replacement is not None:
+        content = replacement.get("content")
+        if JSON_TYPES.get(type(content)) not in (STRING, LIST):
+            return "replacement.content must be a string or a list"
+        problem = content_problem(content, "replacement.content")
+    return problem
 
 
 def message_problem(message: Any) -> Optional[str]:
@@ -108,7 +132,22 @@ def message_problem(message: Any) -> Optional[str]:
     shape = ROLES.get(role, {})  # a role we do not know: kept, not looked into
     problem = fields_problem(message, shape) or content_problem(message.get("content")) \
         or usage_problem(message.get("usage"))
+    if not problem and role == "system":
+        problem = system_problem(message)
     return "message." + problem if problem else None
+
+
+def system_problem(message: Dict[str, Any]) -> Optional[str]:
+    """A system message's sections map names to text (null removes one); its tools are
+    objects with a string name."""
+    for name, text in (message.get("sections") or {}).items():
+        if JSON_TYPES.get(type(text)) not in (STRING, NULL):
+            return f"sections.{name} must be a string or null"
+    for field in ("toolsAdded", "toolsRemoved"):
+        for number, tool in enumerate(message.get(field) or []):
+            if type(tool) is not dict or type(tool.get("name")) is not str:
+                return f"{field}[{number}] must be an object with a string name"
+    return None
 
 
 def content_problem(content: Any, name: str = "content") -> Optional[str]:

@@ -16,6 +16,19 @@ A worked example (C = a compaction whose firstKeptEntryId is u2):
     path      u1 a1 u2 a2 C u3 a3
     context   summary(C) u2 a2 u3 a3
 
+Three of pi 1.6's parts change what the model gets without being messages for it:
+
+    context_edit        {"targetId", "replacement"}: the latest edit of an entry on the
+                        shown path wins; null leaves the entry out (a tool result left
+                        out is then sent as `No result provided`, as pi sends it:
+                        providers/history.py), {"content": ...} replaces only its content
+                        (a string becomes one text block for assistant and toolResult)
+    system messages     {"role": "system", "sections", "toolsAdded", ...}: the record of
+                        what a session told its model;
+                        NEVER sent: a shared file must not put system-role text in front
+                        of our model, which gets our own prompt and tools
+    usage               tokens spent outside the conversation: counted (stats.py), not sent
+
 On the way it notes the settings in force at the leaf: the thinking level of the last
 thinking_level_change ("off" without one) and the model of the last model_change or
 assistant reply, whichever came later.
@@ -74,11 +87,28 @@ def build_session_context(entries: List[dict], leaf_id: Any = LAST,
         start = kept_ids.index(first) if first in kept_ids else at
         shown = path[start:at] + path[at + 1:]
     messages = [compaction_summary(compaction)] if compaction else []
+    edits = {entry.get("targetId"): entry for entry in shown if entry["type"] == "context_edit"}
     for entry in shown:
         message = context_message(entry)
+        if message is not None and entry["id"] in edits:
+            message = edited(message, edits[entry["id"]]["replacement"])
         if message is not None:
             messages.append(message)
     return SessionContext(messages, thinking, model)
+
+
+def edited(message: Dict[str, Any], replacement: Optional[dict]) -> Optional[Dict[str, Any]]:
+    """A message as a context_edit leaves it: None (dropped), or a copy with new content.
+
+    Example: toolResult "secret", replacement {"content": "[removed]"}
+        -> the same toolResult with content [{"type": "text", "text": "[removed]"}]
+    """
+    if replacement is None:
+        return None
+    content = replacement["content"]
+    if isinstance(content, str) and message.get("role") in ("assistant", "toolResult"):
+        content = [{"type": "text", "text": content}]  # those roles hold block lists
+    return {**message, "content": content}
 
 
 def model_of_reply(message: Dict[str, Any], previous: Optional[dict]) -> Dict[str, str]:
@@ -94,7 +124,9 @@ def context_message(entry: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The message an entry contributes to the context, shaped as pi shapes it, or None."""
     kind = entry["type"]
     if kind == "message":
-        return entry["message"]
+        # A system message is the record of what a model was told, not conversation:
+        # it is never sent, summarized or counted as context.
+        return None if entry["message"].get("role") == "system" else entry["message"]
     if kind == "custom_message":
         return optional({"role": "custom", "customType": entry.get("customType"),
                          "content": entry.get("content"), "display": entry.get("display", True)},

@@ -14,6 +14,9 @@ result says whether it failed. Counting them needs no model and no guesswork:
                       (a compaction's summary calls, whose `usage` its entry keeps, as
                       the row "compaction summaries")
     main model        the model with the most assistant turns
+    usage entries     pi 1.6's `usage` entries (model work outside the conversation, such
+                      as warming the prompt cache): their tokens and cost join their
+                      model's row, as no turn
 
 Every entry of the file counts, on every branch: abandoned branches were paid for too.
 Files of pi (versions 1 to 3) and of miniagent read the same way, and are only read.
@@ -52,6 +55,7 @@ class FileStats:
     assistant_turns: int = 0
     tool_calls: Dict[str, int] = field(default_factory=dict)
     tool_errors: int = 0
+    usage_entries: int = 0
     # "provider/model" -> {"turns", "input", "output", "cacheRead", "cacheWrite", "cost"}
     models: Dict[str, Dict[str, float]] = field(default_factory=dict)
 
@@ -80,6 +84,10 @@ def file_stats(path: str, entries: List[dict]) -> FileStats:
             count_message(stats, entry["message"])
         elif entry["type"] == "compaction" and "usage" in entry:  # the summary was paid for
             add_usage(stats, SUMMARIES, entry["usage"])
+        elif entry["type"] == "usage":
+            stats.usage_entries += 1
+            add_usage(stats, f"{entry.get('provider')}/{entry.get('model')}", entry.get("usage"),
+                      turn=False)
     return stats
 
 
@@ -99,11 +107,12 @@ def count_message(stats: FileStats, message: Dict[str, Any]) -> None:
                 stats.tool_calls[name] = stats.tool_calls.get(name, 0) + 1
 
 
-def add_usage(stats: FileStats, model: str, usage: Any) -> None:
-    """One turn of `model` with its usage (missing or odd numbers count as 0)."""
+def add_usage(stats: FileStats, model: str, usage: Any, turn: bool = True) -> None:
+    """One turn of `model` (or, turn=False, work outside the conversation) with its
+    usage (missing or odd numbers count as 0)."""
     usage = clean_usage(usage)
     row = stats.models.setdefault(model, new_row())
-    row["turns"] += 1
+    row["turns"] += 1 if turn else 0
     for key in TOKEN_FIELDS:
         row[key] += usage[key]
     row["cost"] += usage["cost"]["total"]
@@ -136,6 +145,7 @@ def add_up(files: List[FileStats]) -> FileStats:
         total.user_prompts += stats.user_prompts
         total.assistant_turns += stats.assistant_turns
         total.tool_errors += stats.tool_errors
+        total.usage_entries += stats.usage_entries
         for name, count in stats.tool_calls.items():
             total.tool_calls[name] = total.tool_calls.get(name, 0) + count
         for model, row in stats.models.items():
@@ -166,6 +176,8 @@ def format_block(title: str, stats: FileStats) -> str:
     for name, count in sorted(stats.tool_calls.items(), key=lambda item: (-item[1], item[0])):
         lines.append(f"    {name} {count}")
     lines.append(f"  tool errors      {stats.tool_errors}")
+    if stats.usage_entries:
+        lines.append(f"  usage entries    {stats.usage_entries}")
     if stats.models:
         lines.append("  models")
         for model, row in stats.models.items():
@@ -185,4 +197,5 @@ def stats_json(files: List[FileStats], total: FileStats, errors: List[str]) -> s
 def stats_dict(stats: FileStats) -> Dict[str, Any]:
     return {"path": stats.path, "userPrompts": stats.user_prompts,
             "assistantTurns": stats.assistant_turns, "toolCalls": stats.tool_calls,
-            "toolErrors": stats.tool_errors, "models": stats.models, "mainModel": stats.main_model}
+            "toolErrors": stats.tool_errors, "usageEntries": stats.usage_entries,
+            "models": stats.models, "mainModel": stats.main_model}

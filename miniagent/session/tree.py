@@ -47,6 +47,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .rebuild import (LAST, SessionContext, build_session_context,  # noqa: F401
                              iso_to_ms, optional, path_to)
 from .file import check_writable
+from .ids import new_session_id
 from ..errors import SessionError
 from .migrate import CURRENT_VERSION
 from .store import (STORE, JSONLStore, SessionInfo, SessionStore,  # noqa: F401
@@ -149,9 +150,11 @@ class Session:
         return self._append("thinking_level_change", {"thinkingLevel": level})
 
     def append_compaction(self, summary: str, first_kept_entry_id: str, tokens_before: int,
-                          details: Any = None, from_hook: bool = False, usage: Any = None) -> str:
+                          details: Any = None, from_hook: bool = False, usage: Any = None,
+                          system_message: Optional[dict] = None) -> str:
         fields = optional({"summary": summary, "firstKeptEntryId": first_kept_entry_id,
-                           "tokensBefore": tokens_before}, details=details, usage=usage)
+                           "tokensBefore": tokens_before}, details=details, usage=usage,
+                          systemMessage=system_message)  # pi 1.6's checkpoint
         fields["fromHook"] = from_hook
         return self._append("compaction", fields)
 
@@ -382,7 +385,7 @@ def is_assistant(entry: Dict[str, Any]) -> bool:
 
 def new_header(cwd: str, session_id: Optional[str] = None,
                parent_session: Optional[str] = None) -> Dict[str, Any]:
-    return optional({"type": "session", "version": CURRENT_VERSION, "id": session_id or str(uuid.uuid4()),
+    return optional({"type": "session", "version": CURRENT_VERSION, "id": session_id or new_session_id(),
                      "timestamp": iso_now(), "cwd": cwd}, parentSession=parent_session)
 
 

@@ -3,9 +3,12 @@
     miniagent sessions [--all] [--json]      this directory's sessions, newest first
     miniagent sessions search QUERY          full-text search (search.py)
     miniagent sessions reindex               rebuild the search index
-    miniagent stats FILE... [--json]         prompts, turns, tool calls, tokens, cost
-    miniagent export FILE [-o OUT]           the session as an HTML page (export.py)
-    miniagent script FILE [-o SCRIPT]        the session as a replayable script
+    miniagent stats SESSION... [--json]      prompts, turns, tool calls, tokens, cost
+    miniagent export SESSION [-o OUT]        the session as an HTML page (export.py)
+    miniagent script SESSION [-o SCRIPT]     the session as a replayable script
+
+A SESSION is a file or a session id or id prefix, as `--session` takes it (ids.py); the
+list shows each id by its shortest unique prefix.
 
 They are recognised only as the first word of the command line (cli.py), read session
 files (ours and pi's, every format version) and never modify them. None of them makes a
@@ -20,6 +23,7 @@ import os
 from typing import List
 
 from ..modes.output import ArgumentParser, describe_age, print_json, say
+from ..session.ids import resolve_session, short_ids
 from ..session.tree import Session, list_sessions, session_dir_for
 from ..errors import ExportError, SessionError
 from ..session.stats import compute_stats, format_stats_text, stats_json
@@ -64,9 +68,11 @@ def sessions_command(argv: List[str]) -> int:
         say(f"miniagent: no sessions {where} (folder: "
             f"{args.session_dir or session_dir_for(cwd)})")
         return 0
+    shown = short_ids([info.id for info in found])
+    width = max(len(short) for short in shown.values())
     for info in found:  # names and prompts come from files: shown, never obeyed
         label = for_terminal((info.name or info.first_message).replace("\n", " "))
-        print(f"{for_terminal(info.id[:8])}  {describe_age(info.modified):>10}  "
+        print(f"{for_terminal(shown[info.id]):<{width}}  {describe_age(info.modified):>10}  "
               f"{info.entries:>5} entries  {label[:60]}\n          {info.path}")
     return 0
 
@@ -74,10 +80,15 @@ def sessions_command(argv: List[str]) -> int:
 def stats_command(argv: List[str]) -> int:
     parser = ArgumentParser(prog="miniagent stats",
                                      description="Figures of one or more session files.")
-    parser.add_argument("files", nargs="+", metavar="FILE")
+    parser.add_argument("sessions", nargs="+", metavar="SESSION", help="a file, an id or id prefix")
     parser.add_argument("--json", action="store_true", help="one JSON document")
     args = parser.parse_args(argv)
-    per_file, totals, errors = compute_stats(args.files)
+    try:
+        paths = [resolve_session(value, os.getcwd()) for value in args.sessions]
+    except SessionError as error:
+        say(f"miniagent stats: {error}")
+        return 1
+    per_file, totals, errors = compute_stats(paths)
     for error in errors:
         say(f"miniagent: {error}")
     if args.json:
@@ -94,17 +105,19 @@ def export_command(argv: List[str]) -> int:
     parser = ArgumentParser(
         prog="miniagent export",
         description="Write a session (miniagent's or pi's) as one self-contained HTML page.")
-    parser.add_argument("session", metavar="FILE", help="a session file (.jsonl)")
+    parser.add_argument("session", metavar="SESSION",
+                        help="a session file (.jsonl), an id or id prefix")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="where to write (default: beside FILE, .jsonl replaced by .html; "
                              "OUT.md: a Markdown transcript)")
     args = parser.parse_args(argv)
     try:
+        session = resolve_session(args.session, os.getcwd())
         if args.output and args.output.endswith(".md"):
-            branch = Session.open(args.session).get_branch()
+            branch = Session.open(session).get_branch()
             path = export_markdown(branch, args.output)
         else:
-            path = export_html(args.session, args.output,
+            path = export_html(session, args.output,
                                warn=lambda line: say(f"miniagent export: {line}"))
     except (ExportError, SessionError) as error:
         say(f"miniagent export: {error}")

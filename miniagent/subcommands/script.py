@@ -34,12 +34,14 @@ replay runs them after the run instead of inside it), tool-call arguments a serv
 as broken JSON replay as {}, and images are not replayed.
 """
 
+import os
 import sys
 from typing import Any, Callable, Dict, List, Optional
 
 from .export import blocks_of, load_session, message_text, write_output
-from ..errors import ExportError
+from ..errors import ExportError, SessionError
 from ..messages import is_failed, to_json
+from ..session.ids import resolve_session
 from ..session.rebuild import path_to
 from ..session.stats import TOKEN_FIELDS
 from ..modes.output import ArgumentParser
@@ -142,15 +144,17 @@ def main(argv: List[str]) -> int:
         prog="miniagent script",
         description="Turn a recorded session (miniagent's or pi's) into a script for "
                     "`--provider scripted --script SCRIPT`, which replays it offline.")
-    parser.add_argument("session", metavar="FILE", help="a session file (.jsonl)")
+    parser.add_argument("session", metavar="SESSION",
+                        help="a session file (.jsonl), an id or id prefix")
     parser.add_argument("-o", "--output", metavar="SCRIPT",
                         help="where to write (default: beside FILE, ending .script.json)")
     parser.add_argument("--keep-usage", action="store_true",
                         help="keep the recorded token counts (a replay may then compact)")
     args = parser.parse_args(argv)
     try:
-        path = write_script(args.session, args.output, args.keep_usage, warn=print_warning)
-    except ExportError as error:
+        session = resolve_session(args.session, os.getcwd())
+        path = write_script(session, args.output, args.keep_usage, warn=print_warning)
+    except (ExportError, SessionError) as error:
         print(f"miniagent script: {error}", file=sys.stderr)
         return 1
     print(path)

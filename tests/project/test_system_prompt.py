@@ -1,17 +1,17 @@
-"""The system prompt: tools and advice, your own text, project files, skills, date last."""
+"""The system prompt: named sections (tools, rules, your own text, project files, skills),
+the working directory last, and no date: the same prompt every day."""
 
 import datetime
 import os
+import time
 
 import pytest
 
 from miniagent.errors import ConfigError
-from miniagent.project.system_prompt import build_system_prompt, first_sentence, read_text_or_file
+from miniagent.project.system_prompt import (build_prompt_sections, build_system_prompt,
+                                             first_sentence, read_text_or_file)
 from miniagent.project.skills import Skill
 from miniagent.tools import ALL_TOOLS, create_tools
-
-DAY = datetime.date(2026, 3, 1)
-
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
@@ -30,8 +30,7 @@ def project(tmp_path):
 
 
 def build(project, home, tools=("read", "bash"), **kwargs):
-    return build_system_prompt(create_tools(list(tools)), str(project), home=home,
-                               today=DAY, **kwargs)
+    return build_system_prompt(create_tools(list(tools)), str(project), home=home, **kwargs)
 
 
 def test_default_tools_are_listed_with_matching_guidelines(home):
@@ -39,15 +38,15 @@ def test_default_tools_are_listed_with_matching_guidelines(home):
     tool_lines = [line for line in prompt.split("\n") if line.startswith("- ")][:4]
     assert [line.split(":")[0] for line in tool_lines] == ["- read", "- bash", "- edit", "- write"]
     assert "Use bash to explore" in prompt and "grep, find and ls tools" not in prompt
-    assert prompt.endswith(f"Current date: {datetime.date.today().isoformat()}\n"
-                           f"Current working directory: /work/app")
+    assert prompt.endswith("\n\n<cwd>\n/work/app\n</cwd>")
+    assert "date" not in prompt.lower()
 
 
 def test_search_tools_change_the_advice_and_no_tools_says_none(home):
     prompt = build_system_prompt(create_tools(ALL_TOOLS), "/w")
     assert "- find: Find files by glob pattern, e.g. '*.py'" in prompt
     assert "Prefer the grep, find and ls tools" in prompt
-    assert "Tools:\n(none)" in build_system_prompt([], "/w")
+    assert "<tools>\n(none)\n</tools>" in build_system_prompt([], "/w")
 
 
 def test_first_sentence_ignores_abbreviations():
@@ -69,8 +68,8 @@ def test_context_files_come_outside_in_after_the_global_one_each_once(tmp_path, 
     assert prompt.count("<project_instructions ") == 4
     assert f'<project_instructions path="{project / "AGENTS.md"}">\nApp rules.\n' \
            f'</project_instructions>\n</project_context>' in prompt
-    # The project context comes after the tools and guidelines, before the date.
-    assert prompt.index("Guidelines:") < prompt.index("<project_context>") < prompt.index("Current date")
+    # The project context comes after the tools and rules, before the directory.
+    assert prompt.index("</rules>") < prompt.index("<project_context>") < prompt.index("<cwd>")
 
 
 def test_a_context_file_reached_twice_is_included_once(tmp_path, home, project):
@@ -79,24 +78,41 @@ def test_a_context_file_reached_twice_is_included_once(tmp_path, home, project):
     assert build(project, home).count("App rules.") == 1
 
 
-def test_two_days_differ_only_in_the_last_lines(home, project):
+def test_the_sections_come_in_pi_16s_order_and_render_as_the_prompt(home, project):
     (project / "AGENTS.md").write_text("App rules.")
     skill = Skill("review", "Review a diff.", project / "SKILL.md", "Body")
-    monday = build(project, home, skills=[skill]).split("\n")
-    tuesday = build_system_prompt(create_tools(["read", "bash"]), str(project), home=home,
-                                  skills=[skill], today=DAY + datetime.timedelta(days=1)).split("\n")
-    assert monday[:-2] == tuesday[:-2]
-    assert monday[-2:] == ["Current date: 2026-03-01", f"Current working directory: {project}"]
-    assert tuesday[-2] == "Current date: 2026-03-02"
+    sections = build_prompt_sections(create_tools(["read", "bash"]), str(project), home=home,
+                                     append_prompt="Answer in French.", skills=[skill])
+    assert list(sections) == ["preamble", "tools", "rules", "addendum", "project_context",
+                              "skills", "cwd"]
+    assert sections["cwd"] == f"<cwd>\n{project}\n</cwd>"
+    assert "\n\n".join(sections.values()) == build(project, home, append_prompt="Answer in French.",
+                                                   skills=[skill])
+
+
+def test_two_builds_on_different_days_are_identical(home, project, monkeypatch):
+    (project / "AGENTS.md").write_text("App rules.")
+    skill = Skill("review", "Review a diff.", project / "SKILL.md", "Body")
+    monday = build(project, home, skills=[skill])
+
+    class Tuesday(datetime.date):
+        @classmethod
+        def today(cls):
+            return cls(2026, 3, 3)
+    monkeypatch.setattr(datetime, "date", Tuesday)  # any date the code could ask for
+    monkeypatch.setattr(time, "time", lambda: 1772496000.0)
+    assert build(project, home, skills=[skill]) == monday
+    assert "2026" not in monday
 
 
 def test_system_md_replaces_the_intro_and_append_system_md_follows_the_tools(home, project):
     (home / "SYSTEM.md").write_text("You are a careful reviewer.")
     (home / "APPEND_SYSTEM.md").write_text("Answer in French.")
     prompt = build(project, home)
-    assert prompt.startswith("You are a careful reviewer.\n\nTools:\n- read:")
+    assert prompt.startswith("You are a careful reviewer.\n\n<tools>\n- read:")
     assert "coding assistant working in the user's terminal" not in prompt
-    assert prompt.index("Guidelines:") < prompt.index("Answer in French.") < prompt.index("Current date")
+    assert prompt.index("</rules>") < prompt.index("<addendum>\nAnswer in French.\n</addendum>") \
+        < prompt.index("<cwd>")
 
 
 def test_flags_win_over_the_files(home, project):
@@ -124,8 +140,8 @@ def test_skills_are_listed_after_the_context_only_with_the_read_tool(home, proje
     (project / "AGENTS.md").write_text("App rules.")
     skill = Skill("review", "Review <diffs> & more.", home / "skills" / "review" / "SKILL.md", "")
     prompt = build(project, home, skills=[skill])
-    assert prompt.index("</project_context>") < prompt.index("<available_skills>") \
-        < prompt.index("Current date")
+    assert prompt.index("</project_context>") < prompt.index("<skills>") \
+        < prompt.index("<available_skills>") < prompt.index("<cwd>")
     assert "<description>Review &lt;diffs&gt; &amp; more.</description>" in prompt
     assert f"<location>{skill.path}</location>" in prompt
     assert "<available_skills>" not in build(project, home, tools=["bash"], skills=[skill])

@@ -38,3 +38,22 @@ def test_required_fields_and_a_custom_name_for_the_list():
     assert content_problem([{"type": "image", "data": "aGk="}], "images") == \
         "images[0].mimeType is missing"
     assert content_problem(["x"], "images") == "images[0] must be an object"
+
+
+def test_pi_16_parts_are_checked_so_a_bad_one_is_named():
+    base = {"id": "e1", "parentId": None, "timestamp": STAMP}
+    assert entry_problem({**base, "type": "context_edit", "targetId": "a1",
+                          "replacement": None}) is None
+    assert entry_problem({**base, "type": "context_edit", "targetId": "a1"}) == \
+        "replacement is missing"
+    assert entry_problem({**base, "type": "context_edit", "targetId": "a1",
+                          "replacement": {"content": 3}}) == \
+        "replacement.content must be a string or a list"
+    assert entry_problem({**base, "type": "usage", "kind": "cache_warm",
+                          "usage": {"input": "many"}}) == "usage.input must be a number"
+    system = {"role": "system", "content": "", "sections": {"tools": 3}}
+    assert entry_problem(message(message=system)) == \
+        "message.sections.tools must be a string or null"
+    assert entry_problem({**base, "type": "compaction", "summary": "s", "firstKeptEntryId": "a1",
+                          "systemMessage": {"role": "system", "toolsAdded": ["read"]}}) == \
+        "systemMessage.toolsAdded[0] must be an object with a string name"

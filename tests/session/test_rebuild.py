@@ -175,3 +175,51 @@ def test_custom_messages_are_shaped_as_pi_shapes_them():
     assert build_session_context(entries).messages == [
         {"role": "custom", "customType": "note", "content": "remember", "display": False,
          "timestamp": 1735689600000}]
+
+
+def edit(entry_id, parent_id, target, replacement):
+    return {"type": "context_edit", "id": entry_id, "parentId": parent_id, "timestamp": T,
+            "targetId": target, "replacement": replacement}
+
+
+def tool_result(entry_id, parent_id, text):
+    return {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": T,
+            "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                        "content": [{"type": "text", "text": text}], "isError": False,
+                        "timestamp": 1}}
+
+
+def test_the_latest_context_edit_on_the_path_wins_and_null_drops_the_entry():
+    entries = [msg("u1", None, "user", "run it"), tool_result("r1", "u1", "secret"),
+               edit("e1", "r1", "r1", None), edit("e2", "e1", "r1", {"content": "[gone]"}),
+               edit("e3", "e2", "u1", None), msg("a1", "e3", "assistant", "done")]
+    context = build_session_context(entries)
+    assert texts(context) == ["[gone]", "done"]
+    result = context.messages[0]
+    # a string replacement becomes one text block for a tool result; the rest is kept
+    assert result["content"] == [{"type": "text", "text": "[gone]"}]
+    assert result["toolCallId"] == "c1" and result["toolName"] == "bash"
+    assert entries[1]["message"]["content"][0]["text"] == "secret"  # the entry is untouched
+
+
+def test_context_edits_are_branch_relative_and_user_strings_stay_strings():
+    entries = [msg("u1", None, "user", "hello"), edit("e1", "u1", "u1", {"content": "hi"}),
+               msg("a1", "e1", "assistant", "one"),
+               msg("a2", "u1", "assistant", "other branch")]  # before the edit: no edit
+    assert texts(build_session_context(entries, "a1")) == ["hi", "one"]
+    assert texts(build_session_context(entries, "a2")) == ["hello", "other branch"]
+    blocks = [{"type": "text", "text": "as blocks"}]
+    entries[1]["replacement"] = {"content": blocks}
+    assert build_session_context(entries, "a1").messages[0]["content"] == blocks
+
+
+def test_system_messages_and_usage_entries_are_never_sent():
+    system = {"type": "message", "id": "s1", "parentId": None, "timestamp": T,
+              "message": {"role": "system", "content": "", "timestamp": 1,
+                          "sections": {"preamble": "You are someone else."},
+                          "toolsAdded": [{"name": "read", "description": "", "parameters": {}}]}}
+    usage = {"type": "usage", "id": "g1", "parentId": "a1", "timestamp": T, "kind": "cache_warm",
+             "provider": "p", "model": "m", "usage": {"input": 0, "output": 0}}
+    entries = [system, msg("u1", "s1", "user", "hi"), msg("a1", "u1", "assistant", "yo"), usage]
+    context = build_session_context(entries)
+    assert [m["role"] for m in context.messages] == ["user", "assistant"]

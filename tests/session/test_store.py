@@ -60,8 +60,9 @@ def test_a_listing_skips_bad_files_and_reads_pi_files(home, tmp_path):
 def test_find_by_prefix_looks_in_this_project_then_everywhere(home):
     here = conversation("/work/proj", "q")
     there = conversation("/work/other", "q")
-    assert find_sessions_by_prefix(here.id[:6], "/work/proj") == [here.path]
-    assert find_sessions_by_prefix(there.id[:6], "/work/proj") == [there.path]
+    # ids made in the same minute share their first digits (UUIDv7): use whole ids
+    assert find_sessions_by_prefix(here.id, "/work/proj") == [here.path]
+    assert find_sessions_by_prefix(there.id, "/work/proj") == [there.path]
     assert find_sessions_by_prefix("zz-not-an-id", "/work/proj") == []
 
 

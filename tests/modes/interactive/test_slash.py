@@ -307,11 +307,11 @@ def test_ctrl_c_or_the_end_of_input_answers_a_confirmation_no(tmp_path, keyboard
 def test_tools_with_a_list_changes_the_tools_and_the_system_prompt(tmp_path):
     from miniagent.project.extensions import Extensions
     from miniagent.project.resources import Project
-    from miniagent.project.system_prompt import build_system_prompt
+    from miniagent.project.system_prompt import build_prompt_sections
     from miniagent.project.settings import Settings
     shell = Repl_(tmp_path, [], tools=create_tools(["read", "bash"]),
                   project=Project(str(tmp_path), tmp_path, False, Settings(), Extensions()),
-                  prompt_for=lambda tools: build_system_prompt(tools, str(tmp_path)))
+                  prompt_for=lambda tools: build_prompt_sections(tools, str(tmp_path)))
     harness = shell.harness
     shown = shell.do("/tools grep,read,grep")
     assert [tool.name for tool in harness.agent.tools] == ["grep", "read"]

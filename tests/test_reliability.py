@@ -262,7 +262,7 @@ def test_a_stall_past_the_read_timeout_is_retried__needs_MINIAGENT_READ_TIMEOUT(
     # stall then simply ends after its 5 s and no timeout is ever seen.
     stalled = {"content": HELLO["content"], "fault": {"stall_seconds": 5, "stall_after_bytes": 300}}
     with FakeServer([stalled, HELLO]) as srv:
-        run = Run(tmp_path, srv, MINIAGENT_READ_TIMEOUT="1")
+        run = Run(tmp_path, srv, MINIAGENT_READ_TIMEOUT="0.3")
         result = run.run()
     shown = notices(result.stderr)
     assert len(shown) == 1 and "timed out" in shown[0], f"no timeout seen: {result.stderr!r}"

@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
     from ...harness.harness import ConfirmationGate, Harness
 
 SHUTDOWN_SECONDS = 5  # how long SIGTERM waits for the run to end before leaving anyway
-KEYBOARD_POLL = 0.1  # seconds between looks at the run while waiting for typed lines
+KEYBOARD_POLL = 0.02  # seconds between looks at the run: its end is noticed within this
 
 
 class Interrupted(KeyboardInterrupt):

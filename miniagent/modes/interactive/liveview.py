@@ -213,14 +213,16 @@ class LiveView:
                 self.screen.at_line_start = True
             self._draw_live()
 
-    def show_footer(self, model: Any) -> None:
-        """The line after a prompt's run; the counts start again from zero."""
+    def show_footer(self, model: Any, also: str = "") -> None:
+        """The line after a prompt's run, with `also` at its end (the tools --confirm
+        always allows); the counts start again from zero."""
         with self._lock:
             self._show_failure()
             self._waiting_since = None
             self._running.clear()
             self._draw_live()
             footer = footer_text(self._usage, self._context_tokens, model)
+            footer += f" · {also}" if also else ""
             self._line(self.screen.style(footer, "dim"))
             self._reset_usage()
 

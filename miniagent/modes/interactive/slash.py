@@ -76,6 +76,18 @@ def as_prompt(line: str) -> str:
     return line[1:] if line.startswith("//") else line
 
 
+def run_command(repl: "Repl", command: CommandLine) -> None:
+    """Run a command line: the table's command, else an extension's, else a hint."""
+    name, argument = command
+    if name in SLASH_COMMANDS:
+        SLASH_COMMANDS[name].run(repl, argument)
+    elif name in repl.extension_commands:
+        run_extension_command(repl, name, argument)
+    else:
+        repl.note(f"unknown command /{name}: /help lists the commands (start the line "
+                  f"with // to send it to the model as it is)")
+
+
 # --- The commands ----------------------------------------------------------------------------
 
 def show_help(repl: "Repl", argument: str) -> None:
@@ -183,6 +195,17 @@ def show_or_set_trust(repl: "Repl", argument: str) -> None:
     repl.note(f"{cwd}: {state}; {resources}. /trust yes or /trust no changes it")
 
 
+def reset_confirm(repl: "Repl", argument: str) -> None:
+    """/confirm: the tools answered "a" (always) are asked about again."""
+    gate = repl.harness.confirm_gate
+    if gate is None:
+        repl.note("--confirm is off: nothing is asked (start miniagent with --confirm)")
+        return
+    names = gate.reset_always()
+    repl.note(f"--confirm asks again before each {' and '.join(names)} call" if names else
+              "--confirm: no tool was always allowed; every call is asked about")
+
+
 def run_extension_command(repl: "Repl", name: str, argument: str) -> None:
     command = repl.extension_commands[name]
     try:
@@ -223,6 +246,7 @@ SLASH_COMMANDS: Dict[str, SlashCommand] = {
                            "[FILE.md|FILE.html] write the session out"),
     "search": SlashCommand(slash_session.search, "WORDS find them in this project's sessions"),
     "trust": SlashCommand(show_or_set_trust, "[yes|no] show or change this project's trust"),
+    "confirm": SlashCommand(reset_confirm, "ask again about the tools --confirm always allows"),
     "followup": SlashCommand(queue_follow_up,
                              "TEXT queue a message for when the agent is done"),
     "quit": SlashCommand(quit_repl, "leave (also Ctrl-D)"),

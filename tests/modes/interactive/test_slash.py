@@ -319,3 +319,18 @@ def test_tools_with_a_list_changes_the_tools_and_the_system_prompt(tmp_path):
     assert "- grep:" in harness.agent.system_prompt and "- bash:" not in harness.agent.system_prompt
     assert "unknown tool 'teleport'" in shell.do("/tools teleport")
     assert [tool.name for tool in harness.agent.tools] == ["grep", "read"]
+
+
+def test_the_footer_names_the_tools_always_allowed_and_confirm_resets_them(tmp_path, keyboard):
+    turns = [{"content": [call("write", path="a.txt", content="hi\n")]},
+             {"content": [text("Written.")]}]
+    gate = ConfirmGate(lambda question: "a")
+    term = Repl_(tmp_path, turns, tools=create_tools(["write"]), confirm_gate=gate)
+    term.harness.agent.before_tool_call = gate
+    shown = term.do("write it")
+    assert "· always allowed: write\n" in shown
+    assert term.do("/confirm") == "--confirm asks again before each write call\n"
+    assert term.do("/confirm") == ("--confirm: no tool was always allowed; every call is "
+                                   "asked about\n")
+    off = Repl_(tmp_path, [])
+    assert "--confirm is off" in off.do("/confirm")

@@ -55,7 +55,7 @@ from ...errors import SkillError
 from ...messages import Message, is_failed, text_of, user_message
 from .lineinput import input_waiting, insert_text, save_history, set_up_readline
 from .questions import PendingAnswer
-from .slash import SLASH_COMMANDS, WHILE_RUNNING, as_prompt, parse_command, run_command
+from .slash import WHILE_RUNNING, as_prompt, canonical_name, parse_command, run_command
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
 
@@ -338,8 +338,8 @@ class Repl:
         if not line.strip():
             return
         command = parse_command(line)
-        if command is not None and command.name in WHILE_RUNNING:
-            SLASH_COMMANDS[command.name].run(self, command.argument)
+        if command is not None and canonical_name(command.name) in WHILE_RUNNING:
+            run_command(self, command)
         elif command is not None or parse_shell_line(line) is not None:
             what = f"/{command.name}" if command else "!command"
             self.note(f"{what} works at the prompt: wait for the agent, or press "

@@ -334,3 +334,20 @@ def test_the_footer_names_the_tools_always_allowed_and_confirm_resets_them(tmp_p
                                    "asked about\n")
     off = Repl_(tmp_path, [])
     assert "--confirm is off" in off.do("/confirm")
+
+
+def test_clear_and_exit_are_aliases_and_an_unknown_command_names_the_nearest(tmp_path, keyboard):
+    term = Repl_(tmp_path, [{"content": [text("Hello.")]}])
+    term.do("hi")
+    first = term.harness.session.id
+    term.do("/clear")
+    assert term.harness.session.id != first and term.harness.agent.messages == []
+    shown = term.do("/help")
+    assert "start a new session (alias /clear)" in shown and "(alias /exit)" in shown
+    assert term.do("/hepl") == "unknown command /hepl: did you mean /help?\n"
+    assert "did you mean /name or /new?" in term.do("/nme")
+    assert "/help lists the commands" in term.do("/frobnicate")
+    term.repl.extension_commands = {"hello": Command("hello", lambda args: "hi", "", "ext.py")}
+    assert "did you mean /hello or /help?" in term.do("/helo")
+    term.repl.handle_while_running("/exit")  # /quit works while the agent works: /exit too
+    assert term.repl.exit_code == 0

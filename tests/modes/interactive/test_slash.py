@@ -351,3 +351,15 @@ def test_clear_and_exit_are_aliases_and_an_unknown_command_names_the_nearest(tmp
     assert "did you mean /hello or /help?" in term.do("/helo")
     term.repl.handle_while_running("/exit")  # /quit works while the agent works: /exit too
     assert term.repl.exit_code == 0
+
+
+def test_a_shell_commands_output_shows_up_to_fifty_lines_then_the_last_fifty(tmp_path, keyboard):
+    term = Repl_(tmp_path, [])
+    shown = term.do("!seq 10")
+    assert [line.strip() for line in shown.splitlines()[1:]] == [str(n) for n in range(1, 11)]
+    shown = term.do("!seq 60")
+    assert [line.strip() for line in shown.splitlines()[1:]] == (
+        ["… 10 lines before"] + [str(n) for n in range(11, 61)])
+    model = Repl_(tmp_path, [{"content": [call("bash", command="seq 60")]},
+                             {"content": [text("Counted.")]}], tools=create_tools(["bash"]))
+    assert "    5\n    … 55 more lines\n" in model.do("count")  # the model's call: folded

@@ -15,9 +15,11 @@ reason as the call's error result and can ask or try something else.
 The rules:
   * `bash` shows the command, `edit` a short diff of each change, `write` the path,
     the size and the first lines of the new content;
-  * `y` runs it, `a` runs it and every later gated call of this process unasked;
-    anything else means no, and so does an empty line or the end of input (a closed
-    pipe must never mean yes);
+  * `y` runs it, `a` runs it and every later call of the same tool unasked (an `a`
+    said to a write lets later writes through, never a bash command); anything else
+    means no, and so does an empty line or the end of input (a closed pipe must never
+    mean yes). The REPL's footer names the tools always allowed, and `/confirm` asks
+    about every call again (`reset_always`);
   * one question at a time: calls of one reply may run in parallel, and two questions
     on one terminal would mix. A lock makes the others wait their turn;
   * extensions' gates run first (`compose_before_hooks`), so the question shows the
@@ -27,13 +29,13 @@ Where the answer comes from is the caller's choice: `ask(question) -> str`. The 
 passes its own (a pending question owns the next line typed); `terminal_asker()`
 reads the terminal itself, through /dev/tty when stdin is a pipe.
 
-Left out: remembering answers across runs, per-command allow lists.
+Left out: remembering answers across runs (of the process), per-command allow lists.
 """
 
 import os
 import sys
 import threading
-from typing import Any, Callable, Dict, Iterable, List, Optional, TextIO
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, TextIO
 
 from ..project.extensions import Hook, chain_before, print_error
 from .terminal import for_terminal
@@ -52,7 +54,7 @@ class ConfirmGate:
     def __init__(self, ask: Ask, gated: Iterable[str] = GATED):
         self.ask = ask
         self.gated = set(gated)
-        self.always = False  # set by "a": stop asking for the rest of the process
+        self.always: Set[str] = set()  # tools answered "a": not asked again
         self._lock = threading.Lock()
 
     def __call__(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -60,15 +62,21 @@ class ConfirmGate:
         if name not in self.gated:
             return None
         with self._lock:  # one question at a time, and "a" seen by every waiting call
-            if self.always:
+            if name in self.always:
                 return None
             answer = self._answer(describe_for_confirmation(name, event["args"]))
             if answer == "a":
-                self.always = True
+                self.always.add(name)
         if answer in ("y", "a"):
             return None
         return {"block": True, "reason": f"The user refused this {name} call, so it did not "
                                          f"run. Ask the user how to go on, or try another way."}
+
+    def reset_always(self) -> List[str]:
+        """Ask about every call again; returns the tools that were always allowed."""
+        with self._lock:
+            names, self.always = sorted(self.always), set()
+        return names
 
     def _answer(self, description: str) -> str:
         try:
@@ -76,6 +84,14 @@ class ConfirmGate:
         except (EOFError, OSError):  # the input is gone: that is a no
             return ""
         return (reply or "").strip().lower()[:1]
+
+
+def always_allowed_text(gate: Optional[ConfirmGate]) -> str:
+    """The footer's part about --confirm: "always allowed: bash, write", or "" when
+    every call is still asked about (or there is no gate)."""
+    if gate is None or not gate.always:
+        return ""
+    return "always allowed: " + ", ".join(sorted(gate.always))
 
 
 def describe_for_confirmation(name: str, args: Dict[str, Any]) -> str:

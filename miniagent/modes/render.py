@@ -26,7 +26,8 @@ person or a program gets to see. Three views, one event stream:
     that `miniagent -p "..." > answer.txt` captures just the answer.
 
 The pieces every view shares live here too: `describe_call` (one line per tool call),
-`fold_result` (a result cut to five lines and a count), `Notices` (retries and
+`fold_result` (a result cut to five lines and a count; the user's own `!cmd` gets its
+last fifty), `Notices` (retries and
 compaction) and `footer_text` (tokens, cost and context after a prompt). The
 interactive terminal's view (liveview.py) is built from them.
 
@@ -43,6 +44,7 @@ from ..errors import ConfigError
 from .terminal import for_terminal
 
 FOLD_LINES = 5  # result lines shown per tool call
+USER_SHELL_LINES = 50  # of the user's own `!cmd`: they asked for that output to read it
 LINE_WIDTH = 100
 
 
@@ -131,19 +133,21 @@ def shorten(line: str, width: int = LINE_WIDTH) -> str:
     return line if len(line) <= width else line[:width - 3] + "..."
 
 
-def fold_result(text: str, is_error: bool, keep: int = FOLD_LINES) -> List[str]:
+def fold_result(text: str, keep_end: bool, keep: int = FOLD_LINES) -> List[str]:
     """A tool result cut to `keep` lines plus a count of the hidden ones. A failure's
     cause is at its end (a traceback's last line, "exited with code 1"), so an error
-    keeps its last lines; a success keeps its first. Blank lines are dropped.
+    keeps its last lines (`keep_end`), as does the user's own `!cmd`, whose last lines
+    are what was just on their terminal; a model's successful call keeps its first.
+    Blank lines are dropped.
 
     Examples: 60 lines "1".."60"       -> ["1", "2", "3", "4", "5", "… 55 more lines"]
-              the same, as an error     -> ["… 55 lines before", "56", ..., "60"]
+              the same, keep_end        -> ["… 55 lines before", "56", ..., "60"]
     """
     lines = [shorten(line) for line in text.split("\n") if line.strip()] or ["(no output)"]
     hidden = len(lines) - keep
     if hidden <= 0:
         return lines
-    if is_error:
+    if keep_end:
         return [f"… {hidden} lines before"] + lines[-keep:]
     return lines[:keep] + [f"… {hidden} more lines"]
 

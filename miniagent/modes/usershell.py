@@ -2,8 +2,9 @@
 
 Sometimes it is quicker to run `git status` yourself than to ask for it. A line that
 starts with `!` is run by the shell, exactly as the bash tool runs a command (same
-process group, same kill on Ctrl-C, same cut of a huge output), and shown the same
-way: the last lines live while it runs, then the result folded under its line.
+process group, same kill on Ctrl-C, same cut of a huge output), and shown much the same
+way: the last lines live while it runs, then the result under its line, the last 50
+lines of it (a model's call shows only 5: the user asked for this output to read it).
 
     > !pytest -q             runs it; the output becomes a `bashExecution` message in the
                              session and the context, so the next prompt can say "fix that"

@@ -6,7 +6,7 @@ import select
 import threading
 
 from helpers import call, make_agent, text
-from miniagent.modes.confirm import (ConfirmGate, compose_before_hooks, describe_for_confirmation,
+from miniagent.modes.confirm import (ConfirmGate, always_allowed_text, compose_before_hooks, describe_for_confirmation,
                                no_terminal_available, terminal_asker)
 from miniagent.tools import create_tools
 
@@ -53,6 +53,24 @@ def test_yes_runs_it_and_always_stops_asking(tmp_path):
     run_bash(gate, tmp_path, "touch three")
     assert len(answers.questions) == 2  # "a" answered the second and every later call
     assert all((tmp_path / name).exists() for name in ("one", "two", "three"))
+
+
+def test_always_is_for_one_tool_and_reset_asks_again(tmp_path):
+    answers = Answers("a", "n", "y")
+    gate = ConfirmGate(answers)
+    agent = make_agent([{"content": [call("write", path="a.txt", content="hi\n")]},
+                        {"content": [call("write", path="b.txt", content="ho\n")]},
+                        {"content": [call("bash", command="touch ran")]},
+                        {"content": [text("done")]}], create_tools(["write", "bash"]),
+                       cwd=str(tmp_path))
+    agent.before_tool_call = gate
+    agent.prompt("go")
+    assert [q.split(" ")[0] for q in answers.questions] == ["write", "bash"]  # b.txt unasked
+    assert (tmp_path / "b.txt").exists() and not (tmp_path / "ran").exists()
+    assert always_allowed_text(gate) == "always allowed: write"
+    assert gate.reset_always() == ["write"] and always_allowed_text(gate) == ""
+    run_bash(gate, tmp_path, "touch ran")  # asked again: "y"
+    assert len(answers.questions) == 3 and (tmp_path / "ran").exists()
 
 
 def test_end_of_input_empty_or_anything_else_means_no(tmp_path):

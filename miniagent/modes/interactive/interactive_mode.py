@@ -49,13 +49,13 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from ... import __version__
 from ..attach import expand_prompt
+from ..confirm import always_allowed_text
 from .liveview import LiveView
 from ...errors import SkillError
 from ...messages import Message, is_failed, text_of, user_message
 from .lineinput import input_waiting, insert_text, save_history, set_up_readline
 from .questions import PendingAnswer
-from .slash import (SLASH_COMMANDS, WHILE_RUNNING, as_prompt, parse_command,
-                    run_extension_command)
+from .slash import WHILE_RUNNING, as_prompt, canonical_name, parse_command, run_command
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
 
@@ -238,14 +238,7 @@ class Repl:
         if command is None:
             self.send(as_prompt(line))
             return
-        name, argument = command
-        if name in SLASH_COMMANDS:
-            SLASH_COMMANDS[name].run(self, argument)
-        elif name in self.extension_commands:
-            run_extension_command(self, name, argument)
-        else:
-            self.note(f"unknown command /{name}: /help lists the commands (start the line "
-                      f"with // to send it to the model as it is)")
+        run_command(self, command)
 
     def run_shell(self, command: str, excluded: bool) -> None:
         """`!cmd` / `!!cmd`: run it as the bash tool would, then record the message."""
@@ -345,8 +338,8 @@ class Repl:
         if not line.strip():
             return
         command = parse_command(line)
-        if command is not None and command.name in WHILE_RUNNING:
-            SLASH_COMMANDS[command.name].run(self, command.argument)
+        if command is not None and canonical_name(command.name) in WHILE_RUNNING:
+            run_command(self, command)
         elif command is not None or parse_shell_line(line) is not None:
             what = f"/{command.name}" if command else "!command"
             self.note(f"{what} works at the prompt: wait for the agent, or press "
@@ -371,7 +364,7 @@ class Repl:
     def after_run(self) -> None:
         """The footer; then what is still queued: put back in the input line after an
         abort (the user decides again), sent as the next prompt otherwise."""
-        self.view.show_footer(self.agent.model)
+        self.view.show_footer(self.agent.model, always_allowed_text(self.harness.confirm_gate))
         if self.harness.stop_message:  # a run limit or a failed compaction ended the run
             self.note(self.harness.stop_message, "red")
         left = self.agent.clear_queues()

@@ -9,7 +9,8 @@ keys, Ctrl-A / Ctrl-E, Ctrl-R to search earlier lines. This file sets up the res
     of several lines arrives as one input instead of one prompt per line;
   * text can be put back into the next input line (`insert_text`: the steering lines an
     abort gave back, a /fork's prompt);
-  * `ask_line` reads a short answer ("3", "y") that is not kept in the history.
+  * `ask_line` reads a short answer ("3", "y") that is not kept in the history
+    (`ask_line_or_interrupt` too, letting Ctrl-C through).
 
 Left out: completion, key bindings of our own, Windows (no readline there).
 """
@@ -68,11 +69,22 @@ def save_history(path: Optional[str]) -> None:
 def ask_line(question: str) -> Optional[str]:
     """One line typed at the prompt, stripped; None on Ctrl-C or Ctrl-D. Answers are not
     kept in the line history (a "3" there would only get in the way)."""
+    try:
+        return ask_line_or_interrupt(question)
+    except KeyboardInterrupt:
+        return None
+
+
+def ask_line_or_interrupt(question: str) -> Optional[str]:
+    """As ask_line, but Ctrl-C raises KeyboardInterrupt (the start-up trust question:
+    there Ctrl-C quits, it is no answer); None on Ctrl-D."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         answer = input(question)
-    except (EOFError, KeyboardInterrupt):
+    except (EOFError, KeyboardInterrupt) as ended:
         sys.stdout.write("\n")  # the cursor is still on the question's line
+        if isinstance(ended, KeyboardInterrupt):
+            raise
         return None
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -11,6 +11,7 @@ subscriber turns the event stream into a screen that tells the truth at every mo
     tool_execution_update (bash output)    its last 5 lines under the live line
     tool_execution_end                     the call's header and its folded result,
                                            together, in call order; live lines erased
+                                           (a `!cmd` of the user's: its last 50 lines)
     message_end (error / aborted)          the reason, on one line (an error once the
                                            harness is not retrying it: see below)
     auto_retry_start                       the retry notice (render.Notices)
@@ -38,8 +39,9 @@ import time
 from typing import Any, Dict, List, Optional
 
 from ...messages import one_line, text_of
-from ..render import Notices, describe_call, fold_result, footer_text
+from ..render import USER_SHELL_LINES, Notices, describe_call, fold_result, footer_text
 from ..terminal import SPINNER, Screen, for_terminal
+from ..usershell import CALL_ID as USER_SHELL_CALL
 
 WINDOW_LINES = 5  # live output lines shown under a running command
 TICK_SECONDS = 0.1
@@ -141,7 +143,7 @@ class LiveView:
         error = event["isError"]
         style = self.screen.style
         lines = [style("  " + for_terminal(header), "bold")]
-        for line in fold_result(text_of(event["result"]), error):
+        for line in fold_for(event):
             marker = "    ! " if error and not line.startswith("…") else "    "
             lines.append(style(for_terminal(marker + line), "red" if error else "dim"))
         self._line("\n".join(lines))
@@ -213,14 +215,16 @@ class LiveView:
                 self.screen.at_line_start = True
             self._draw_live()
 
-    def show_footer(self, model: Any) -> None:
-        """The line after a prompt's run; the counts start again from zero."""
+    def show_footer(self, model: Any, also: str = "") -> None:
+        """The line after a prompt's run, with `also` at its end (the tools --confirm
+        always allows); the counts start again from zero."""
         with self._lock:
             self._show_failure()
             self._waiting_since = None
             self._running.clear()
             self._draw_live()
             footer = footer_text(self._usage, self._context_tokens, model)
+            footer += f" · {also}" if also else ""
             self._line(self.screen.style(footer, "dim"))
             self._reset_usage()
 
@@ -236,6 +240,15 @@ class LiveView:
 
     def _reset_usage(self) -> None:
         self._usage = {"input": 0, "output": 0, "cacheRead": 0, "cost": 0.0}
+
+
+def fold_for(event: Dict[str, Any]) -> List[str]:
+    """A finished call's result as shown: a model's call folded to a few lines, the
+    user's own `!cmd` (usershell.py) to its last USER_SHELL_LINES."""
+    text, error = text_of(event["result"]), event["isError"]
+    if event["toolCallId"] == USER_SHELL_CALL:
+        return fold_result(text, True, USER_SHELL_LINES)
+    return fold_result(text, error)
 
 
 def last_lines(text: str, count: int) -> List[str]:

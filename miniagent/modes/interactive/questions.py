@@ -6,7 +6,8 @@ place, because of who owns the keyboard at that moment:
     question                         asked by             answered by
     "Resume which session? (number)" the main thread,     input(), like any prompt:
     "summarize the branch? [y/N]"    at the prompt        `ask_line`
-    "Trust this project's ...? [y/N]" before the REPL      `ask_trust` (records the answer)
+    "Trust this project's ...? [y/N]" before the REPL      `ask_trust` (records the answer;
+                                                          Ctrl-C quits with 130)
     "Run it? [y]es, [n]o, [a]lways"  the agent's thread,  the next line the main thread
                                      while a tool waits   reads: `PendingAnswer`
 
@@ -26,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional
 
-from .lineinput import ask_line
+from .lineinput import ask_line_or_interrupt
 from ...project.settings import project_config_dir
 from ...project.trust import PROJECT_RESOURCES, record_trust, resolve_trust, should_ask
 
@@ -77,9 +78,13 @@ class PendingAnswer:
 
 def ask_trust(cwd: str, home: Path) -> bool:
     """Load this project's .miniagent/ resources? Asks once, in a project that is
-    undecided and has something to load, and records the answer (Enter is "no"; Ctrl-C
-    or Ctrl-D decides nothing). Otherwise the recorded answer, where undecided is no.
-    Call it before the run is assembled: the resources load then.
+    undecided and has something to load, and records the answer (Enter is "no"; Ctrl-D
+    decides nothing). Otherwise the recorded answer, where undecided is no. Call it
+    before the run is assembled: the resources load then.
+
+    Ctrl-C is no answer here but "get me out": it raises KeyboardInterrupt, which the
+    command line turns into exit status 130 before anything is recorded or sent (were
+    it "no", the REPL would open and the shell command typed next would reach the model).
 
     Example, in a fresh clone with .miniagent/extensions/:
         This project has a .miniagent/ folder with extensions. Extensions run as Python
@@ -90,7 +95,7 @@ def ask_trust(cwd: str, home: Path) -> bool:
         return resolve_trust(cwd, home, None)
     folder = project_config_dir(cwd, home)
     found = [name for name in PROJECT_RESOURCES if (folder / name).exists()]
-    answer = ask_line(
+    answer = ask_line_or_interrupt(
         f"This project has a .miniagent/ folder with {', '.join(found)}. Extensions run as "
         f"Python code inside miniagent; settings, skills and SYSTEM.md change what the agent "
         f"does.\nTrust {cwd} and load them (recorded in {Path(home) / 'trust.json'})? [y/N] ")

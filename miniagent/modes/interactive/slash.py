@@ -6,9 +6,13 @@ dashes. Everything else is a prompt, so paths and jokes reach the model untouche
     /model gpt-4.1          command "model", argument "gpt-4.1"
     /etc/hosts is wrong     a prompt (the first word has a second "/")
     //help                  the prompt "/help" (a doubled slash escapes the command)
-    /frobnicate             "Unknown command": a hint, and nothing is sent
+    /frobnicate             "unknown command": a hint, and nothing is sent
+    /hepl                   "unknown command /hepl: did you mean /help?"
 
-The table is a plain dict, name -> SlashCommand(run, description). A command is a short
+The table is a plain dict, name -> SlashCommand(run, description, aliases): `/clear`
+runs `/new` and `/exit` runs `/quit`, the names other agents taught their users. A
+command that is not known gets the nearest known names (difflib's close matches). A
+command is a short
 function taking the REPL and the rest of the line (interactive_mode.py's `Repl`: it has
 `harness`, `agent`, `running`, `note(text, style=None)`, `send(text)` (run a prompt to
 its end), `queue(text, follow_up=False)`, `run_work(fn)` (run fn(abort) so that Ctrl-C
@@ -26,11 +30,12 @@ in slash_session.py; an extension's commands (extensions.py) come after the tabl
 and `/skill:name ARGS` sends a skill's instructions with ARGS (the REPL expands a
 prompt as print and rpc modes do: attach.expand_prompt).
 
-Left out: completion of command names, aliases, prompt templates.
+Left out: completion of command names, aliases of the user's own, prompt templates.
 """
 
+import difflib
 import re
-from typing import TYPE_CHECKING, Callable, Dict, NamedTuple, Optional
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, NamedTuple, Optional, Tuple
 
 from . import slash_session
 from ...assemble import model_for
@@ -54,9 +59,10 @@ class CommandLine(NamedTuple):
 
 
 class SlashCommand(NamedTuple):
-    """One entry of the table: what runs, and the line /help shows for it."""
+    """One entry of the table: what runs, the line /help shows for it, other names."""
     run: Callable[["Repl", str], None]
     description: str
+    aliases: Tuple[str, ...] = ()
 
 
 def parse_command(line: str) -> Optional[CommandLine]:
@@ -76,11 +82,48 @@ def as_prompt(line: str) -> str:
     return line[1:] if line.startswith("//") else line
 
 
+def run_command(repl: "Repl", command: CommandLine) -> None:
+    """Run a command line: the table's command (by name or alias), else an
+    extension's, else a hint naming the nearest known commands."""
+    name, argument = canonical_name(command.name), command.argument
+    if name in SLASH_COMMANDS:
+        SLASH_COMMANDS[name].run(repl, argument)
+    elif name in repl.extension_commands:
+        run_extension_command(repl, name, argument)
+    else:
+        known = [*SLASH_COMMANDS, *all_aliases(), *repl.extension_commands]
+        repl.note(unknown_command_text(name, known))
+
+
+def canonical_name(name: str) -> str:
+    """The table's name for an alias ("clear" -> "new"); any other name unchanged."""
+    return next((table_name for table_name, command in SLASH_COMMANDS.items()
+                 if name in command.aliases), name)
+
+
+def all_aliases() -> Iterable[str]:
+    return (alias for command in SLASH_COMMANDS.values() for alias in command.aliases)
+
+
+def unknown_command_text(name: str, known: Iterable[str]) -> str:
+    """What an unknown command gets: the nearest known names, else where to look.
+
+    Examples: ("hepl", [..."help"...]) -> "unknown command /hepl: did you mean /help?"
+              ("nme", [..."name", "new"...]) -> "... did you mean /name or /new?"
+    """
+    near = difflib.get_close_matches(name, list(known), n=3)
+    if near:
+        return f"unknown command /{name}: did you mean {' or '.join('/' + n for n in near)}?"
+    return (f"unknown command /{name}: /help lists the commands (start the line with // "
+            f"to send it to the model as it is)")
+
+
 # --- The commands ----------------------------------------------------------------------------
 
 def show_help(repl: "Repl", argument: str) -> None:
     width = max(len(name) for name in SLASH_COMMANDS) + 2
-    lines = [f"  /{name:<{width}}{command.description}" for name, command in SLASH_COMMANDS.items()]
+    lines = [f"  /{name:<{width}}{command.description}{also_named(command)}"
+             for name, command in SLASH_COMMANDS.items()]
     lines += [f"  /{name:<{width}}{command.description} (from {command.source})"
               for name, command in repl.extension_commands.items()]
     lines += [f"  /skill:{skill.name:<{max(1, width - 6)}}{skill.description}"
@@ -92,6 +135,13 @@ def show_help(repl: "Repl", argument: str) -> None:
               "  Ctrl-C        stop the agent; at an empty prompt twice: quit",
               "  typing while the agent works queues a steering message"]
     repl.note("\n".join(lines))
+
+
+def also_named(command: SlashCommand) -> str:
+    """Example: the aliases ("clear",) -> " (alias /clear)"."""
+    if not command.aliases:
+        return ""
+    return f" (alias {', '.join('/' + alias for alias in command.aliases)})"
 
 
 def change_model(repl: "Repl", argument: str) -> None:
@@ -183,6 +233,17 @@ def show_or_set_trust(repl: "Repl", argument: str) -> None:
     repl.note(f"{cwd}: {state}; {resources}. /trust yes or /trust no changes it")
 
 
+def reset_confirm(repl: "Repl", argument: str) -> None:
+    """/confirm: the tools answered "a" (always) are asked about again."""
+    gate = repl.harness.confirm_gate
+    if gate is None:
+        repl.note("--confirm is off: nothing is asked (start miniagent with --confirm)")
+        return
+    names = gate.reset_always()
+    repl.note(f"--confirm asks again before each {' and '.join(names)} call" if names else
+              "--confirm: no tool was always allowed; every call is asked about")
+
+
 def run_extension_command(repl: "Repl", name: str, argument: str) -> None:
     command = repl.extension_commands[name]
     try:
@@ -212,7 +273,7 @@ SLASH_COMMANDS: Dict[str, SlashCommand] = {
     "name": SlashCommand(slash_session.name_session, "NAME give the session a name"),
     "compact": SlashCommand(slash_session.compact_now,
                             "[FOCUS] summarise the older conversation now"),
-    "new": SlashCommand(slash_session.start_new_session, "start a new session"),
+    "new": SlashCommand(slash_session.start_new_session, "start a new session", ("clear",)),
     "resume": SlashCommand(slash_session.resume_session,
                            "[QUERY] continue another session of this project"),
     "fork": SlashCommand(slash_session.fork_session,
@@ -223,8 +284,9 @@ SLASH_COMMANDS: Dict[str, SlashCommand] = {
                            "[FILE.md|FILE.html] write the session out"),
     "search": SlashCommand(slash_session.search, "WORDS find them in this project's sessions"),
     "trust": SlashCommand(show_or_set_trust, "[yes|no] show or change this project's trust"),
+    "confirm": SlashCommand(reset_confirm, "ask again about the tools --confirm always allows"),
     "followup": SlashCommand(queue_follow_up,
                              "TEXT queue a message for when the agent is done"),
-    "quit": SlashCommand(quit_repl, "leave (also Ctrl-D)"),
+    "quit": SlashCommand(quit_repl, "leave (also Ctrl-D)", ("exit",)),
 }
 WHILE_RUNNING = ("followup", "quit")

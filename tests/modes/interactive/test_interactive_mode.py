@@ -284,3 +284,15 @@ def test_session_commands_and_a_shell_command_in_a_terminal(tmp_path):
         term.expect("> ")
         term.send("/quit\r")
         assert term.wait() == 0
+
+
+def test_ctrl_c_at_the_start_up_trust_question_quits_with_130_and_records_nothing(tmp_path):
+    (tmp_path / ".miniagent" / "skills").mkdir(parents=True)
+    with FakeServer([{"content": [text("never asked")]}]) as server, \
+            repl(tmp_path, *served(server)) as term:
+        term.expect("[y/N] ")
+        term.ctrl_c()  # once the question waits for a key (see pty_driver.Terminal.ctrl_c)
+        assert term.wait() == 130
+        assert "> " not in term.plain().split("[y/N] ")[-1]  # no REPL prompt after it
+    assert server.requests == []
+    assert not (tmp_path / "home" / "trust.json").exists()

@@ -319,3 +319,47 @@ def test_tools_with_a_list_changes_the_tools_and_the_system_prompt(tmp_path):
     assert "- grep:" in harness.agent.system_prompt and "- bash:" not in harness.agent.system_prompt
     assert "unknown tool 'teleport'" in shell.do("/tools teleport")
     assert [tool.name for tool in harness.agent.tools] == ["grep", "read"]
+
+
+def test_the_footer_names_the_tools_always_allowed_and_confirm_resets_them(tmp_path, keyboard):
+    turns = [{"content": [call("write", path="a.txt", content="hi\n")]},
+             {"content": [text("Written.")]}]
+    gate = ConfirmGate(lambda question: "a")
+    term = Repl_(tmp_path, turns, tools=create_tools(["write"]), confirm_gate=gate)
+    term.harness.agent.before_tool_call = gate
+    shown = term.do("write it")
+    assert "· always allowed: write\n" in shown
+    assert term.do("/confirm") == "--confirm asks again before each write call\n"
+    assert term.do("/confirm") == ("--confirm: no tool was always allowed; every call is "
+                                   "asked about\n")
+    off = Repl_(tmp_path, [])
+    assert "--confirm is off" in off.do("/confirm")
+
+
+def test_clear_and_exit_are_aliases_and_an_unknown_command_names_the_nearest(tmp_path, keyboard):
+    term = Repl_(tmp_path, [{"content": [text("Hello.")]}])
+    term.do("hi")
+    first = term.harness.session.id
+    term.do("/clear")
+    assert term.harness.session.id != first and term.harness.agent.messages == []
+    shown = term.do("/help")
+    assert "start a new session (alias /clear)" in shown and "(alias /exit)" in shown
+    assert term.do("/hepl") == "unknown command /hepl: did you mean /help?\n"
+    assert "did you mean /name or /new?" in term.do("/nme")
+    assert "/help lists the commands" in term.do("/frobnicate")
+    term.repl.extension_commands = {"hello": Command("hello", lambda args: "hi", "", "ext.py")}
+    assert "did you mean /hello or /help?" in term.do("/helo")
+    term.repl.handle_while_running("/exit")  # /quit works while the agent works: /exit too
+    assert term.repl.exit_code == 0
+
+
+def test_a_shell_commands_output_shows_up_to_fifty_lines_then_the_last_fifty(tmp_path, keyboard):
+    term = Repl_(tmp_path, [])
+    shown = term.do("!seq 10")
+    assert [line.strip() for line in shown.splitlines()[1:]] == [str(n) for n in range(1, 11)]
+    shown = term.do("!seq 60")
+    assert [line.strip() for line in shown.splitlines()[1:]] == (
+        ["… 10 lines before"] + [str(n) for n in range(11, 61)])
+    model = Repl_(tmp_path, [{"content": [call("bash", command="seq 60")]},
+                             {"content": [text("Counted.")]}], tools=create_tools(["bash"]))
+    assert "    5\n    … 55 more lines\n" in model.do("count")  # the model's call: folded

@@ -29,7 +29,7 @@ from dataclasses import replace
 import shutil
 import sys
 import tempfile
-from typing import List, Optional, TextIO, Tuple
+from typing import Callable, List, Optional, TextIO, Tuple
 
 from .agent import Agent
 from .models.choose import Resolved, is_own_server, own_key, resolve
@@ -38,7 +38,7 @@ from .harness.limits import RunLimits, cost_is_known
 from .models.registry import Model
 from .models.thinking import clamp_level
 from .errors import ConfigError, SessionError
-from .modes.output import say
+from .modes.output import say, stderr_on_terminal
 from .modes.picker import choose_number, numbered, recent_sessions, session_row
 from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
 from .providers.scripted import demo_script, load_script, scripted_model
@@ -185,28 +185,46 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
         if not args.script:
             raise ValueError("--provider scripted needs --script FILE")
         return scripted_model(load_script(args.script)), None
+    announce = announcer()
     flags_given = args.provider or args.model or args.base_url
     if recorded and not flags_given and recorded.get("provider") != "scripted":
         try:
-            chosen = restore_model(recorded, args.api_key)
+            chosen = restore_model(recorded, args.api_key, announce)
         except ConfigError as exc:
             say(f"miniagent: cannot restore the session's model {recorded.get('provider')}/"
                 f"{recorded.get('modelId')} ({exc}); choosing as usual")
         else:
-            return probe_window_or_warn(chosen)
+            return probe_window_or_warn(chosen, announce)
     if flags_given or not (settings.defaultProvider or settings.defaultModel):
         return probe_window_or_warn(resolve(provider=args.provider, model_id=args.model,
-                                       base_url=args.base_url, api_key=args.api_key))
+                                            base_url=args.base_url, api_key=args.api_key,
+                                            on_ask=announce), announce)
     try:  # settings.json's choice, used only when no flag names a model or a server
         chosen = resolve(provider=settings.defaultProvider, model_id=settings.defaultModel,
-                         api_key=args.api_key)
+                         api_key=args.api_key, on_ask=announce)
     except ConfigError as exc:
         raise ConfigError(f"settings.json (defaultProvider {settings.defaultProvider!r}, "
                           f"defaultModel {settings.defaultModel!r}): {exc}") from None
-    return probe_window_or_warn(chosen)
+    return probe_window_or_warn(chosen, announce)
 
 
-def restore_model(recorded: dict, api_key: Optional[str]) -> Resolved:
+def announcer() -> Callable[[str], None]:
+    """What says, once per server, that start-up is waiting for it: a server that never
+    answers would otherwise leave a blank screen for seconds. The line is for a person
+    watching (stderr on a terminal); a script's log is spared it. Ctrl-C stops the wait
+    (cli.start turns it into exit status 130)."""
+    told = set()
+
+    def announce(url: str) -> None:
+        if url not in told and stderr_on_terminal():
+            told.add(url)
+            say(f"miniagent: asking {for_terminal(url)} about the models it serves... "
+                f"(Ctrl-C to stop)")
+    return announce
+
+
+def restore_model(recorded: dict, api_key: Optional[str],
+                  on_ask: Optional[Callable[[str], None]] = None) -> Resolved:
     """The model a session file records. Its baseUrl is data from a file that may come
     from anyone, so it gets the user's key only when it is the user's own server for
     that provider; any other is called with no key, and one line says so."""
@@ -218,7 +236,7 @@ def restore_model(recorded: dict, api_key: Optional[str]) -> Resolved:
         say(f"miniagent: the session's server {for_terminal(url)} is not one you configured "
             f"for {provider}, so it gets no API key (name it with --base-url to send yours)")
     return resolve(provider=provider, model_id=recorded.get("modelId"), base_url=url,
-                   api_key=None if keyless else api_key, keyless=keyless)
+                   api_key=None if keyless else api_key, keyless=keyless, on_ask=on_ask)
 
 
 def model_for(harness: Harness, provider: str, model_id: str) -> Tuple[Resolved, Optional[str]]:
@@ -233,15 +251,19 @@ def model_for(harness: Harness, provider: str, model_id: str) -> Tuple[Resolved,
     return chosen, harness.base_url
 
 
-def probe_window_or_warn(chosen: Resolved) -> Tuple[Model, Optional[str]]:
+def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None]] = None
+                         ) -> Tuple[Model, Optional[str]]:
     """The chosen model, with the window its server serves when the registry does not
-    know the model: one HTTP request asks the server (models/window.py); when it
-    answers, the guess's warnings are not needed, otherwise they are printed."""
+    know the model: one HTTP request asks the server (models/window.py; on_ask(url)
+    hears first); when it answers, the guess's warnings are not needed, otherwise they
+    are printed."""
     model = chosen.model
     window = None
     for notice in chosen.notices:
         say(f"miniagent: {notice}")
     if not chosen.known and model.api == "openai-completions":
+        if on_ask is not None:
+            on_ask(model.base_url)
         window = probe_context_window(model.base_url, model.id, chosen.api_key)
     if window:
         model = replace(model, context_window=window, max_tokens=min(model.max_tokens, window))

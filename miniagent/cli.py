@@ -194,6 +194,17 @@ def expand(harness, text: str):
     return prompt
 
 
+def says_it_cannot_fit(harness) -> bool:
+    """One line, before any request, when the system prompt and tools alone exceed the
+    model's window (compaction/overhead.py); True then."""
+    from .compaction.overhead import overhead_too_big
+    agent = harness.agent
+    line = overhead_too_big(agent.system_prompt, agent.tools, agent.model.context_window)
+    if line:
+        say(f"miniagent: {line}")
+    return line is not None
+
+
 def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
           own_process: bool = False) -> int:
     """Assemble the run (a Harness, assemble.py) and hand it to its front end: rpc
@@ -229,8 +240,10 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
     except SessionError as exc:
         say(f"miniagent: {exc}")
         return 1
-    except KeyboardInterrupt:  # Ctrl-C while the piped prompt was still being read
+    except KeyboardInterrupt:  # Ctrl-C while the piped prompt or a server was awaited
         return 130
+    if says_it_cannot_fit(harness) and not (interactive or rpc):
+        return 1  # every request would fail; the terminal stays open for /model
     if rpc:
         from .modes.rpc.rpc_mode import run_rpc
         return run_rpc(harness)

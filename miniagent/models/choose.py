@@ -39,13 +39,12 @@ Left out: OAuth logins, key files, remembering the last model used.
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Mapping, Optional
+from typing import Callable, Dict, List, Mapping, Optional
 
-from ..http.errors import connection_reason, http_error_message
-from ..messages import one_line
 from ..files.redaction import add_secret
 from .registry import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model, Provider, default_model, find_model,
                        is_url, load_providers, unknown_provider)
+from .served import ProbeFailed, first_model, probe_first_model
 from .values import is_command, legacy_warning, resolve_value, variables_named
 from ..errors import ConfigError
 
@@ -82,11 +81,13 @@ class Resolved:
 
 def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
             base_url: Optional[str] = None, api_key: Optional[str] = None,
-            env: Optional[Mapping[str, str]] = None, keyless: bool = False) -> Resolved:
+            env: Optional[Mapping[str, str]] = None, keyless: bool = False,
+            on_ask: Optional[Callable[[str], None]] = None) -> Resolved:
     """Pick the model and key from the command line and the environment (see the
     module docstring for the order). Raises ConfigError with the next step to take.
     `keyless` picks a provider's model without its key (for a server that is not the
-    user's own: see is_own_server)."""
+    user's own: see is_own_server). `on_ask(url)` is called before a server the user
+    named is asked for its models (it may take PROBE_TIMEOUT to answer or fail)."""
     env = os.environ if env is None else env
     providers = load_providers(env)
     for entry in providers.values():  # every key configured is a secret, used or not:
@@ -94,16 +95,16 @@ def resolve(provider: Optional[str] = None, model_id: Optional[str] = None,
             add_secret(resolve_value(entry.api_key, env))  # a command may print the env
     if provider:
         return _resolve_provider(providers, provider, model_id, base_url, api_key, env,
-                                 keyless)
+                                 keyless, on_ask)
     if base_url:
         return _resolve_server(providers, _checked_url(base_url, "--base-url"), model_id,
-                               api_key)
+                               api_key, on_ask=on_ask)
     name = _pick_provider(providers, model_id, api_key, env)
     if name:
-        return _resolve_provider(providers, name, model_id, None, api_key, env)
+        return _resolve_provider(providers, name, model_id, None, api_key, env, on_ask=on_ask)
     if env.get("OPENAI_BASE_URL"):
         url = _checked_url(env["OPENAI_BASE_URL"], "OPENAI_BASE_URL")
-        return _resolve_server(providers, url, model_id, None)
+        return _resolve_server(providers, url, model_id, None, on_ask=on_ask)
     first = probe_first_model(ollama_base_url(env), timeout=DETECT_TIMEOUT)
     if first is not None:
         return _resolve_provider(providers, "ollama", model_id or first, None, None, env)
@@ -148,11 +149,12 @@ def _has_key(provider: Provider, env: Mapping[str, str]) -> bool:
 
 def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optional[str],
                       base_url: Optional[str], api_key: Optional[str],
-                      env: Mapping[str, str], keyless: bool = False) -> Resolved:
+                      env: Mapping[str, str], keyless: bool = False,
+                      on_ask: Optional[Callable[[str], None]] = None) -> Resolved:
     if name not in providers:
         if base_url:  # a new name for an OpenAI-compatible server
             return _resolve_server(providers, _checked_url(base_url, "--base-url"), model_id,
-                                   api_key, name)
+                                   api_key, name, on_ask)
         raise ConfigError(unknown_provider(name, providers) +
                           " For any OpenAI-compatible server, pass --base-url instead.")
     entry = providers[name]
@@ -161,7 +163,7 @@ def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optio
     if entry.api_key and not key and not keyless:
         raise ConfigError(_no_key(entry))
     if model_id is None and (name == "ollama" or not entry.models):
-        model_id = _ask_provider(entry, url, key)  # what has it pulled, what does it serve?
+        model_id = _ask_provider(entry, url, key, on_ask)  # what has it pulled, what does it serve?
     model, warnings = _pick_model(entry, model_id)
     notice = None if api_key or keyless else legacy_warning(
         entry.api_key, env, f"providers.{name}.apiKey")
@@ -182,12 +184,13 @@ def _resolved_headers(headers: Dict[str, str], env: Mapping[str, str]) -> Dict[s
 
 
 def _resolve_server(providers: Dict[str, Provider], url: str, model_id: Optional[str],
-                    api_key: Optional[str], name: str = "openai-compatible") -> Resolved:
+                    api_key: Optional[str], name: str = "openai-compatible",
+                    on_ask: Optional[Callable[[str], None]] = None) -> Resolved:
     """An OpenAI-compatible server given by URL; registry facts are borrowed by id."""
     api_key = _checked_key(api_key, name)
     if not model_id:
         try:
-            model_id = first_model(url, api_key, PROBE_TIMEOUT)
+            model_id = _ask_first_model(url, api_key, on_ask)
         except ProbeFailed as failed:
             raise ConfigError(_no_model_listed(url, failed)) from None
     known = find_model(providers, model_id)
@@ -198,15 +201,24 @@ def _resolve_server(providers: Dict[str, Provider], url: str, model_id: Optional
                     api_key, [])
 
 
-def _ask_provider(entry: Provider, url: str, key: Optional[str]) -> Optional[str]:
+def _ask_provider(entry: Provider, url: str, key: Optional[str],
+                  on_ask: Optional[Callable[[str], None]]) -> Optional[str]:
     """The first model the server of Ollama (or of a user's provider that lists none)
     serves. If it cannot tell, the error says why and what to do."""
     if entry.api != "openai-completions":
         return None  # GET {base}/models is a Chat Completions route
     try:
-        return first_model(url, key, PROBE_TIMEOUT)
+        return _ask_first_model(url, key, on_ask)
     except ProbeFailed as failed:
         raise ConfigError(_no_model_listed(url, failed, entry)) from None
+
+
+def _ask_first_model(url: str, key: Optional[str],
+                     on_ask: Optional[Callable[[str], None]]) -> str:
+    """A named server's first model, with PROBE_TIMEOUT to answer; on_ask hears first."""
+    if on_ask is not None:
+        on_ask(url)
+    return first_model(url, key, PROBE_TIMEOUT)
 
 
 def _no_model_listed(url: str, failed: "ProbeFailed", provider: Optional[Provider] = None) -> str:
@@ -345,53 +357,3 @@ def ollama_base_url(env: Mapping[str, str]) -> str:
         hostname += ":11434"
     path = slash + path
     return f"{scheme or 'http'}://{hostname}{path if path.endswith('/v1') else path + '/v1'}"
-
-
-class ProbeFailed(Exception):
-    """GET {base}/models gave no model id. `reason` says why in a few words; `reachable`
-    tells a server that answered (an error status, an empty list) from one that did not
-    (connection refused, unknown host, timed out)."""
-
-    def __init__(self, reason: str, reachable: bool):
-        super().__init__(reason)
-        self.reason = reason
-        self.reachable = reachable
-
-
-def first_model(base_url: str, api_key: Optional[str], timeout: float) -> str:
-    """Ask an OpenAI-compatible server which models it serves (GET {base}/models, the
-    route Ollama, llama.cpp, vLLM and LM Studio all answer) and return the first id.
-    Raises ProbeFailed, e.g. ("connection refused", reachable=False) or
-    ("it answered 401 Invalid API key", reachable=True)."""
-    import requests  # here, not at the top: --help, --version and --list-models never load it
-
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    try:
-        response = requests.get(f"{base_url.rstrip('/')}/models", headers=headers,
-                                timeout=timeout)
-    except requests.Timeout:  # before ConnectionError: a connect timeout is both
-        raise ProbeFailed(f"timed out: no answer within {timeout:g} s", False) from None
-    except requests.ConnectionError as exc:
-        raise ProbeFailed(connection_reason(exc), False) from None
-    except (requests.RequestException, ValueError) as exc:  # a URL requests cannot use
-        raise ProbeFailed(one_line(str(exc), 200), False) from None
-    if response.status_code != 200:
-        answer = http_error_message(response.status_code, response.text)
-        raise ProbeFailed(f"it answered {answer}", True)
-    try:
-        models = response.json()["data"]
-        if not models:
-            raise ProbeFailed("its list of models is empty", True)
-        return str(models[0]["id"])
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise ProbeFailed("its answer is not a list of models", True) from None
-
-
-def probe_first_model(base_url: str, api_key: Optional[str] = None,
-                      timeout: float = DETECT_TIMEOUT) -> Optional[str]:
-    """first_model, or None if nobody answers in time (or with a model). Never raises:
-    for looking around, such as for an Ollama nobody configured."""
-    try:
-        return first_model(base_url, api_key, timeout)
-    except ProbeFailed:
-        return None

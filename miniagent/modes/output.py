@@ -40,6 +40,14 @@ def say(text: str) -> None:
         pass
 
 
+def stderr_on_terminal() -> bool:
+    """Is a person watching stderr? Progress lines are for them, not for a script's log."""
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (OSError, ValueError):  # a closed stream
+        return False
+
+
 class RedactedStream:
     """A text stream that redacts the API key from each write (files/redaction.py) and is
     otherwise the stream it wraps."""

@@ -35,11 +35,14 @@ Left out: completion of command names, aliases of the user's own, prompt templat
 
 import difflib
 import re
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from . import slash_session
 from ...assemble import model_for
-from ...models.registry import list_models
+from ...models.available import available_models
+from ...models.registry import Model
+from ..picker import numbered
+from ..terminal import for_terminal
 from ...files.home import miniagent_home
 from ...errors import ConfigError
 from ...models.thinking import LEVELS as THINKING_LEVELS
@@ -145,33 +148,55 @@ def also_named(command: SlashCommand) -> str:
 
 
 def change_model(repl: "Repl", argument: str) -> None:
-    """/model ID: another model of the same provider, server and key."""
+    """/model: the models to pick, numbered (models/available.py: the registry's, and
+    what the current server serves); /model N or /model NAME picks one."""
     current = repl.agent.model
-    if not argument:
-        repl.note(f"model: {current.provider}/{current.id} (context "
-                  f"{current.context_window:,} tokens); /model ID switches")
-        show_provider_models(repl, current.provider)
-        return
-    if current.provider == "scripted":
+    if current.provider == "scripted" and argument:
         repl.note("the scripted model replays a file; it cannot be switched")
         return
+    available = available_models(current, repl.agent.api_key)
+    if not argument:
+        repl.note(f"model: {current.provider}/{for_terminal(current.id)} (context "
+                  f"{current.context_window:,} tokens)")
+        if available.problem:
+            repl.note(for_terminal(available.problem))
+        repl.note(numbered(model_rows(available.models, current)))
+        repl.note("/model N or /model NAME switches")
+        return
+    if argument.isdigit() and not 1 <= int(argument) <= len(available.models):
+        repl.note(f"no model numbered {argument}: /model lists 1 to {len(available.models)}")
+        return
+    picked = pick_model(available.models, argument, current)
+    provider, model_id = (picked.provider, picked.id) if picked else (current.provider, argument)
     try:
-        chosen, base_url = model_for(repl.harness, current.provider, argument)
+        chosen, base_url = model_for(repl.harness, provider, model_id)
     except ConfigError as exc:
         repl.note(f"model not changed: {exc}")
         return
     for warning in chosen.warnings:
         repl.note(warning)
-    # The session records a model_change entry; the server and its URL stay.
+    # The session records a model_change entry; a model of the same provider keeps its server.
     repl.harness.set_model(chosen.model, chosen.api_key, base_url)
-    repl.note(f"model: {chosen.model.provider}/{chosen.model.id}")
+    repl.note(f"model: {chosen.model.provider}/{for_terminal(chosen.model.id)}")
 
 
-def show_provider_models(repl: "Repl", provider: str) -> None:
-    try:
-        repl.note(list_models(provider=provider))
-    except ConfigError:
-        pass  # a server given by URL: the registry lists nothing for it
+def model_rows(models: List[Model], current: Model) -> List[str]:
+    """One row a model, e.g. "openai/gpt-4.1        ctx 1,047,576  (current)"."""
+    width = max(len(f"{m.provider}/{m.id}") for m in models)
+    return [f"{for_terminal(f'{m.provider}/{m.id}'):<{width}}  ctx {m.context_window:>9,}"
+            f"{'  (current)' if (m.provider, m.id) == (current.provider, current.id) else ''}"
+            for m in models]
+
+
+def pick_model(models: List[Model], argument: str, current: Model) -> Optional[Model]:
+    """The model `/model ARGUMENT` names: its number in the list, "provider/id", or an id
+    (the current provider's first). None: an id nobody lists (tried with the current
+    provider, as --model tries an id the registry does not know)."""
+    if argument.isdigit() and 1 <= int(argument) <= len(models):
+        return models[int(argument) - 1]
+    named = [m for m in models if argument in (m.id, f"{m.provider}/{m.id}")]
+    named.sort(key=lambda m: m.provider != current.provider)
+    return named[0] if named else None
 
 
 def set_thinking(repl: "Repl", argument: str) -> None:
@@ -264,7 +289,7 @@ def quit_repl(repl: "Repl", argument: str) -> None:
 SLASH_COMMANDS: Dict[str, SlashCommand] = {
     "help": SlashCommand(show_help, "list the commands"),
     "model": SlashCommand(change_model,
-                          "[ID] show the model, or switch (same provider and key)"),
+                          "[N|NAME] list the models to pick, or switch to one"),
     "thinking": SlashCommand(set_thinking, "[LEVEL] show or set the reasoning effort"),
     "tools": SlashCommand(list_tools,
                           "[LIST] show the tools the model may call, or choose them"),

@@ -26,7 +26,9 @@ from typing import Any, Dict, List, Optional
 
 from ...assemble import model_for, probe_window_or_warn
 from ...harness.harness import Harness
-from ...models.registry import load_providers, registry_models
+from ...models.available import available_models
+from ...models.registry import load_providers
+from ..output import say
 from ...models.thinking import LEVELS, next_level, supported_levels
 from .fields import choice_field, flag_field, model_object, text_field
 
@@ -73,13 +75,13 @@ class ModelCommands:
                 "thinkingLevel": self.agent.thinking_level, "isScoped": False}
 
     def get_available_models(self, request: dict) -> Dict[str, Any]:
-        """The registry's models (models.json, built in and the user's), and the model
-        in use when the registry does not list it (an id given by hand)."""
-        models = registry_models()
-        current = self.agent.model
-        if not any((m.provider, m.id) == (current.provider, current.id) for m in models):
-            models.insert(0, current)
-        return {"models": [model_object(model) for model in models]}
+        """The list /model shows (models/available.py): what a local or custom server
+        serves, the registry's models, and the model in use when neither lists it. A
+        server that does not answer costs only its part (one line on stderr)."""
+        available = available_models(self.agent.model, self.agent.api_key)
+        if available.problem:
+            say(f"miniagent: {available.problem}")
+        return {"models": [model_object(model) for model in available.models]}
 
     def _use(self, provider: str, model_id: str) -> None:
         chosen, base_url = model_for(self.harness, provider, model_id)

@@ -243,6 +243,9 @@ def test_session_commands_and_a_shell_command_in_a_terminal(tmp_path):
              {"content": [text("## Goal\nKeep the facts.")]}]
     home = tmp_path / "home"
     with FakeServer(turns) as server, repl(tmp_path, *small_window(home, server)) as term:
+        # The prompt and tools alone exceed 400 tokens: one line says so; the REPL stays open
+        term.expect("tool definitions take about ")
+        term.expect("more than this model's 400-token window: try --tools read, --no-tools")
         term.expect("> ")
         term.send("alpha " * 40 + "\r")
         term.expect("Answer one.")

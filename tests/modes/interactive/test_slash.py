@@ -4,15 +4,23 @@ through a real terminal)."""
 
 import builtins
 import io
+import json
 import os
+import re
+import socket
 import sys
 import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from helpers import call, make_agent, text
 from miniagent.compaction.compaction import CompactionSettings
 from miniagent.modes.confirm import ConfirmGate
+from miniagent.modes.rpc.commands_model import ModelCommands
+from miniagent.models.choose import resolve
+from miniagent.models.registry import Model
 from miniagent.project.extensions import Command
 from miniagent.harness.harness import Harness
 from miniagent.modes.interactive.interactive_mode import Repl
@@ -363,3 +371,89 @@ def test_a_shell_commands_output_shows_up_to_fifty_lines_then_the_last_fifty(tmp
     model = Repl_(tmp_path, [{"content": [call("bash", command="seq 60")]},
                              {"content": [text("Counted.")]}], tools=create_tools(["bash"]))
     assert "    5\n    … 55 more lines\n" in model.do("count")  # the model's call: folded
+@contextmanager
+def serving(*model_ids):
+    """A local server whose GET /v1/models lists `model_ids`; yields its base URL."""
+    body = json.dumps({"object": "list", "data": [{"id": i, "object": "model"} for i in model_ids]})
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            data = body.encode() if self.path == "/v1/models" else b"{}"
+            self.send_response(200 if self.path == "/v1/models" else 404)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def on_server(term, url, model_id):
+    """The REPL's model: `model_id` of an OpenAI-compatible server at url (--base-url)."""
+    term.harness.agent.model = Model(model_id, "openai-compatible", "openai-completions", url)
+    term.harness.base_url = url
+
+
+def test_model_lists_what_a_local_server_serves_and_picks_by_number_or_name(tmp_path):
+    term = Repl_(tmp_path, [])
+    with serving("qwen-a", "qwen-b") as url:
+        on_server(term, url, "qwen-a")
+        shown = term.do("/model").splitlines()
+        rows = [line for line in shown if re.match(r" +\d+\. ", line)]
+        assert re.fullmatch(r"  1\. openai-compatible/qwen-a +ctx +128,000  \(current\)", rows[0])
+        assert re.fullmatch(r"  2\. openai-compatible/qwen-b +ctx +128,000", rows[1])
+        assert any("anthropic/claude-sonnet-4-5" in row for row in rows[2:])  # the registry's
+        assert shown[-1] == "/model N or /model NAME switches"
+        assert "model: openai-compatible/qwen-b" in term.do("/model 2")
+        assert (term.harness.agent.model.id, term.harness.agent.model.base_url) == ("qwen-b", url)
+        assert "model: openai-compatible/qwen-a" in term.do("/model qwen-a")
+        assert term.harness.agent.model.id == "qwen-a"
+        assert "no model numbered 999: /model lists 1 to " in term.do("/model 999")
+        assert term.harness.agent.model.id == "qwen-a"
+    changes = [e for e in term.harness.session.entries if e["type"] == "model_change"]
+    assert [e["modelId"] for e in changes][-2:] == ["qwen-b", "qwen-a"]  # the session records each
+
+
+def test_a_server_that_does_not_answer_is_one_line_and_the_registry_still_shows(tmp_path):
+    term = Repl_(tmp_path, [])
+    with socket.socket() as sock:  # a port nobody listens on: refused at once
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    on_server(term, url, "qwen-a")
+    shown = term.do("/model").splitlines()
+    assert f"the server at {url} did not list its models (connection refused)" in shown
+    assert re.search(r"  1\. openai-compatible/qwen-a +ctx +128,000  \(current\)", "\n".join(shown))
+    assert any("openai/gpt-4.1 " in line for line in shown)
+    number = next(line for line in shown if "anthropic/claude-sonnet-4-5 " in line).split(".")[0]
+    assert "model: anthropic/claude-sonnet-4-5" not in term.do(f"/model {number.strip()}")
+    assert term.harness.agent.model.id == "qwen-a"  # no Anthropic key here: not changed, and why
+
+
+def test_a_cloud_model_lists_the_registry_without_asking_a_server(tmp_path):
+    term = Repl_(tmp_path, [])
+    chosen = resolve(provider="openai", model_id="gpt-4.1", api_key="k")
+    term.harness.agent.model, term.harness.agent.api_key = chosen.model, chosen.api_key
+    shown = term.do("/model")
+    assert "did not list" not in shown  # api.openai.com was not asked (no network here)
+    assert re.search(r"\d+\. openai/gpt-4\.1 +ctx +[\d,]+  \(current\)", shown)
+    assert "model: openai/gpt-4.1-mini" in term.do("/model openai/gpt-4.1-mini")
+    assert term.harness.agent.api_key == "k"  # the same provider keeps its key
+
+
+def test_rpc_get_available_models_answers_the_same_list(tmp_path):
+    term = Repl_(tmp_path, [])
+    with serving("qwen-a", "qwen-b") as url:
+        on_server(term, url, "qwen-b")
+        listed = ModelCommands(term.harness).get_available_models({})["models"]
+        shown = term.do("/model")
+    assert [(m["provider"], m["id"]) for m in listed[:2]] == [
+        ("openai-compatible", "qwen-a"), ("openai-compatible", "qwen-b")]
+    assert len([line for line in shown.splitlines() if re.match(r" +\d+\. ", line)]) == len(listed)

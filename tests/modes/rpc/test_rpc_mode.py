@@ -252,7 +252,7 @@ def test_new_session_switch_session_and_fork(tmp_path):
     rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("one"), answer("two")]))
     try:
         rpc.send({"id": "p", "type": "prompt", "message": "first prompt"})
-        rpc.until(lambda r: r["type"] == "agent_end")
+        rpc.until(lambda r: r["type"] == "agent_settled")  # idle from here (D21)
         first = rpc.call({"type": "get_state"})
         assert rpc.call({"type": "new_session"}) == {"cancelled": False}
         fresh = rpc.call({"type": "get_state"})

@@ -8,6 +8,8 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from miniagent.agent import Agent
@@ -214,3 +216,28 @@ def processes_below(pid, marker):
             except OSError:
                 pass
     return found
+
+
+@contextmanager
+def models_server(status, body):
+    """A local server whose GET .../models answers `status` with `body`, and any other
+    GET 404 (FakeServer always lists its one model); yields its URL, without /v1."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            found = self.path.endswith("/models")
+            data = body.encode() if found else b"{}"
+            self.send_response(status if found else 404)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -6,15 +6,14 @@ Every resolve() call gets its environment as a dict, so the developer's own keys
 
 import json
 import socket
-import threading
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import requests
 
 from fake_server import MODEL as FAKE_MODEL, FakeServer
+from helpers import models_server
 from miniagent.models import choose
 from miniagent.models.choose import ollama_base_url, probe_first_model, resolve
 from miniagent.models.registry import (BUILTIN_REGISTRY, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model,
@@ -27,30 +26,6 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-@contextmanager
-def models_server(status, body):
-    """A server whose GET .../models answers `status` with `body` (FakeServer always
-    lists its one model)."""
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            data = body.encode()
-            self.send_response(status)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @contextmanager

@@ -11,11 +11,10 @@ import socket
 import sys
 import threading
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from helpers import call, make_agent, text
+from helpers import call, make_agent, models_server, text
 from miniagent.compaction.compaction import CompactionSettings
 from miniagent.modes.confirm import ConfirmGate
 from miniagent.modes.rpc.commands_model import ModelCommands
@@ -375,25 +374,8 @@ def test_a_shell_commands_output_shows_up_to_fifty_lines_then_the_last_fifty(tmp
 def serving(*model_ids):
     """A local server whose GET /v1/models lists `model_ids`; yields its base URL."""
     body = json.dumps({"object": "list", "data": [{"id": i, "object": "model"} for i in model_ids]})
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            data = body.encode() if self.path == "/v1/models" else b"{}"
-            self.send_response(200 if self.path == "/v1/models" else 404)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with models_server(200, body) as url:
+        yield url + "/v1"
 
 
 def on_server(term, url, model_id):

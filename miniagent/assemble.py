@@ -166,11 +166,10 @@ def pick_session(cwd: str, folder: str) -> str:
 
 
 def read_answer(question: str) -> str:
-    """A typed line (input() asks the question); closed input is an empty answer."""
-    try:
-        return input(question)
-    except EOFError:
-        return ""
+    """A typed line, in the terminal's editor (Ctrl-C quits); closed input is an empty
+    answer."""
+    from .modes.interactive.screen import ask_once  # only -r asks: loaded for it alone
+    return ask_once(question) or ""
 
 
 # --- Which model ---------------------------------------------------------------------------

@@ -228,7 +228,7 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
                                                          None if on_terminal else stdin)
         cwd = prepare_cwd(args)
         interactive = (on_terminal and sys.stdout.isatty() and not args.print
-                       and args.mode == "text" and not args.demo)
+                       and args.mode == "text")
         if not (prompt or args.demo or interactive or rpc or args.script):
             return usage_error(NO_PROMPT)
         ask_trust = None
@@ -251,10 +251,13 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
         from .modes.interactive.interactive_mode import run_interactive
         project = harness.project
         script = harness.agent.model.script  # a replayed session plays its prompts
+        if args.demo:  # the demo plays its prompt in the REPL, which then stays open
+            say(f"Demo project copied to {cwd}")
         return run_interactive(harness, args, prompt, skills=project.skills,
                                extension_commands=project.extensions.commands,
                                confirm_gate=harness.confirm_gate,
-                               replay=script.prompts if script else ())
+                               replay=[script.prompt] if args.demo else
+                               script.prompts if script else ())
     prompts = [prompt] if prompt else []
     if args.demo:
         prompts = [harness.agent.model.script.prompt]

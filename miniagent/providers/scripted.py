@@ -50,18 +50,21 @@ class Script:
     """The turns of a script and how many have been served (shared across calls)."""
 
     def __init__(self, turns: List[Dict[str, Any]], source: str = "script",
-                 prompt: Optional[str] = None, prompts: Optional[List[str]] = None):
+                 prompt: Optional[str] = None, prompts: Optional[List[str]] = None,
+                 afterwards: Optional[str] = None):
         self.turns = turns
         self.source = source
         self.prompt = prompt  # the demo's own prompt; other scripts get theirs from the user
         self.prompts = list(prompts or [])  # a recorded session's prompts, played in order
+        self.afterwards = afterwards  # the answer to every prompt once the turns are used
         self.served = 0
         self._lock = threading.Lock()
 
     def next_turn(self) -> Optional[Dict[str, Any]]:
         with self._lock:
             if self.served >= len(self.turns):
-                return None
+                return {"content": [{"type": "text", "text": self.afterwards}]} \
+                    if self.afterwards else None
             self.served += 1
             return self.turns[self.served - 1]
 
@@ -84,7 +87,10 @@ def parse_script(data: Any, source: str = "script") -> Script:
     prompts = data.get("prompts", []) if isinstance(data, dict) else []
     if not isinstance(prompts, list) or not all(isinstance(item, str) for item in prompts):
         raise ValueError(f'{source}: "prompts" must be a list of strings')
-    return Script(turns, source, prompt, prompts)
+    afterwards = data.get("afterwards") if isinstance(data, dict) else None
+    if afterwards is not None and not isinstance(afterwards, str):
+        raise ValueError(f'{source}: "afterwards" must be a string')
+    return Script(turns, source, prompt, prompts, afterwards)
 
 
 def _check_turn(turn: Any) -> Optional[str]:

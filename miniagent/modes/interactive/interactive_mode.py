@@ -2,46 +2,42 @@
 
     $ miniagent                      (a terminal, no -p, no --mode)
     miniagent 0.1.0 · anthropic/claude-sonnet-4-5 · /help for commands, Ctrl-D quits
-    > why does test_app fail?
-    ⠹ waiting for the model · 1s                          <- the live view (liveview.py)
+    ⠹ waiting for the model · 1s                 <- the run view (view.py), live
+    ─────────────────────────────────────────
+    > also update the docs|                      <- the input editor, always live
 
-The REPL is one loop with two halves, and the main thread owns the terminal in both:
+The REPL is one loop with two halves, and the main thread owns the terminal in both
+(screen.py: the terminal UI of tui/; linemode.py on TERM=dumb):
 
-  * at the prompt: `input()` with readline (line editing, history in
-    ~/.miniagent/history, a pasted block arrives whole, a trailing backslash
-    continues); the line is a command (slash.py, slash_session.py, an extension's),
-    a `!cmd` for the shell (usershell.py), a `/skill:name` (skills.py) or a prompt,
+  * at the prompt: the editor reads an input (multi-line, history, Tab completion of
+    /commands and @paths); it is a command (slash.py, slash_session.py, an
+    extension's), a `!cmd` for the shell (usershell.py), a `/skill:name` or a prompt,
     with `@path` attachments (attach.py);
-  * while the agent works (the harness runs it on a worker thread): the main thread
-    waits on the keyboard in short steps. The terminal is in its ordinary line mode
-    then, so the kernel echoes and edits what is typed; each finished line is queued
-    as a steering message (the model sees it after the running tool), unless a
-    --confirm question is pending: then the line is its answer (questions.py).
+  * while the agent works (the harness runs it on a worker thread): the editor stays
+    live under the output. Enter queues the line as steering (the model sees it after
+    the running tool), Alt+Enter as a follow-up (sent when the agent is done), unless
+    a --confirm question is pending: then the line is its answer (questions.py).
 
 Other work that takes a while (/compact, a branch summary, a `!cmd`) runs on the same
-worker (`run_work`, the harness's `start`), so that Ctrl-C, handled on the main thread,
-stops it as it stops a run.
+worker (`run_work`), so that Esc and Ctrl-C stop it as they stop a run.
 
-Signals, each handled where it lands (the main thread):
+Keys and signals:
 
-    Ctrl-C while the agent works   abort the turn at once; more Ctrl-Cs change nothing;
-                                   queued messages are put back in the input line
-    Ctrl-C at the prompt           clears the line; on an empty line it says how to
+    Esc or Ctrl-C while it works   stop the turn at once; queued messages are put back
+                                   in the editor (Up on an empty editor does that too)
+    Ctrl-C at the prompt           clears the editor; on an empty one it says how to
                                    quit, and a second one (nothing typed between) quits
-    Ctrl-D at an empty prompt      quit (exit status 0, as /quit)
+    Ctrl-D on an empty editor      quit (exit status 0, as /quit)
     SIGTERM, SIGHUP                abort, wait for the running commands to be killed,
                                    exit 143 / 129; further signals are ignored meanwhile
 
 Not print and rpc's rule (tools/hardening/reaper.catch_stop_signals: a second signal
 quits at once): here Ctrl-C is an editing key, and no signal quits before the kill.
 
-Left out: a full-screen interface, an input line that stays at the bottom while the
-output scrolls, key bindings beyond readline's own, Windows (no readline there).
+Left out: pi's fullscreen mode, mouse input, themes, Windows.
 """
 
 import os
-import readline
-import select
 import signal
 import sys
 import threading
@@ -50,11 +46,14 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 from ... import __version__
 from ..attach import expand_prompt
 from ..confirm import always_allowed_text
-from .liveview import LiveView
 from ...errors import SkillError
+from ...files.home import history_file
 from ...messages import Message, is_failed, text_of, user_message
-from .lineinput import input_waiting, insert_text, save_history, set_up_readline
+from ...tui.editor import History
+from .completion import command_items, complete
 from .questions import PendingAnswer
+from .screen import Interrupted, TerminalScreen
+from .linemode import LineScreen
 from .slash import WHILE_RUNNING, as_prompt, canonical_name, parse_command, run_command
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
@@ -63,15 +62,7 @@ if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
     from ...harness.harness import ConfirmationGate, Harness
 
 SHUTDOWN_SECONDS = 5  # how long SIGTERM waits for the run to end before leaving anyway
-KEYBOARD_POLL = 0.02  # seconds between looks at the run: its end is noticed within this
-
-
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C at the prompt; carries what was typed on the line at that moment."""
-
-    def __init__(self, typed: str):
-        super().__init__(typed)
-        self.typed = typed
+WORK_POLL = 0.02  # seconds between looks at the run: its end is noticed within this
 
 
 class Stopped(BaseException):
@@ -93,53 +84,85 @@ def run_interactive(harness: "Harness", args: Any, first_prompt: str,
     `skills` serve /skill:name, `extension_commands` (name -> extensions.Command) are
     listed by /help and run as /name; a --confirm gate (confirm.ConfirmGate) asks its
     questions through the REPL, which owns the keyboard. `replay` holds a replayed
-    session's prompts (miniagent script): each is shown as typed and run in turn."""
-    screen = Screen(sys.stdout)
-    repl = Repl(harness, LiveView(screen), colour=screen.colour)
-    repl.skills = list(skills)
-    repl.extension_commands = dict(extension_commands or {})
+    session's prompts (miniagent script, --demo): each is shown as typed and run."""
+    terminal = Screen(sys.stdout)
+    repl = Repl(harness, terminal, skills, dict(extension_commands or {}))
     if confirm_gate is not None:
         confirm_gate.ask = repl.ask_confirmation
-    unsubscribe = harness.agent.subscribe(repl.view)
-    history = set_up_readline(bracketed_paste=screen.controls)
+    unsubscribe = harness.agent.subscribe(repl.on_event)
+    repl.screen.start()
     try:
         if first_prompt:
             return repl.run([first_prompt])
         return repl.run(list(replay), echo=True)
     finally:
         unsubscribe()
-        repl.view.close()
-        save_history(history)
+        repl.screen.close()
+        if repl.history is not None:
+            repl.history.save()
 
 
 class Repl:
-    def __init__(self, harness: "Harness", view: LiveView, colour: bool = False):
+    def __init__(self, harness: "Harness", terminal: Screen, skills: Sequence[Any] = (),
+                 extension_commands: Optional[Dict[str, Any]] = None):
         self.harness = harness
         self.agent = harness.agent
-        self.view = view
-        # \001 and \002 tell readline that the codes between them take no room on screen.
-        self.prompt = "\001\x1b[1;36m\002> \001\x1b[0m\002" if colour else "> "
+        self.terminal = terminal  # what the terminal allows (colour), for search's marks
+        self.skills: List[Any] = list(skills)  # for /skill:name (skills.Skill)
+        self.extension_commands: Dict[str, Any] = extension_commands or {}
+        self.history: Optional[History] = None
+        self.screen = self._make_screen(terminal)
+        self.view = self.screen.view
+        self.screen.queued = lambda: [text for _, text in self.queued]
         self.exit_code: Optional[int] = None  # set by /quit
         self.running = False
-        self.interrupted = False  # Ctrl-C during this run
+        self.interrupted = False  # Ctrl-C or Esc during this run
         self.armed = False  # an empty-line Ctrl-C was pressed: the next one quits
         self.queued: List[Tuple[Message, str]] = []  # steering sent, with the typed text
-        self.for_input = ""  # text put back in the input line at the next prompt
+        self._queue_lock = threading.Lock()  # the agent's thread takes delivered ones out
         self.stopping = False  # SIGTERM or SIGHUP arrived
-        self.skills: List[Any] = []  # for /skill:name (skills.Skill)
-        self.extension_commands: Dict[str, Any] = {}  # name -> extensions.Command
         self.pending = PendingAnswer()  # a --confirm question waiting for a typed line
+
+    def _make_screen(self, terminal: Screen) -> Union[TerminalScreen, LineScreen]:
+        """The terminal UI where control codes work, the line mode where they do not."""
+        if not terminal.controls:
+            return LineScreen()
+        home = history_file()
+        self.history = History(str(home.with_name("history.jsonl")), legacy_path=str(home))
+        self.history.load()
+        return TerminalScreen(terminal.styles, self.history, completer=lambda text:
+                              complete(text, command_items(self), self.agent.cwd))
 
     def note(self, text: str, style: Optional[str] = None) -> None:
         self.view.note(for_terminal(text), style)
+
+    def on_event(self, event: Dict[str, Any]) -> None:
+        """The agent's events: to the run view; a queued message the model now gets
+        leaves the queue under the editor and goes into the output, where it arrived."""
+        self.view(event)
+        if event["type"] == "message_start" and event["message"].get("role") == "user":
+            with self._queue_lock:
+                delivered = [text for message, text in self.queued
+                             if message is event["message"]]
+                self.queued = [item for item in self.queued
+                               if item[0] is not event["message"]]
+            for text in delivered:
+                self.view.note(f"> {for_terminal(text)}", "bold")
+
+    def ask(self, question: str) -> Optional[str]:
+        """A question at the prompt ("summarise the branch? [y/N]"), answered in the
+        editor; None for Esc, Ctrl-C or Ctrl-D."""
+        return self.screen.ask(question)
+
+    def put_back(self, text: str) -> None:
+        """Text for the next input (a /fork's prompt, steering an abort gave back)."""
+        self.screen.put_back(text)
 
     # --- The loop --------------------------------------------------------------------------
 
     def run(self, first_prompts: List[str], echo: bool = False) -> int:
         """Run `first_prompts` (shown as typed when `echo`), then serve input to the end."""
-        # Ctrl-C raises only inside input() (see read_input); anywhere else it is
-        # "stop the run", which is harmless when nothing runs.
-        signal.signal(signal.SIGINT, self._interrupt_run)
+        signal.signal(signal.SIGINT, self._interrupt)
         signal.signal(signal.SIGTERM, self._stop)
         signal.signal(signal.SIGHUP, self._stop)
         try:
@@ -160,9 +183,8 @@ class Repl:
     def step(self) -> None:
         """Read one input and act on it; Ctrl-C and Ctrl-D at the prompt are decided here."""
         try:
-            line = self.read_input()
+            line = self.screen.read_input()
         except Interrupted as interrupt:
-            self.view.note("")  # leave the line that was being edited
             if interrupt.typed.strip() or not self.armed:
                 self.armed = not interrupt.typed.strip()
                 if self.armed:
@@ -171,11 +193,11 @@ class Repl:
             self.exit_code = 0
             return
         if line is None:  # Ctrl-D at an empty prompt
-            if not self.view.screen.controls:
-                self.view.note("")  # with bracketed paste on, readline ends the line itself
             self.exit_code = 0
             return
         self.armed = False
+        if line.strip() and not self.screen.echoes:  # the terminal's own echo is gone
+            self.view.note(f"> {for_terminal(line)}", "bold")
         self.handle(line)
 
     def greet(self) -> None:
@@ -191,39 +213,6 @@ class Repl:
                          and text_of(m).strip()), None)
             if last is not None:
                 self.note(label + text_of(last).strip(), "dim")
-
-    # --- Input at the prompt ---------------------------------------------------------------
-
-    def read_input(self) -> Optional[str]:
-        """One input, possibly of several lines: a trailing backslash asks for the next
-        line, and a pasted block arrives whole. None on Ctrl-D at an empty prompt."""
-        lines: List[str] = []
-        prompt = self.prompt
-        while True:
-            if self.for_input:
-                put_back, self.for_input = self.for_input, ""
-                readline.set_pre_input_hook(lambda: insert_text(put_back))
-            signal.signal(signal.SIGINT, self._interrupt_at_prompt)
-            try:
-                line = input(prompt)
-            except EOFError:
-                return "\n".join(lines) if lines else None
-            finally:
-                signal.signal(signal.SIGINT, self._interrupt_run)
-                readline.set_pre_input_hook(None)
-            if line.endswith("\\"):
-                lines.append(line[:-1])
-                prompt = "· "
-                continue
-            lines.append(line)
-            # Without bracketed paste a pasted block arrives line by line: the lines
-            # already waiting are the rest of it.
-            if self.view.screen.controls or not input_waiting():
-                return "\n".join(lines)
-            prompt = ""
-
-    def _interrupt_at_prompt(self, signum: int, frame: Any) -> None:
-        raise Interrupted(readline.get_line_buffer())
 
     # --- Acting on a line ------------------------------------------------------------------
 
@@ -255,13 +244,14 @@ class Repl:
     def run_work(self, work: Callable[[threading.Event], Any],
                  waiting: Optional[str] = None) -> Any:
         """Run `work(abort)` on the harness's worker until it is done, the spinner showing
-        `waiting`; Ctrl-C aborts it. Returns what it returned, raises what it raised."""
+        `waiting`; Esc and Ctrl-C abort it. Returns what it returned, raises what it raised."""
         self.view.wait(waiting)
+        self.running, self.interrupted = True, False
         try:
             self.harness.start(work)
-            while not self.harness.wait(KEYBOARD_POLL):  # short waits: signals run between
-                pass
+            self.watch_run()
         finally:
+            self.running = False
             self.view.wait(None)
         return self.harness.outcome()
 
@@ -294,47 +284,46 @@ class Repl:
             self.running = False
         self.after_run()
 
-    def _interrupt_run(self, signum: int, frame: Any) -> None:
-        # Only flags here: the main thread may be inside the view's lock right now.
-        self.interrupted = True
+    def watch_run(self) -> None:
+        """Serve the keyboard until the run is over (screen.watch)."""
+        self.pending.input_ended = False
+        self.screen.watch(self.harness.wait, on_line=self.handle_while_running,
+                          on_follow_up=lambda text: self.queue(text, follow_up=True),
+                          on_stop=self.stop_run, take_back=self.take_back)
+
+    def stop_run(self) -> None:
+        """Esc or Ctrl-C while the agent works: abort the turn (once is enough)."""
+        if not self.interrupted:
+            self.interrupted = True
+            self.note("stopping…", "dim")
         self.harness.abort()  # the run, or what run_work runs
 
-    def watch_run(self) -> None:
-        """Wait for the run to end, queueing each line typed meanwhile as steering."""
-        fd = sys.stdin.fileno()
-        typed = b""
-        keyboard = True  # False after Ctrl-D: nothing more to read during this run
-        self.pending.input_ended = False  # a terminal still reads after a Ctrl-D
-        told = False
-        while not self.harness.wait(0 if keyboard else KEYBOARD_POLL):
-            if self.interrupted and not told:
-                told = True
-                self.note("stopping…", "dim")
-            if not keyboard or not select.select([fd], [], [], KEYBOARD_POLL)[0]:
-                continue
-            data = os.read(fd, 4096)
-            keyboard = bool(data)
-            if not keyboard:
-                self.pending.end_input()  # a pending question is answered "no"
-            *lines, typed = (typed + data).split(b"\n")
-            for line in lines:
-                text = line.decode("utf-8", errors="replace")
-                if not self.pending.offer(text):  # a pending question owns the line
-                    self.handle_while_running(text)
-        if self.interrupted and not told:  # the run stopped before the loop looked again
-            self.note("stopping…", "dim")
-        self.for_input = typed.decode("utf-8", errors="replace")
+    def _interrupt(self, signum: int, frame: Any) -> None:
+        # A signal handler: it runs on the main thread between two steps of whatever it
+        # does, so it only aborts (thread-safe) and lets the screen's loop see the press.
+        if self.running:
+            self.interrupted = True
+            self.harness.abort()
+        self.screen.interrupt()
 
     def ask_confirmation(self, question: str) -> str:
         """The --confirm gate's `ask` in the REPL. The gate calls it on the agent's
-        thread; the main thread, reading the keyboard, hands over the next line typed.
-        Ctrl-C or the end of input answers "" (no)."""
-        answer = self.pending.ask(question, self.view.ask,
+        thread; the main thread, serving the keyboard, hands over the next line typed.
+        Ctrl-C, Esc or the end of input answers "" (no)."""
+        answer = self.pending.ask(question, self._show_question,
                                   cancelled=lambda: self.interrupted or self.stopping)
-        self.view.answered(line_ended=answer is not None)
+        self.screen.question = None
+        self.screen.changed()
+        self.note(f"{question}{answer or ''}", "dim")
         return answer or ""
 
+    def _show_question(self, question: str) -> None:
+        self.screen.question = question
+        self.screen.changed()
+
     def handle_while_running(self, line: str) -> None:
+        if self.pending.offer(line):  # a pending question owns the line
+            return
         if not line.strip():
             return
         command = parse_command(line)
@@ -343,7 +332,7 @@ class Repl:
         elif command is not None or parse_shell_line(line) is not None:
             what = f"/{command.name}" if command else "!command"
             self.note(f"{what} works at the prompt: wait for the agent, or press "
-                      f"Ctrl-C to stop it", "dim")
+                      f"Esc to stop it", "dim")
         else:
             self.queue(as_prompt(line))
 
@@ -357,22 +346,32 @@ class Repl:
             self.agent.follow_up(message)
         else:
             self.agent.steer(message)
-        self.queued.append((message, text))
-        when = "when the agent is done" if follow_up else "after the running step"
-        self.note(f"queued: {text} (the model sees it {when})", "dim")
+        with self._queue_lock:
+            self.queued.append((message, text))
+        self.screen.changed()
+
+    def take_back(self) -> str:
+        """Up on an empty editor while the agent works: the queued lines, unsent."""
+        return "\n".join(self.take_queued()[1])
+
+    def take_queued(self) -> Tuple[List[Message], List[str]]:
+        """Every message still queued, taken out of the agent, and what was typed."""
+        left = self.agent.clear_queues()
+        with self._queue_lock:
+            texts = [text for message, text in self.queued if any(message is m for m in left)]
+            self.queued = []
+        return left, texts
 
     def after_run(self) -> None:
-        """The footer; then what is still queued: put back in the input line after an
-        abort (the user decides again), sent as the next prompt otherwise."""
+        """The footer; then what is still queued: put back in the editor after an abort
+        (the user decides again), sent as the next prompt otherwise."""
         self.view.show_footer(self.agent.model, always_allowed_text(self.harness.confirm_gate))
         if self.harness.stop_message:  # a run limit or a failed compaction ended the run
             self.note(self.harness.stop_message, "red")
-        left = self.agent.clear_queues()
-        texts = [text for message, text in self.queued if any(message is m for m in left)]
-        self.queued = []
+        left, texts = self.take_queued()
         if left and self.interrupted:
-            self.for_input = "\n".join(texts + [self.for_input]).strip("\n")
-            self.note(f"{len(left)} queued message(s) put back in the input line", "dim")
+            self.put_back("\n".join(texts))
+            self.note(f"{len(left)} queued message(s) put back in the input", "dim")
         elif left and self.exit_code is None:
             self.run_prompt(left)
 

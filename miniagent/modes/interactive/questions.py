@@ -4,9 +4,9 @@ The REPL asks three kinds of question, and each needs its answer from a differen
 place, because of who owns the keyboard at that moment:
 
     question                         asked by             answered by
-    "Resume which session? (number)" the main thread,     input(), like any prompt:
-    "summarize the branch? [y/N]"    at the prompt        `ask_line`
-    "Trust this project's ...? [y/N]" before the REPL      `ask_trust` (records the answer;
+    "summarize the branch? [y/N]"    the main thread,     the editor, like any input
+    "Resume which session? (number)" at the prompt        (screen.ask)
+    "Trust this project's ...? [y/N]" before the REPL      the editor, once (screen.ask_once;
                                                           Ctrl-C quits with 130)
     "Run it? [y]es, [n]o, [a]lways"  the agent's thread,  the next line the main thread
                                      while a tool waits   reads: `PendingAnswer`
@@ -18,8 +18,8 @@ while a question is pending, the next line typed is its answer and nothing else.
 asking thread waits for it on a queue; Ctrl-C (the run stops) or the end of input
 answers it with None, which the gate reads as "no".
 
-Left out: single-key answers without Enter (the terminal stays in line mode, so the
-kernel echoes and edits what is typed), timeouts on questions.
+Left out: single-key answers without Enter (a "y" typed as the start of a steering
+line must not answer a question that appeared meanwhile), timeouts on questions.
 """
 
 import queue
@@ -27,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional
 
-from .lineinput import ask_line_or_interrupt
+from .screen import ask_once
 from ...project.settings import project_config_dir
 from ...project.trust import PROJECT_RESOURCES, record_trust, resolve_trust, should_ask
 
@@ -95,7 +95,7 @@ def ask_trust(cwd: str, home: Path) -> bool:
         return resolve_trust(cwd, home, None)
     folder = project_config_dir(cwd, home)
     found = [name for name in PROJECT_RESOURCES if (folder / name).exists()]
-    answer = ask_line_or_interrupt(
+    answer = ask_once(
         f"This project has a .miniagent/ folder with {', '.join(found)}. Extensions run as "
         f"Python code inside miniagent; settings, skills and SYSTEM.md change what the agent "
         f"does.\nTrust {cwd} and load them (recorded in {Path(home) / 'trust.json'})? [y/N] ")

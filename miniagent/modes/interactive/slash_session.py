@@ -31,7 +31,6 @@ from typing import Any, Dict, List, Optional
 from ..output import describe_age
 from ...errors import CompactionError, ExportError, SessionError
 from ...subcommands.export import export_markdown, render_html, write_output
-from .lineinput import ask_line
 from ...messages import text_of
 from ..render import compacted_text, cost_text
 from ...subcommands.search import NO_WORDS, format_match, highlight, query_phrases, search_sessions
@@ -129,7 +128,7 @@ def matching_sessions(repl: Any, query: str) -> List[str]:
             paths.append(match.file)
             lines.append(f"{describe_age(match.modified):>10}  "
                          f"{label(match.session_label)}\n"
-                         f"              {highlight(match.snippet, repl.view.screen)}")
+                         f"              {highlight(match.snippet, repl.terminal)}")
     show_numbered(repl, lines)
     return paths
 
@@ -145,7 +144,7 @@ def fork_session(repl: Any, argument: str) -> None:
     chosen = choose(repl, len(prompts), "Fork before which prompt?")
     if chosen is None:
         return
-    repl.for_input = typed_text(repl.harness.fork(prompts[chosen]["id"]))
+    repl.put_back(typed_text(repl.harness.fork(prompts[chosen]["id"])))
     path = repl.harness.session.path or "its file appears with the first reply"
     repl.note(f"forked into a new session ({path}); the prompt is in the input line")
 
@@ -238,7 +237,7 @@ def go_to_entry(repl: Any, wanted: str) -> None:
     if found[0] == session.leaf_id:
         repl.note("already there")
         return
-    answer = ask_line("summarise the branch you leave? [y/N] ")
+    answer = repl.ask("summarise the branch you leave? [y/N] ")
     if answer is None:
         return
     summarize = answer.lower() in ("y", "yes")
@@ -251,7 +250,7 @@ def go_to_entry(repl: Any, wanted: str) -> None:
     if text is None:
         repl.note(f"moved to {found[0]}")
     else:
-        repl.for_input = typed_text(text)
+        repl.put_back(typed_text(text))
         repl.note(f"moved to just before prompt {found[0]}; its text is in the input line")
 
 
@@ -282,7 +281,7 @@ def search(repl: Any, argument: str) -> None:
     """/search QUERY: as `miniagent sessions search QUERY`."""
     matches = find(repl, argument)
     if matches:
-        repl.view.note("\n\n".join(format_match(match, repl.view.screen) for match in matches))
+        repl.view.note("\n\n".join(format_match(match, repl.terminal) for match in matches))
     elif query_phrases(argument):
         repl.note(f"no session matches {argument!r} for {repl.agent.cwd}")
 
@@ -307,4 +306,4 @@ def show_numbered(repl: Any, lines: List[str]) -> None:
 
 def choose(repl: Any, count: int, question: str) -> Optional[int]:
     """A number from 1 to count, asked until given; None (index) for an empty answer."""
-    return choose_number(ask_line, count, question, repl.note)
+    return choose_number(lambda text: repl.ask(text) or "", count, question, repl.note)

@@ -1,0 +1,291 @@
+"""The REPL's screen: the live area with the input editor always at its bottom.
+
+The terminal UI (tui/) gives the pieces; this file puts them together for the REPL:
+
+    ... the scrollback: the answer's finished blocks, tool calls, notes ...
+    Here is the fix: the import was missing, so   <- the answer's open block (live)
+    ⠹ running $ pytest -q · 3s                    <- the run view's live lines
+        ....F..
+    Run it? [y]es, [n]o, [a]lways                 <- a --confirm question, if one waits
+      ↳ queued: also check the docs               <- steering waiting for the model
+    ──────────────────────────────────────────
+    > fix the import too|                         <- the editor: always live
+
+The main thread owns the terminal. It waits for keys (tui.terminal: raw mode, Ctrl-C
+and Ctrl-Z still signals) and for wake-ups from the agent's thread, whose events
+change the run view; then it paints a frame (tui.renderer), at most ~30 a second. So
+what the user types is never mixed into the output: both are drawn by one thread, the
+output above the editor, the editor below it.
+
+`serve(until)` is that loop. The REPL runs it at the prompt (until Enter), while the
+agent works (until the run is over: Enter queues steering, Alt+Enter a follow-up, Esc
+stops) and for a question (until its answer). Keys the editor does not use come to
+`on_key`, which the REPL sets.
+
+Python's own output (an extension's print(), a warning) is caught while the screen is
+on and goes above the live area as lines, instead of through the middle of it.
+"""
+
+import io
+import sys
+import time
+from typing import Callable, List, Optional
+
+from ...tui.editor import Editor, History
+from ...tui.keys import Key, KeyDecoder
+from ...tui.renderer import FRAME_SECONDS, Renderer
+from ...tui.style import Style
+from ...tui.terminal import RawTerminal, read_keys
+from ...tui.width import wrap
+from ..terminal import Screen, for_terminal
+from .view import RunView
+
+TICK_SECONDS = 0.1  # a spinner on screen is redrawn this often
+RUN_POLL = 0.05  # while the agent works, the loop looks at the run this often
+
+
+class TerminalScreen:
+    def __init__(self, style: Style, history: Optional[History] = None,
+                 completer: Optional[Callable] = None):
+        self.style = style
+        self.terminal = RawTerminal()
+        self.decoder = KeyDecoder()
+        self.renderer = Renderer(self.terminal.write, self.terminal.size)
+        self.view = RunView(style, on_change=self.changed)
+        self.editor = Editor(style=style, completer=completer, history=history)
+        self.echoes = False  # the editor draws it; the REPL echoes
+        self.question: Optional[str] = None  # a --confirm question waiting for its line
+        self.queued: Callable[[], List[str]] = lambda: []  # the REPL's queued lines
+        self.on_key: Callable[[Key], None] = lambda key: None
+        self.interrupts = 0  # Ctrl-C presses not yet handled (the signal counts them)
+        self._dirty = True
+        self._painted_at = 0.0
+        self._saved_streams = (sys.stdout, sys.stderr)
+
+    # --- Starting and stopping ---------------------------------------------------------------
+
+    def start(self) -> None:
+        self.terminal.on_resume = self._resumed
+        self.terminal.start()
+        sys.stdout = sys.stderr = LineCatcher(self.view.note)
+
+    def close(self) -> None:
+        """Draw what is left, leave the cursor under it, hand the terminal back."""
+        sys.stdout, sys.stderr = self._saved_streams
+        try:
+            self.paint()
+            self.renderer.leave()
+        finally:
+            self.terminal.stop()
+
+    def _resumed(self) -> None:  # after Ctrl-Z and `fg`: the screen is the shell's now
+        self.renderer.invalidate()
+        self.changed()
+
+    # --- What the REPL asks of its screen --------------------------------------------------
+
+    def read_input(self) -> Optional[str]:
+        """The next input, when Enter is pressed (a backslash before the cursor makes
+        Enter a new line instead); None for Ctrl-D on an empty editor. Ctrl-C raises
+        Interrupted with what was typed (the editor is emptied)."""
+        got: List[Optional[str]] = []
+
+        def on_key(key: Key) -> None:
+            if key.name == "enter" and not key.alt:
+                text = self._enter()
+                if text is not None:
+                    got.append(text)
+            elif key.name == "d" and key.ctrl and self.editor.is_empty():
+                got.append(None)
+            else:
+                self._common_key(key)
+        self.on_key = on_key
+        self.serve(lambda: bool(got) or self._interrupted())
+        return got[-1]
+
+    def watch(self, done: Callable[[float], bool], on_line: Callable[[str], None],
+              on_follow_up: Callable[[str], None], on_stop: Callable[[], None],
+              take_back: Callable[[], str]) -> None:
+        """While the agent works: Enter hands the line to `on_line` (steering, or a
+        question's answer), Alt+Enter to `on_follow_up`, Esc calls `on_stop`, Up on an
+        empty editor puts the queued lines back into it (`take_back`)."""
+        def on_key(key: Key) -> None:
+            if key.name == "enter":
+                text = self._enter()
+                if text:
+                    (on_follow_up if key.alt else on_line)(text)
+            elif key.name == "escape":
+                on_stop()
+            elif key.name == "up" and self.editor.is_empty():
+                self.editor.set_text(take_back())
+            else:
+                self._common_key(key)
+        self.on_key = on_key
+        self.interrupts = 0  # a Ctrl-C now stops the run (the REPL's signal handler)
+        self.serve(lambda: done(0), running=True)
+        self.interrupts = 0
+
+    def ask(self, question: str) -> Optional[str]:
+        """A question the REPL asks on the main thread ("summarise the branch? [y/N]"):
+        the typed answer, not kept in the history; None for Esc, Ctrl-C or Ctrl-D. What
+        was being typed waits until the answer is in."""
+        draft = self.editor.text
+        self.editor.clear()
+        self.question = question
+        got: List[Optional[str]] = []
+
+        def on_key(key: Key) -> None:
+            if key.name == "enter":
+                got.append(self.editor.text.strip())
+            elif key.name == "escape" or (key.name == "d" and key.ctrl):
+                got.append(None)
+        self.on_key = on_key
+        self.interrupts = 0
+        try:
+            self.serve(lambda: bool(got) or self.interrupts > 0)
+        finally:
+            self.question = None
+            self.interrupts = 0
+            self.editor.set_text(draft)
+        answer = got[-1] if got else None
+        self.view.note(f"{for_terminal(question)}{answer or ''}", "dim")
+        return answer
+
+    def put_back(self, text: str) -> None:
+        """Text for the editor (queued lines an abort gave back, a /fork's prompt)."""
+        self.editor.set_text("\n".join(part for part in (text, self.editor.text) if part))
+        self.changed()
+
+    def _enter(self) -> Optional[str]:
+        """Enter in the editor: the submitted text, or None when a backslash before the
+        cursor made it a new line instead."""
+        if self.editor.enter_continues():
+            self.editor.newline_after_backslash()
+            return None
+        return self.editor.submit()
+
+    def _common_key(self, key: Key) -> None:
+        if key.name == "o" and key.ctrl:  # Ctrl+O: the last folded result, whole
+            for line in self.view.folded:
+                self.view.note(line)
+
+    def _interrupted(self) -> bool:
+        """A Ctrl-C at the prompt: raise Interrupted with the text it throws away."""
+        if not self.interrupts:
+            return False
+        self.interrupts = 0
+        typed = self.editor.text
+        self.editor.clear()
+        raise Interrupted(typed)
+
+    # --- The loop ------------------------------------------------------------------------------
+
+    def changed(self) -> None:
+        """Something to draw (any thread): the main thread wakes up and paints soon."""
+        self._dirty = True
+        self.terminal.wake()
+
+    def interrupt(self) -> None:
+        """Ctrl-C (the signal handler, on the main thread): counted, handled by the loop."""
+        self.interrupts += 1
+        self.terminal.wake()
+
+    def serve(self, until: Callable[[], bool], running: bool = False) -> None:
+        """Read keys and paint until `until()` holds (checked after each wake-up)."""
+        while not until():
+            self._paint_if_due()
+            keys = read_keys(self.terminal, self.decoder, self._timeout(running))
+            if self.terminal.resized:
+                self.terminal.resized = False
+                self.renderer.invalidate()
+                self._dirty = True
+            if self.terminal.closed:
+                self.on_key(Key("d", ctrl=True))  # the terminal went away: as Ctrl-D
+            for key in keys:
+                if not self.editor.handle(key):
+                    self.on_key(key)
+                self._dirty = True
+        self._paint_if_due(force=True)
+
+    def _timeout(self, running: bool) -> Optional[float]:
+        if self._dirty:  # a frame is waiting for its turn
+            return max(0.0, self._painted_at + FRAME_SECONDS - time.monotonic())
+        if self.view.busy():
+            return TICK_SECONDS
+        return RUN_POLL if running else None
+
+    def _paint_if_due(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.view.busy() and now - self._painted_at >= TICK_SECONDS:
+            self._dirty = True  # the spinner moves on
+        if self._dirty and (force or now - self._painted_at >= FRAME_SECONDS):
+            self.paint()
+
+    def paint(self) -> None:
+        """One frame: new scrollback lines, then the live area with the editor last."""
+        self._dirty = False
+        self._painted_at = time.monotonic()
+        columns, _ = self.terminal.size()
+        width = max(10, columns - 1)
+        self.view.width = width
+        self.renderer.commit(self.view.take_commits())
+        lines = self.view.live(self._painted_at)
+        if self.question:
+            lines += [self.style.apply(row, "yellow") for row in wrap(self.question, width)]
+        lines += [self.style.apply(f"  ↳ queued: {for_terminal(text)}", "dim")
+                  for text in self.queued()]
+        lines.append(self.style.apply("─" * width, "dim"))
+        editor_lines, row, column = self.editor.render(width)
+        cursor = (len(lines) + row, column)
+        lines += editor_lines
+        self.renderer.set_live(lines, cursor)
+        self.renderer.paint()
+
+
+def ask_once(question: str) -> Optional[str]:
+    """A question before the REPL starts (trusting a project, the -r picker), in the
+    same editor; None for Esc or Ctrl-D. Ctrl-C raises KeyboardInterrupt (no handler of
+    the REPL's is installed yet), which the command line turns into exit status 130.
+    Without terminal controls: a plain input()."""
+    if not Screen(sys.stdout).controls:
+        try:
+            return input(question).strip()
+        except EOFError:
+            sys.stdout.write("\n")
+            return None
+    screen = TerminalScreen(Screen(sys.stdout).styles)
+    screen.start()
+    try:
+        return screen.ask(question)
+    finally:
+        screen.close()
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C at the prompt; carries what was typed at that moment."""
+
+    def __init__(self, typed: str):
+        super().__init__(typed)
+        self.typed = typed
+
+
+class LineCatcher(io.TextIOBase):
+    """A text stream whose finished lines go to `note`: Python's print() while the
+    screen is on (a half line waits for the rest)."""
+
+    def __init__(self, note: Callable[[str], None]):
+        super().__init__()
+        self.note = note
+        self._open = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        *lines, self._open = (self._open + text).split("\n")
+        for line in lines:
+            self.note(for_terminal(line))
+        return len(text)
+
+    def flush(self) -> None:
+        pass

@@ -1,0 +1,155 @@
+"""renderer: how a terminal UI avoids flicker, and keeps the user's scrollback.
+
+A terminal has no "draw this screen" call. A program writes text and escape codes
+into one stream, and whatever it wrote stays until it is written over. The naive
+live display (erase the whole area, write it again, ten times a second) flickers:
+between the erase and the rewrite the terminal may show an empty area, and every
+frame costs as much as the whole area is big.
+
+This renderer owns only the bottom of the output, the **live area** (a streaming
+answer's last lines, the status line, the input editor), and knows, line by line,
+what is on screen there now. Above it is the scrollback, which belongs to the
+terminal: finished lines are printed there once and never touched again.
+
+    Let me look at the tests.                 <- scrollback: printed once (commit)
+      $ pytest -q                             <- scrollback
+    ⠹ running $ pytest -q · 4s                <- live area: repainted ...
+        ....F..                               <- ... only the rows that changed
+    > fix the import too|                     <- the editor, the cursor in it
+
+One frame (`paint`) is:
+
+  1. Synchronized output on (CSI ? 2026 h): a terminal that supports it shows the
+     frame only when it is complete (others ignore the code). The cursor is hidden.
+  2. If lines were committed: go to the live area's first row, erase to the end of
+     the screen, print the committed lines (they scroll up into the scrollback as
+     any output does), then the whole live area below them.
+  3. Otherwise compare the new live lines with the ones on screen and rewrite only
+     the rows that differ (a spinner tick rewrites one row); erase rows that are
+     no longer used.
+  4. Put the cursor where the editor says, show it, synchronized output off.
+
+Three rules keep the bookkeeping true:
+
+  * **Never write the last column.** A terminal that writes a character in its last
+    column waits to wrap until the next one ("pending wrap"), and terminals disagree
+    about what a cursor move does then. Every row is cut to width - 1 columns
+    (width.py counts wide characters as two).
+  * **Move down with a newline.** Below the last row of the live area there may be no
+    row yet; a line feed makes one (scrolling the screen if needed), a cursor-down
+    code would stop at the bottom edge.
+  * **When the width changes, repaint the whole live area.** Rows cut for the old
+    width may now be wrapped or cut differently; the renderer goes back to where the
+    area started, erases to the end of the screen and draws it afresh. (A terminal that
+    reflows its old rows on a narrower window can leave a stale copy in the
+    scrollback: the rows it made from the old live area are not ours to know.)
+
+A live area taller than the terminal shows its last rows (the editor stays visible).
+
+The renderer does not decide when to paint: its owner calls `paint()`, at most about
+30 times a second while text streams (see `FRAME_SECONDS`), so that many small
+deltas become one frame. Everything is written with one `write` call per frame.
+"""
+
+from typing import Callable, List, Optional, Tuple
+
+from .width import cut, wrap
+
+FRAME_SECONDS = 1 / 30  # the shortest time between two frames: ~30 frames a second
+
+SYNC_ON, SYNC_OFF = "\x1b[?2026h", "\x1b[?2026l"
+HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
+ERASE_LINE, ERASE_BELOW = "\x1b[2K", "\x1b[J"
+
+
+class Renderer:
+    """The live area of one terminal. `write` sends text to it; `size` tells its
+    (columns, rows). Not thread-safe: one thread paints (the REPL's main thread)."""
+
+    def __init__(self, write: Callable[[str], None], size: Callable[[], Tuple[int, int]]):
+        self._write = write
+        self._size = size
+        self._shown: List[str] = []  # the live rows on screen now
+        self._row = 0  # the cursor's row, counted from the live area's first row
+        self._width = 0  # the width the shown rows were drawn for
+        self._commits: List[str] = []  # lines waiting to go into the scrollback
+        self._live: List[str] = []
+        self._cursor: Optional[Tuple[int, int]] = None  # (row, column) or hidden
+        self.frames = 0  # frames written, for tests and the bench
+
+    def commit(self, lines: List[str]) -> None:
+        """Lines for the scrollback, printed at the next paint above the live area."""
+        self._commits.extend(lines)
+
+    def set_live(self, lines: List[str], cursor: Optional[Tuple[int, int]] = None) -> None:
+        """What the live area should show from the next paint on; `cursor` is (row,
+        column) within `lines`, or None to hide the cursor."""
+        self._live = lines
+        self._cursor = cursor
+
+    def invalidate(self) -> None:
+        """The screen is not what we think (after a resize, or a Ctrl-Z and `fg`):
+        the next paint draws the whole live area again."""
+        self._width = 0
+
+    def paint(self) -> None:
+        """Write one frame: the committed lines, then the live area's changed rows."""
+        columns, rows = self._size()
+        width = max(2, columns) - 1
+        live, cursor = self._fit_height(self._live, self._cursor, max(1, rows - 1))
+        live = [cut(line, width) for line in live]
+        out = [SYNC_ON, HIDE_CURSOR]
+        if self._commits or width != self._width:
+            out.append(self._go_to_row(0) + "\r" + ERASE_BELOW)
+            for line in self._commits:
+                out.extend(row + "\r\n" for row in wrap(line, width))
+            self._commits, self._shown = [], []
+        out.append(self._draw_changed(live))
+        out.append(self._place_cursor(cursor))
+        out.append(SYNC_OFF)
+        self._width = width
+        self._write("".join(out))
+        self.frames += 1
+
+    def leave(self) -> None:
+        """Before the program hands the terminal back: the cursor goes below the live
+        area, so the shell's prompt starts on a fresh line after it."""
+        self.paint()
+        self._write(self._go_to_row(len(self._shown)) + "\r" + SHOW_CURSOR)
+        self._shown, self._row = [], 0
+
+    # --- The pieces of a frame ------------------------------------------------------------
+
+    @staticmethod
+    def _fit_height(lines: List[str], cursor: Optional[Tuple[int, int]], rows: int):
+        """At most `rows` rows: the last ones, with the cursor moved along."""
+        if len(lines) <= rows:
+            return lines, cursor
+        dropped = len(lines) - rows
+        if cursor is not None:
+            cursor = (max(0, cursor[0] - dropped), cursor[1])
+        return lines[dropped:], cursor
+
+    def _draw_changed(self, live: List[str]) -> str:
+        out = []
+        for row, line in enumerate(live):
+            if row < len(self._shown) and self._shown[row] == line:
+                continue
+            out.append(self._go_to_row(row) + "\r" + ERASE_LINE + line)
+        if len(live) < len(self._shown):  # the area shrank: wipe the rows left over
+            out.append(self._go_to_row(len(live)) + "\r" + ERASE_BELOW)
+        self._shown = list(live)
+        return "".join(out)
+
+    def _go_to_row(self, row: int) -> str:
+        """The codes that move the cursor from its row to `row` of the live area."""
+        step, self._row = row - self._row, row
+        if step < 0:
+            return f"\x1b[{-step}A"
+        return "\n" * step  # a line feed makes the row if it is not there yet
+
+    def _place_cursor(self, cursor: Optional[Tuple[int, int]]) -> str:
+        if cursor is None or not self._shown:
+            return self._go_to_row(max(0, len(self._shown) - 1))
+        row = min(cursor[0], len(self._shown) - 1)
+        return self._go_to_row(row) + f"\r\x1b[{cursor[1] + 1}G" + SHOW_CURSOR

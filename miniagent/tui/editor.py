@@ -107,7 +107,7 @@ class Editor:
         self.before = ""  # the text before the cursor
         self.after = ""   # and after it
         self.menu: Optional[CompletionMenu] = None
-        self.bindings: Dict[str, Callable[[], bool]] = {
+        self.bindings: Dict[str, Callable[[], None]] = {
             "ctrl+j": self.new_line, "shift+enter": self.new_line,
             "backspace": self.delete_back, "delete": self.delete_forward,
             "alt+backspace": self.delete_word_back, "ctrl+w": self.delete_word_back,
@@ -118,7 +118,6 @@ class Editor:
             "alt+f": self.word_right,
             "home": self.line_start, "ctrl+a": self.line_start,
             "end": self.line_end, "ctrl+e": self.line_end,
-            "up": self.up, "down": self.down, "tab": self.complete,
         }
 
     # --- The text -----------------------------------------------------------------------
@@ -179,11 +178,22 @@ class Editor:
         if key.name in ("char", "paste") and not (key.ctrl or key.alt):
             self.insert(key.text)  # a pasted block whole, its newlines kept
             return True
-        if key_label(key) == "enter" and self.enter_continues():
+        label = key_label(key)
+        if label == "enter" and self.enter_continues():
             self.newline_after_backslash()
             return True
-        action = self.bindings.get(key_label(key))
-        return action() if action is not None else False
+        # Three keys may find nothing to do here, and then are the caller's to use.
+        if label == "up":
+            return self.up()
+        if label == "down":
+            return self.down()
+        if label == "tab":
+            return self.complete()
+        action = self.bindings.get(label)
+        if action is None:
+            return False
+        action()
+        return True
 
     def enter_continues(self) -> bool:
         """Does Enter here mean a new line? Right after a backslash, it does."""
@@ -192,31 +202,25 @@ class Editor:
     def newline_after_backslash(self) -> None:
         self.before = self.before[:-1] + "\n"
 
-    def new_line(self) -> bool:
+    def new_line(self) -> None:
         self.before += "\n"
-        return True
 
-    def delete_back(self) -> bool:
+    def delete_back(self) -> None:
         self.before = self.before[:-1]
-        return True
 
-    def delete_forward(self) -> bool:
+    def delete_forward(self) -> None:
         self.after = self.after[1:]
-        return True
 
-    def delete_word_back(self) -> bool:
+    def delete_word_back(self) -> None:
         self.before = self.before[:word_start(self.before)]
-        return True
 
-    def delete_to_line_start(self) -> bool:
+    def delete_to_line_start(self) -> None:
         self.before = self.before[:self.line_start_index()]
-        return True
 
-    def delete_to_line_end(self) -> bool:
+    def delete_to_line_end(self) -> None:
         """Ctrl-K: the rest of the line; at its end, the line break (joining the next)."""
         end = self.after.find("\n")
         self.after = self.after[1:] if end == 0 else ("" if end < 0 else self.after[end:])
-        return True
 
     # --- Moving -------------------------------------------------------------------------
 
@@ -225,33 +229,27 @@ class Editor:
         text = self.text
         self.before, self.after = text[:index], text[index:]
 
-    def left(self) -> bool:
+    def left(self) -> None:
         self.move_to(max(0, len(self.before) - 1))
-        return True
 
-    def right(self) -> bool:
+    def right(self) -> None:
         self.move_to(len(self.before) + min(1, len(self.after)))
-        return True
 
-    def word_left(self) -> bool:
+    def word_left(self) -> None:
         self.move_to(word_start(self.before))
-        return True
 
-    def word_right(self) -> bool:
+    def word_right(self) -> None:
         self.move_to(len(self.before) + word_end(self.after))
-        return True
 
     def line_start_index(self) -> int:
         return self.before.rfind("\n") + 1
 
-    def line_start(self) -> bool:
+    def line_start(self) -> None:
         self.move_to(self.line_start_index())
-        return True
 
-    def line_end(self) -> bool:
+    def line_end(self) -> None:
         end = self.after.find("\n")
         self.move_to(len(self.before) + (len(self.after) if end < 0 else end))
-        return True
 
     def move_to_row(self, row: int) -> None:
         """To another line, in the same column or at the line's end if it is shorter."""
@@ -287,8 +285,8 @@ class Editor:
         menu; none does nothing."""
         if self.completer is None:
             return False
-        completion = self.completer(self.before)
-        if completion is None or not completion.items:
+        completion = self.ask_completer()
+        if completion is None:
             return True  # nothing to offer: Tab did its job, quietly
         values = [value for value, _ in completion.items]
         if len(values) == 1:
@@ -318,10 +316,13 @@ class Editor:
 
     def refreshed_menu(self) -> Optional[CompletionMenu]:
         """After typing with the menu open: the menu for the text now, nothing applied."""
+        completion = self.ask_completer()
+        return CompletionMenu(completion) if completion is not None else None
+
+    def ask_completer(self) -> Optional[Completion]:
+        """The choices for the text before the cursor; None when there are none."""
         completion = self.completer(self.before) if self.completer else None
-        if completion is None or not completion.items:
-            return None
-        return CompletionMenu(completion)
+        return completion if completion is not None and completion.items else None
 
     def replace_word(self, start: int, value: str) -> None:
         self.before = self.before[:start] + clean(value)

@@ -22,7 +22,8 @@ leaves the old history whole; it keeps the last `limit` entries, and it fails in
 silence (a read-only home must not stop the REPL).
 
 Left out: searching the history (Ctrl-R), merging the entries of two REPLs that run
-at the same time (the last to save wins).
+at the same time (the last to save wins), and keeping the changes made to an entry
+while browsing (readline keeps them until Enter; here moving on forgets them).
 """
 
 import json

@@ -14,7 +14,8 @@ never by walking the tree, so Tab is instant in a big repository. What the proje
 .gitignore excludes is not offered, with the same rules grep and find use
 (tools/hardening/walk.py), and hidden files only when the typed part starts with ".".
 attach.py reads an `@path` up to the next space, so names with spaces are not offered:
-they could not be attached.
+they could not be attached; nor are names with control characters (a file named with
+an escape code would repaint the screen).
 
 `slash.command_items` builds the list of commands (the table's, their aliases, the
 extensions' and `/skill:name`); the REPL passes it in.
@@ -80,4 +81,6 @@ def offered(entry: os.DirEntry, start: str, rules: List[IgnoreRule]) -> bool:
         return False  # hidden files only when asked for
     if re.search(r"\s", entry.name):
         return False  # attach.py could not read the path back
+    if not entry.name.isprintable():
+        return False  # an escape code in a name would be drawn, not shown
     return not is_ignored(entry.path, entry.is_dir(follow_symlinks=False), rules)

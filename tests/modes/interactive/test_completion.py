@@ -45,6 +45,7 @@ def project(tmp_path):
     (tmp_path / "src" / "trace.log").write_text("t")
     (tmp_path / ".env").write_text("secret")
     (tmp_path / "my notes.md").write_text("s")
+    (tmp_path / "n\x1b[2Jasty").write_text("x")
     return str(tmp_path)
 
 
@@ -88,7 +89,7 @@ def test_a_folder_completes_with_a_slash_and_tab_goes_inside(tmp_path):
     assert editor.text == "@src/app.py"
 
 
-def test_ignored_hidden_and_spaced_names_are_not_offered(tmp_path):
+def test_ignored_hidden_spaced_and_control_names_are_not_offered(tmp_path):
     cwd = project(tmp_path)
     assert offered("@", cwd) == ["notes.txt", "src/"]
     assert offered("@src/", cwd) == ["src/api/", "src/app.py"]  # the root's *.log too

@@ -39,6 +39,7 @@ Left out: undo, a kill ring (Ctrl-Y), Up and Down by screen rows inside a wrappe
 (they move by the text's lines), selecting text with the mouse.
 """
 
+import re
 import unicodedata
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -71,29 +72,20 @@ def clean(text: str) -> str:
                    if char in "\n\t" or unicodedata.category(char) != "Cc")
 
 
+# A word is a run of letters, digits and "_" (regex's \w); Alt-B, Alt-F and Ctrl-W
+# first skip what is not one (spaces, "/", "."), then the word itself, as readline does.
+WORD_BEFORE = re.compile(r"\w*\W*\Z")
+WORD_AFTER = re.compile(r"\W*\w*")
+
+
 def word_start(text: str) -> int:
-    """Where the last word of `text` starts: spaces and punctuation skipped, then the
-    letters and digits. Example: word_start("open src/app.py") -> 13 (at "py")."""
-    end = len(text)
-    while end > 0 and not is_word_char(text[end - 1]):
-        end -= 1
-    while end > 0 and is_word_char(text[end - 1]):
-        end -= 1
-    return end
+    """Where the last word of `text` starts. Example: word_start("open src/app.py") -> 13."""
+    return WORD_BEFORE.search(text).start()
 
 
 def word_end(text: str) -> int:
     """Where the first word of `text` ends. Example: word_end("  app.py") -> 5."""
-    start = 0
-    while start < len(text) and not is_word_char(text[start]):
-        start += 1
-    while start < len(text) and is_word_char(text[start]):
-        start += 1
-    return start
-
-
-def is_word_char(char: str) -> bool:
-    return char.isalnum() or char == "_"
+    return WORD_AFTER.match(text).end()
 
 
 class Editor:
@@ -336,9 +328,9 @@ class Editor:
         cursor_row, cursor_column = 0, 0
         at_row, at_column = self.cursor
         for index, line in enumerate(self.lines):
-            prefix = self.prompt if index == 0 else self.continuation
-            mark = self.style.apply(prefix, "bold", "cyan") if index == 0 else \
-                self.style.apply(prefix, "dim")
+            prefix, look = (self.prompt, ("bold", "cyan")) if index == 0 else \
+                (self.continuation, ("dim",))
+            mark = self.style.apply(prefix, *look)
             indent = " " * text_width(prefix)
             line = line.replace("\t", " ")  # one cell, so the layout stays ours
             cursor = at_column if index == at_row else None

@@ -1,7 +1,5 @@
 """The editor: keys in, text, cursor and screen rows out."""
 
-import json
-
 from miniagent.tui.editor import Editor
 from miniagent.tui.history import History
 from miniagent.tui.keys import Key
@@ -272,3 +270,15 @@ def test_the_selected_row_is_inverse_with_colour():
     rows, _, _ = editor.render(40)
     assert rows[1].startswith("\x1b[7;1m> /session")
     assert rows[2] == "  /search        \x1b[2mfind words\x1b[0m"
+
+
+def test_a_submitted_multi_line_input_comes_back_whole_in_the_next_run(tmp_path):
+    path = str(tmp_path / "history.jsonl")
+    editor = Editor(PLAIN, history=History(path))
+    press(editor, "fix", ctrl("j"), "this")
+    editor.submit()
+    history = History(path)
+    history.load()
+    later = Editor(PLAIN, history=history)
+    press(later, Key("up"))
+    assert later.lines == ["fix", "this"]

@@ -15,6 +15,8 @@ files that import nothing of the agent (so they can be read, and reused, alone):
                   the scrollback; only the lines of the live area that changed are
                   repainted
     editor.py     a multi-line input editor with history and a completion menu
+    history.py    the inputs typed before, whole, in a JSON Lines file
+    menu.py       the completion menu: the choices under the input, scrolled
     markdown.py   Markdown to terminal lines (the HTML export reuses its block parser)
     diff_view.py  a unified diff, coloured
     spinner.py    the status line: a spinner, what runs, for how long

@@ -30,12 +30,15 @@ in slash_session.py; an extension's commands (extensions.py) come after the tabl
 and `/skill:name ARGS` sends a skill's instructions with ARGS (the REPL expands a
 prompt as print and rpc modes do: attach.expand_prompt).
 
-Left out: completion of command names, aliases of the user's own, prompt templates.
+`command_items` lists the commands with their help for Tab (completion.py).
+
+Left out: aliases of the user's own, prompt templates.
 """
 
 import difflib
 import re
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, NamedTuple,
+                    Optional, Sequence, Tuple)
 
 from . import slash_session
 from ...assemble import model_for
@@ -145,6 +148,23 @@ def also_named(command: SlashCommand) -> str:
     if not command.aliases:
         return ""
     return f" (alias {', '.join('/' + alias for alias in command.aliases)})"
+
+
+def command_items(extension_commands: Mapping[str, Any],
+                  skills: Sequence[Any]) -> List[Tuple[str, str]]:
+    """What Tab offers after "/" (completion.py): each command with its line of help,
+    the aliases too (a user of other agents types "/cl" for /clear), then the
+    extensions' commands and the skills.
+
+    Example: [("/help", "list the commands"), ..., ("/clear", "start a new session
+    (same as /new)"), ..., ("/skill:review", "review the staged change")]
+    """
+    items = [(f"/{name}", command.description) for name, command in SLASH_COMMANDS.items()]
+    items += [(f"/{alias}", f"{command.description} (same as /{name})")
+              for name, command in SLASH_COMMANDS.items() for alias in command.aliases]
+    items += [(f"/{name}", command.description) for name, command in extension_commands.items()]
+    items += [(f"/skill:{skill.name}", skill.description) for skill in skills]
+    return items
 
 
 def change_model(repl: "Repl", argument: str) -> None:

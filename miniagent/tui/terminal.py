@@ -59,7 +59,10 @@ class RawTerminal:
     def __init__(self, fd_in: int = 0, fd_out: int = 1):
         self.fd_in = fd_in
         self.fd_out = fd_out
-        self.on_resume: Callable[[], None] = lambda: None  # after Ctrl-Z and `fg`
+        # Called after Ctrl-Z and `fg`, inside the SIGCONT handler (in the main thread,
+        # between two steps of whatever it was doing): it should only ask for a
+        # repaint, which the loop around read() then draws.
+        self.on_resume: Callable[[], None] = lambda: None
         self.resized = False  # set by read() after a SIGWINCH; the caller clears it
         self.closed = False  # the keyboard side reached end of file
         self.gone = False  # the terminal hung up: output is dropped
@@ -162,7 +165,8 @@ class RawTerminal:
 
     def _enter_raw(self) -> None:
         attrs = termios.tcgetattr(self.fd_in)
-        attrs[0] &= ~(termios.IXON | termios.ICRNL | termios.INLCR | termios.IGNCR | termios.ISTRIP)
+        attrs[0] &= ~(termios.IXON | termios.ICRNL | termios.INLCR | termios.IGNCR
+                      | termios.ISTRIP)
         attrs[3] &= ~(termios.ICANON | termios.ECHO | termios.IEXTEN)  # ISIG stays on
         attrs[6][termios.VMIN] = 1
         attrs[6][termios.VTIME] = 0
@@ -222,6 +226,7 @@ class RawTerminal:
         if self._raw:
             self._enter_raw()
             self.on_resume()
+            self._signal_pipe(WOKEN)  # a waiting read returns, so the repaint is drawn
 
 
 def restore_all() -> None:

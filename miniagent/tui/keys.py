@@ -115,7 +115,7 @@ class KeyDecoder:
                 if self._paste is not None:  # the end marker has not come yet
                     break
                 continue
-            key, end = self._key_at(data, pos, at_end)
+            key, end = _key_at(data, pos, at_end)
             if end == INCOMPLETE:
                 break
             if key is PASTE_START:
@@ -140,31 +140,33 @@ class KeyDecoder:
         self._paste = None
         return end + len(PASTE_END)
 
-    def _key_at(self, data: bytes, pos: int, at_end: bool) -> Tuple[Optional[Key], int]:
-        """The key that starts at `pos` (None for bytes that are no key) and the position
-        after it, or INCOMPLETE when it has not all arrived."""
-        byte = data[pos]
-        if byte == ESC:
-            return self._escape_at(data, pos, at_end)
-        if byte >= 0x80:
-            return _utf8_at(data, pos, at_end)
-        return _byte_key(byte), pos + 1
 
-    def _escape_at(self, data: bytes, pos: int, at_end: bool) -> Tuple[Optional[Key], int]:
-        if pos + 1 == len(data):
-            return (Key("escape"), pos + 1) if at_end else (None, INCOMPLETE)
-        follower = data[pos + 1]
-        if follower == ord("["):
-            return _csi_at(data, pos, at_end)
-        if follower == ord("O"):
-            return _ss3_at(data, pos, at_end)
-        if follower == ESC:  # Esc pressed twice: the first is a key of its own
-            return Key("escape"), pos + 1
-        # Alt+key: the key after the Esc, with alt set (Alt+Enter, Alt+Backspace, Alt+x).
-        key, end = self._key_at(data, pos + 1, at_end)
-        if key is None:
-            return None, end
-        return replace(key, alt=True), end
+def _key_at(data: bytes, pos: int, at_end: bool) -> Tuple[Optional[Key], int]:
+    """The key that starts at `pos` (None for bytes that are no key) and the position
+    after it, or INCOMPLETE when it has not all arrived."""
+    byte = data[pos]
+    if byte == ESC:
+        return _escape_at(data, pos, at_end)
+    if byte >= 0x80:
+        return _utf8_at(data, pos, at_end)
+    return _byte_key(byte), pos + 1
+
+
+def _escape_at(data: bytes, pos: int, at_end: bool) -> Tuple[Optional[Key], int]:
+    if pos + 1 == len(data):
+        return (Key("escape"), pos + 1) if at_end else (None, INCOMPLETE)
+    follower = data[pos + 1]
+    if follower == ord("["):
+        return _csi_at(data, pos, at_end)
+    if follower == ord("O"):
+        return _ss3_at(data, pos, at_end)
+    if follower == ESC:  # Esc pressed twice: the first is a key of its own
+        return Key("escape"), pos + 1
+    # Alt+key: the key after the Esc, with alt set (Alt+Enter, Alt+Backspace, Alt+x).
+    key, end = _key_at(data, pos + 1, at_end)
+    if key is None:
+        return None, end
+    return replace(key, alt=True), end
 
 
 def _byte_key(byte: int) -> Optional[Key]:

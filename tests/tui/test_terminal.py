@@ -290,6 +290,20 @@ def test_a_window_change_sends_sigwinch_which_sets_resized_and_wakes_read(childr
     assert child.finish() == 0, child.errors
 
 
+def test_ctrl_c_typed_in_raw_mode_is_still_sigint(children, pty):
+    child = spawn(children, pty, """
+        report("ready")
+        try:
+            terminal.read(10)
+        except KeyboardInterrupt:
+            report("interrupted")
+    """, session=True)
+    child.expect("ready")
+    os.write(child.master, b"\x03")
+    child.expect("interrupted")
+    assert child.finish() == 0, child.errors
+
+
 def test_ctrl_z_restores_then_fg_sets_raw_mode_again_and_calls_on_resume(children, pty):
     child = spawn(children, pty, """
         terminal.on_resume = lambda: report("resumed")
@@ -339,3 +353,18 @@ def test_os_exit_without_restore_all_would_leave_raw_mode(children, pty):
     child = spawn(children, pty, "os._exit(3)")
     assert child.finish() == 3
     assert raw_mode_is_on(child.slave)  # why restore_all() exists
+
+
+def test_ctrl_z_does_nothing_where_the_shell_ignores_it(children, pty):
+    child = spawn(children, pty, """
+        terminal.stop()
+        signal.signal(signal.SIGTSTP, signal.SIG_IGN)  # as a shell without job control does
+        terminal.start()
+        report("ready")
+        report(f"read {terminal.read(10)!r}")
+    """)
+    child.expect("ready")
+    os.kill(child.process.pid, signal.SIGTSTP)
+    os.write(child.master, b"q")
+    child.expect("read b'q'")  # a stopped child would never read it
+    assert child.finish() == 0, child.errors

@@ -88,9 +88,14 @@ class Renderer:
         self._cursor = cursor
 
     def invalidate(self) -> None:
-        """The screen is not what we think (after a resize, or a Ctrl-Z and `fg`):
-        the next paint draws the whole live area again."""
+        """The rows on screen may not be what we drew (the width changed): the next
+        paint draws the whole live area again, from its first row."""
         self._width = 0
+
+    def forget(self) -> None:
+        """The screen is someone else's now (after Ctrl-Z, the shell wrote on it, and
+        `fg`): the next paint draws the live area afresh where the cursor is."""
+        self._shown, self._row, self._width = [], 0, 0
 
     def paint(self) -> None:
         """Write one frame: the committed lines, then the live area's changed rows."""

@@ -118,7 +118,9 @@ class RawTerminal:
     def read(self, timeout: Optional[float]) -> bytes:
         """The bytes typed, waiting up to `timeout` seconds (None: until something comes);
         b"" after a timeout, a wake() or a resize (then `resized` is True)."""
-        readable, _, _ = select.select([self.fd_in, self._wake_read], [], [], timeout)
+        # After end of file the keyboard is always "readable": only the pipe is waited on.
+        waited = [self._wake_read] if self.closed else [self.fd_in, self._wake_read]
+        readable, _, _ = select.select(waited, [], [], timeout)
         if self._wake_read in readable:
             self._drain_wakeups()
         if self.fd_in not in readable:

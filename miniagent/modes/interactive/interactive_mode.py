@@ -49,12 +49,14 @@ from ..confirm import always_allowed_text
 from ...errors import SkillError
 from ...files.home import history_file
 from ...messages import Message, is_failed, text_of, user_message
-from ...tui.editor import History
-from .completion import command_items, complete
+from ...tui.history import History
+from ...tui.menu import Completion
+from .completion import complete
 from .questions import PendingAnswer
 from .screen import Interrupted, TerminalScreen
 from .linemode import LineScreen
-from .slash import WHILE_RUNNING, as_prompt, canonical_name, parse_command, run_command
+from .slash import (WHILE_RUNNING, as_prompt, canonical_name, command_items, parse_command,
+                    run_command)
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
 
@@ -98,8 +100,6 @@ def run_interactive(harness: "Harness", args: Any, first_prompt: str,
     finally:
         unsubscribe()
         repl.screen.close()
-        if repl.history is not None:
-            repl.history.save()
 
 
 class Repl:
@@ -110,7 +110,6 @@ class Repl:
         self.terminal = terminal  # what the terminal allows (colour), for search's marks
         self.skills: List[Any] = list(skills)  # for /skill:name (skills.Skill)
         self.extension_commands: Dict[str, Any] = extension_commands or {}
-        self.history: Optional[History] = None
         self.screen = self._make_screen(terminal)
         self.view = self.screen.view
         self.screen.queued = lambda: [text for _, text in self.queued]
@@ -127,11 +126,15 @@ class Repl:
         """The terminal UI where control codes work, the line mode where they do not."""
         if not terminal.controls:
             return LineScreen()
-        home = history_file()
-        self.history = History(str(home.with_name("history.jsonl")), legacy_path=str(home))
-        self.history.load()
-        return TerminalScreen(terminal.styles, self.history, completer=lambda text:
-                              complete(text, command_items(self), self.agent.cwd))
+        legacy = history_file()  # readline's file, read once when the new one is not there
+        history = History(str(legacy.with_name("history.jsonl")))  # saved at each entry
+        history.load(legacy_path=str(legacy))
+        return TerminalScreen(terminal.styles, history, completer=self.complete)
+
+    def complete(self, before_cursor: str) -> Optional[Completion]:
+        """What Tab offers: /commands (with extensions' and skills'), @paths."""
+        commands = command_items(self.extension_commands, self.skills)
+        return complete(before_cursor, commands, self.agent.cwd)
 
     def note(self, text: str, style: Optional[str] = None) -> None:
         self.view.note(for_terminal(text), style)

@@ -31,7 +31,8 @@ import sys
 import time
 from typing import Callable, List, Optional
 
-from ...tui.editor import Editor, History
+from ...tui.editor import Editor
+from ...tui.history import History
 from ...tui.keys import Key, KeyDecoder
 from ...tui.renderer import FRAME_SECONDS, Renderer
 from ...tui.style import Style
@@ -52,7 +53,7 @@ class TerminalScreen:
         self.decoder = KeyDecoder()
         self.renderer = Renderer(self.terminal.write, self.terminal.size)
         self.view = RunView(style, on_change=self.changed)
-        self.editor = Editor(style=style, completer=completer, history=history)
+        self.editor = Editor(style, completer=completer, history=history)
         self.echoes = False  # the editor draws it; the REPL echoes
         self.question: Optional[str] = None  # a --confirm question waiting for its line
         self.queued: Callable[[], List[str]] = lambda: []  # the REPL's queued lines
@@ -79,8 +80,8 @@ class TerminalScreen:
             self.terminal.stop()
 
     def _resumed(self) -> None:  # after Ctrl-Z and `fg`: the screen is the shell's now
-        self.renderer.invalidate()
-        self.changed()
+        self.renderer.forget()
+        self._dirty = True
 
     # --- What the REPL asks of its screen --------------------------------------------------
 
@@ -136,7 +137,7 @@ class TerminalScreen:
 
         def on_key(key: Key) -> None:
             if key.name == "enter":
-                got.append(self.editor.text.strip())
+                got.append(self.editor.submit(remember=False).strip())
             elif key.name == "escape" or (key.name == "d" and key.ctrl):
                 got.append(None)
         self.on_key = on_key

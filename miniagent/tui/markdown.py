@@ -183,7 +183,7 @@ def _list_item(lines: List[str], i: int, kind: str, blocks: List[Block]) -> int:
 _INLINE = re.compile(
     r"(?P<ticks>`+)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)"
     r"|\[(?P<label>[^\]\n]+)\]\((?P<url>[^)\s]+)\)"
-    r"|\*\*(?=\S)(?P<strong>.+?)(?<=\S)\*\*"
+    r"|\*\*(?=\S)(?P<strong>.+?)(?<=\S)\*\*(?!\*)"
     r"|(?<!\w)__(?=\S)(?P<strong2>.+?)(?<=\S)__(?!\w)"
     r"|(?<![\w*])\*(?=\S)(?P<em>.+?)(?<![\s*])\*(?![\w*])"
     r"|(?<!\w)_(?=\S)(?P<em2>.+?)(?<=\S)_(?!\w)")

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import List, Tuple
 
 from .style import Style
-from .width import cut, text_width, wrap
+from .width import cut, printable, text_width, wrap
 
 
 @dataclass
@@ -248,7 +248,7 @@ def _render_block(block: Block, room: int, style: Style) -> List[str]:
     if block.kind == "rule":
         return [style.apply("─" * room, "dim")]
     if block.kind == "code":
-        body = ["  " + _printable(line) for line in block.lines]
+        body = ["  " + printable(line) for line in block.lines]
         closing = [style.apply("```", "dim")] if block.closed else []
         return [style.apply("```" + block.lang, "dim")] + body + closing
     if block.kind == "heading":
@@ -282,23 +282,17 @@ def _styled(span: Span, style: Style, names: Tuple[str, ...]) -> str:
     them in one code: a style closed inside another ends with a reset, and would end
     the outer one too."""
     if span.kind == "text":
-        return style.apply(_printable(span.text), *names)
+        return style.apply(printable(span.text), *names)
     if span.kind == "code":
-        return style.apply(_printable(span.text), *names, "cyan")
+        return style.apply(printable(span.text), *names, "cyan")
     if span.kind == "link" and span.text == span.url:
-        return style.apply(_printable(span.url), *names, "blue")
+        return style.apply(printable(span.url), *names, "blue")
     if span.kind == "link":
         label = "".join(_styled(child, style, names) for child in span.children)
-        return f"{label} ({style.apply(_printable(span.url), *names, 'blue')})"
+        return f"{label} ({style.apply(printable(span.url), *names, 'blue')})"
     own = "bold" if span.kind == "strong" else "italic"
     names += (own,) if own not in names else ()
     return "".join(_styled(child, style, names) for child in span.children)
-
-
-def _printable(text: str) -> str:
-    """Text as the terminal should draw it: a tab as spaces (the width counts no tab
-    stops), and an ESC shown as its symbol, so the only codes we send are Style's."""
-    return text.expandtabs(4).replace("\x1b", "\u241b")
 
 
 class MarkdownStream:

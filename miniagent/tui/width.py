@@ -124,3 +124,14 @@ def _pieces(text: str):
 
 
 _PIECE = re.compile(ESCAPE.pattern + r"|.", re.DOTALL)
+
+
+def printable(text: str) -> str:
+    """Text whose width is what `text_width` says it is, as a component draws it: a tab
+    as spaces (to the next multiple of 4 from the start of `text`: a terminal's own tab
+    stops count from the screen's edge, which a component does not know), and ESC as
+    the symbol for ESC, so text from a model or a file never starts a code of its own.
+
+    Example: printable("a\\tb\\x1b[2J") -> "a   b\u241b[2J"
+    """
+    return text.expandtabs(4).replace("\x1b", "\u241b")

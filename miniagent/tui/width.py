@@ -18,6 +18,8 @@ terminal's font really does is not known to us.
 
 `cut` and `wrap` keep the colour codes intact: a line cut inside a bold word ends
 with a reset, and a wrapped line opens the next row in the style it left off.
+`printable` readies text from a model or a file for them: a tab has no width of its
+own (it jumps to a tab stop), so it becomes spaces, and ESC is shown, never sent.
 """
 
 import re

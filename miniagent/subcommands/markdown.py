@@ -1,131 +1,124 @@
 """Markdown to HTML, small and safe: how the export shows a model's answers.
 
 Models answer in Markdown. Shown raw, `**bold**` and fenced code are noise; handed to a
-full Markdown library, the model's text could carry raw HTML into the page. So this is a
-renderer of our own for the part of Markdown answers use:
+full Markdown library, the model's text could carry raw HTML into the page. So the
+export renders it itself, from the blocks and spans of the terminal's own parser
+(tui/markdown.py: one parser, two renderers, so an answer reads the same in both):
 
     # Heading .. ###### Heading      paragraphs (a blank line apart; line breaks kept)
     **strong**  *emphasis*  `code`   ```lang fenced code```
-    - item / * item / 1. item        [text](https://example.com)
+    - item / * item / 1. item        nested by indent; > quote; --- rule
+    [text](https://example.com)
 
-The safety rule: **every character of the text is escaped first** (`escape`, the page's
-own); markup is made only by this module, from the escaped text. So `<script>` in an
-answer stays the text "<script>". A link keeps its target only when the scheme is
-http, https or mailto (or it has none: `#part`, `docs/x.md`); `javascript:` and `data:`
-links are shown as text. Nothing here emits a script, a style or an event attribute.
+The safety rule: **every character of the text is escaped** (`escape`, the page's own)
+on its way into the page; markup is made only here, from fixed tags, around escaped
+text. So `<script>` in an answer stays the text "<script>". A link keeps its target
+only when the scheme is http, https or mailto (or it has none: `#part`, `docs/x.md`);
+`javascript:` and `data:` links are shown as the text they were written as. Nothing
+here emits a script, a style or an event attribute.
 
 Example: markdown_html("Run `ls` **now**", escape) ->
          '<p>Run <code>ls</code> <strong>now</strong></p>'
 
-Left out: tables, block quotes, images (shown as their text), nested lists, HTML blocks
-(escaped, as all text), reference links.
+Left out (as in the parser): tables (shown as their lines), images (shown as their
+text), HTML blocks (escaped, as all text), reference links.
 """
 
 import re
 from typing import Callable, List
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
-_NUMBERED = re.compile(r"^\s*\d{1,9}[.)]\s+(.*)$")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
-_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
-_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])|(?<!\w)_(?=\S)(.+?)(?<=\S)_(?!\w)")
+from ..tui.markdown import Block, Span, parse_blocks, parse_inline
+
 _SAFE_SCHEME = re.compile(r"^(https?:|mailto:|[^:]*$)", re.IGNORECASE)
 
 
 def markdown_html(text: str, escape: Callable[[str], str]) -> str:
     """The text as HTML blocks; `escape` makes any text safe (export.escape)."""
+    blocks = [block for block in parse_blocks(text) if block.kind != "blank"]
     out: List[str] = []
-    lines = text.replace("\r\n", "\n").split("\n")
     i = 0
-    while i < len(lines):
-        line = lines[i]
-        fence = _FENCE.match(line)
-        if fence:
-            i = _code_block(lines, i, fence, escape, out)
-        elif not line.strip():
-            i += 1
-        elif _HEADING.match(line):
-            hashes, title = _HEADING.match(line).groups()
-            out.append(f"<h{len(hashes) + 2}>{inline_html(title, escape)}</h{len(hashes) + 2}>")
-            i += 1
-        elif _BULLET.match(line) or _NUMBERED.match(line):
-            i = _list(lines, i, escape, out)
-        else:
-            i = _paragraph(lines, i, escape, out)
+    while i < len(blocks):
+        block = blocks[i]
+        if block.kind in ("bullet", "numbered"):
+            end = _list_end(blocks, i)
+            out.append(_list_html(blocks[i:end], escape))
+            i = end
+            continue
+        out.append(_block_html(block, escape))
+        i += 1
     return "\n".join(out)
 
 
-def _code_block(lines: List[str], i: int, fence: "re.Match[str]",
-                escape: Callable[[str], str], out: List[str]) -> int:
-    """Lines up to the closing fence (or the end), as written; returns the next index."""
-    marker, language = fence.groups()
+def _block_html(block: Block, escape: Callable[[str], str]) -> str:
+    if block.kind == "code":
+        label = f' data-lang="{escape(block.lang)}"' if block.lang else ""
+        return f'<pre class="code"{label}><code>{escape(chr(10).join(block.lines))}</code></pre>'
+    if block.kind == "heading":
+        tag = f"h{min(block.level + 2, 6)}"  # the page's own headings are h1 and h2
+        return f"<{tag}>{_lines_html(block.lines, escape)}</{tag}>"
+    if block.kind == "quote":
+        return f"<blockquote>{_lines_html(block.lines, escape)}</blockquote>"
+    if block.kind == "rule":
+        return "<hr>"
+    return f"<p>{_lines_html(block.lines, escape)}</p>"
+
+
+def _list_end(blocks: List[Block], i: int) -> int:
+    """Where the list that starts at `i` ends: at a block that is not an item, or at an
+    item at the margin of the other kind (bullets after numbers start a new list)."""
     end = i + 1
-    while end < len(lines) and not lines[end].strip().startswith(marker):
+    while end < len(blocks) and blocks[end].kind in ("bullet", "numbered") and not (
+            blocks[end].level == 0 and blocks[end].kind != blocks[i].kind):
         end += 1
-    label = f' data-lang="{escape(language)}"' if language else ""
-    out.append(f"<pre class=\"code\"{label}><code>{escape(chr(10).join(lines[i + 1:end]))}"
-               f"</code></pre>")
-    return end + 1
+    return end
 
 
-def _list(lines: List[str], i: int, escape: Callable[[str], str], out: List[str]) -> int:
-    """Consecutive items of one kind (bullets or numbers) as one list."""
-    pattern = _BULLET if _BULLET.match(lines[i]) else _NUMBERED
-    tag = "ul" if pattern is _BULLET else "ol"
-    items = []
-    while i < len(lines) and pattern.match(lines[i]):
-        items.append(f"<li>{inline_html(pattern.match(lines[i]).group(1), escape)}</li>")
-        i += 1
-    out.append(f"<{tag}>{''.join(items)}</{tag}>")
-    return i
-
-
-def _paragraph(lines: List[str], i: int, escape: Callable[[str], str], out: List[str]) -> int:
-    """Lines up to a blank line or another block; its line breaks kept."""
-    start = i
-    while i < len(lines) and lines[i].strip() and not (
-            _FENCE.match(lines[i]) or _HEADING.match(lines[i]) or
-            (i > start and (_BULLET.match(lines[i]) or _NUMBERED.match(lines[i])))):
-        i += 1
-    body = "<br>\n".join(inline_html(line, escape) for line in lines[start:i])
-    out.append(f"<p>{body}</p>")
-    return i
-
-
-def inline_html(text: str, escape: Callable[[str], str]) -> str:
-    """Code spans, links, strong and emphasis inside one line. Code spans are cut out
-    first, so nothing inside them is read as markup."""
-    pieces = _CODE_SPAN.split(text)
-    html = []
-    # split() with the span's two groups gives: text, backticks, code, text, ...
-    for index in range(0, len(pieces), 3):
-        html.append(_styled(pieces[index], escape))
-        if index + 2 < len(pieces):
-            html.append(f"<code>{escape(pieces[index + 2].strip() or pieces[index + 2])}</code>")
+def _list_html(items: List[Block], escape: Callable[[str], str]) -> str:
+    """Items as nested <ul>/<ol>: a deeper item opens a list inside the item before it
+    (one level deeper, however far it is indented), a shallower one closes lists."""
+    html: List[str] = []
+    open_lists: List[str] = []  # the tags of the lists open, outermost first
+    for item in items:
+        tag = "ul" if item.kind == "bullet" else "ol"
+        depth = min(item.level, len(open_lists))  # the list this item goes in
+        while len(open_lists) > depth + 1 or (
+                len(open_lists) == depth + 1 and open_lists[-1] != tag):
+            html.append(f"</li></{open_lists.pop()}>")
+        if len(open_lists) == depth + 1:
+            html.append("</li>")
+        else:
+            html.append(f"<{tag}>")
+            open_lists.append(tag)
+        html.append(f"<li>{_lines_html(item.lines, escape)}")
+    html += [f"</li></{name}>" for name in reversed(open_lists)]
     return "".join(html)
 
 
-def _styled(text: str, escape: Callable[[str], str]) -> str:
-    """Escaped text with links, strong and emphasis; markup only from our own tags."""
-    parts = []
-    last = 0
-    for link in _LINK.finditer(text):
-        parts.append(_emphasis(escape(text[last:link.start()])))
-        label, target = link.groups()
-        if _SAFE_SCHEME.match(target):
-            parts.append(f'<a href="{escape(target)}" rel="noopener noreferrer">'
-                         f"{_emphasis(escape(label))}</a>")
-        else:  # javascript:, data:, vbscript: ... shown, never followed
-            parts.append(escape(link.group(0)))
-        last = link.end()
-    parts.append(_emphasis(escape(text[last:])))
-    return "".join(parts)
+def _lines_html(lines: List[str], escape: Callable[[str], str]) -> str:
+    """A block's lines, each read for spans, their line breaks kept."""
+    return "<br>\n".join(inline_html(line, escape) for line in lines)
 
 
-def _emphasis(escaped: str) -> str:
-    """**strong** and *emphasis* on text that is already escaped (no < or " left in it)."""
-    escaped = _STRONG.sub(lambda m: f"<strong>{m.group(1) or m.group(2)}</strong>", escaped)
-    return _EMPHASIS.sub(lambda m: f"<em>{m.group(1) or m.group(2)}</em>", escaped)
+def inline_html(text: str, escape: Callable[[str], str]) -> str:
+    """Code spans, links, strong and emphasis inside one line."""
+    return _spans_html(parse_inline(text), escape)
+
+
+def _spans_html(spans: List[Span], escape: Callable[[str], str]) -> str:
+    return "".join(_span_html(span, escape) for span in spans)
+
+
+def _span_html(span: Span, escape: Callable[[str], str]) -> str:
+    """One span, its text escaped; markup only from our own tags."""
+    if span.kind == "text":
+        return escape(span.text)
+    if span.kind == "code":
+        return f"<code>{escape(span.text)}</code>"
+    if span.kind == "link" and not _SAFE_SCHEME.match(span.url):
+        # javascript:, data:, vbscript: ... shown as written, never followed
+        return escape(f"[{span.text}]({span.url})")
+    inner = _spans_html(span.children, escape)
+    if span.kind == "link":
+        return f'<a href="{escape(span.url)}" rel="noopener noreferrer">{inner}</a>'
+    tag = "strong" if span.kind == "strong" else "em"
+    return f"<{tag}>{inner}</{tag}>"

@@ -18,6 +18,8 @@ terminal's font really does is not known to us.
 
 `cut` and `wrap` keep the colour codes intact: a line cut inside a bold word ends
 with a reset, and a wrapped line opens the next row in the style it left off.
+`printable` readies text from a model or a file for them: a tab has no width of its
+own (it jumps to a tab stop), so it becomes spaces, and ESC is shown, never sent.
 """
 
 import re
@@ -124,3 +126,14 @@ def _pieces(text: str):
 
 
 _PIECE = re.compile(ESCAPE.pattern + r"|.", re.DOTALL)
+
+
+def printable(text: str) -> str:
+    """Text whose width is what `text_width` says it is, as a component draws it: a tab
+    as spaces (to the next multiple of 4 from the start of `text`: a terminal's own tab
+    stops count from the screen's edge, which a component does not know), and ESC as
+    the symbol for ESC, so text from a model or a file never starts a code of its own.
+
+    Example: printable("a\\tb\\x1b[2J") -> "a   b\u241b[2J"
+    """
+    return text.expandtabs(4).replace("\x1b", "\u241b")

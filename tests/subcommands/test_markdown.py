@@ -53,3 +53,15 @@ def test_dangerous_link_schemes_are_never_followed():
 def test_markup_from_a_link_label_or_target_cannot_break_out():
     page = md('[<i>x</i>](https://e.example/"><script>)')
     assert "<i>" not in page and "<script>" not in page and "&quot;&gt;&lt;script&gt;" in page
+
+
+def test_quotes_rules_and_nested_lists_from_the_shared_parser():
+    page = md("- a\n  - b\n    1. c\n  - d\n- e\n\n> said **so**\n> twice\n\n---\n###### Six")
+    assert page == ("<ul><li>a<ul><li>b<ol><li>c</li></ol></li><li>d</li></ul></li>"
+                    "<li>e</li></ul>\n<blockquote>said <strong>so</strong><br>\ntwice</blockquote>\n"
+                    "<hr>\n<h6>Six</h6>")
+
+
+def test_markers_inside_code_spans_stay_text_and_styles_nest():
+    assert md("`**kwargs` and **bold `x` *both***") == (
+        "<p><code>**kwargs</code> and <strong>bold <code>x</code> <em>both</em></strong></p>")

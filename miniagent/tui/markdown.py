@@ -1,0 +1,346 @@
+"""markdown: how to show Markdown in a terminal, and why a streamed answer is committed
+to the scrollback only block by block.
+
+Models answer in Markdown. Shown raw, `**5**` and code fences are noise; a terminal can
+show most of it as it is meant: bold as bold, `code` in a colour, lists with bullets.
+Two steps, as in any Markdown renderer:
+
+    parse_blocks   the text as blocks, line by line: headings, paragraphs, list items,
+                   fenced code, quotes, rules, and the blank lines between them
+    parse_inline   one line as spans: text, `code`, **strong**, *emphasis*, [links](url)
+
+and then a renderer. Here there are two: `render_markdown` makes terminal lines, and the
+HTML export (subcommands/markdown.py) makes HTML of the same blocks and spans.
+
+    # Plan                     Plan               (bold, underlined)
+    - read **it**              • read it          ("it" bold)
+    1. run `ls`                1. run ls          ("ls" cyan)
+    ```sh                      ```sh              (dim: the fence is a frame line, so
+    ls -la                       ls -la            the code stays code without colour,
+    ```                        ```                 and its language shows)
+    > note                     │ note             ("│" dim)
+    [docs](https://d.example)  docs (https://d.example)
+
+Paragraph text is wrapped to the width, a list item's with a hanging indent; code is
+never re-flowed (a line too long is cut at the edge: re-wrapped code would lie about
+its line breaks). A paragraph keeps its line breaks, as the export shows them.
+
+Why streaming needs care: an answer arrives a few characters at a time, and the end of
+a block can change what its start means (a "```" line turns everything after it into
+code; the next line may continue a paragraph). Lines already printed to the scrollback
+cannot be changed. So `MarkdownStream` commits a block only when nothing that follows
+can change it: after a blank line outside a fence, or after a closing fence. Until then
+the unfinished tail is shown in the live area and drawn again as it grows; only the
+tail is parsed again, so the cost of a delta does not grow with the answer's length.
+
+Left out: tables (kept as paragraph lines, as typed), headings underlined with "==="
+(a "---" line is a rule), indented code blocks, nested quotes, a quote's inner blocks,
+HTML, images, reference links, line breaks inside a span (each line is read alone).
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import List, Tuple
+
+from .style import Style
+from .width import cut, printable, text_width, wrap
+
+
+@dataclass
+class Block:
+    """One block of a Markdown text.
+
+    kind    "heading", "paragraph", "bullet", "numbered", "code", "quote", "rule", "blank"
+    lines   the text: a paragraph's or quote's lines (without "> "), a list item's text
+            and its indented continuation lines, a code block's lines exactly as written
+            (fences left out), a heading's one line (without the "#"s)
+    level   a heading's level (1-6); a list item's nesting, two spaces of indent a level
+    number  a numbered item's number as written ("3." or "3)")
+    lang    a code block's language, from its opening fence ("" when none)
+    closed  False for a code block whose closing fence never came
+    start   the index of the block's first line in the text (where a stream can cut)
+    """
+    kind: str
+    lines: List[str] = field(default_factory=list)
+    level: int = 0
+    number: str = ""
+    lang: str = ""
+    closed: bool = True
+    start: int = 0
+
+
+@dataclass
+class Span:
+    """A piece of one line. kind: "text", "code", "strong", "emphasis" or "link".
+
+    text      the characters between the markers (a link's label as written)
+    url       a link's target
+    children  what strong, emphasis and a link's label hold, parsed in turn
+    """
+    kind: str
+    text: str
+    url: str = ""
+    children: List["Span"] = field(default_factory=list)
+
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+#.-]*)")
+_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(\S.*?)(?:\s+#+)?\s*$")
+_RULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
+_QUOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
+_BULLET = re.compile(r"^(\s*)([-*+])\s+(.*)$")
+_NUMBERED = re.compile(r"^(\s*)(\d{1,9}[.)])\s+(.*)$")
+
+
+def parse_blocks(text: str) -> List[Block]:
+    """The blocks of a text. Blank lines before the first block are skipped; each run
+    of blank lines after one is one "blank" block. Nothing is carried past a blank line,
+    so the text after one parses the same read alone (what MarkdownStream relies on).
+
+    Example: parse_blocks("# Hi\\n\\n- a") -> [heading "Hi", blank, bullet "a"]
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
+    blocks: List[Block] = []
+    i = 0
+    while i < len(lines):
+        kind = _line_kind(lines[i])
+        if kind == "blank" and not blocks:
+            i += 1
+        elif kind == "blank":
+            end = _run(lines, i + 1, lambda line: not line.strip())
+            blocks.append(Block("blank", start=i))
+            i = end
+        elif kind == "fence":
+            i = _code_block(lines, i, blocks)
+        elif kind == "heading":
+            hashes, title = _HEADING.match(lines[i]).groups()
+            blocks.append(Block("heading", [title], level=len(hashes), start=i))
+            i += 1
+        elif kind == "rule":
+            blocks.append(Block("rule", start=i))
+            i += 1
+        elif kind == "quote":
+            end = _run(lines, i + 1, lambda line: _line_kind(line) == "quote")
+            quoted = [_QUOTE.match(line).group(1) for line in lines[i:end]]
+            blocks.append(Block("quote", quoted, start=i))
+            i = end
+        elif kind in ("bullet", "numbered"):
+            i = _list_item(lines, i, kind, blocks)
+        else:
+            end = _run(lines, i + 1, lambda line: _line_kind(line) == "text")
+            blocks.append(Block("paragraph", lines[i:end], start=i))
+            i = end
+    return blocks
+
+
+def _line_kind(line: str) -> str:
+    """What a line starts: a rule is tested before a bullet ("* * *" is a rule)."""
+    if not line.strip():
+        return "blank"
+    for kind, pattern in (("fence", _FENCE), ("heading", _HEADING), ("rule", _RULE),
+                          ("quote", _QUOTE), ("bullet", _BULLET), ("numbered", _NUMBERED)):
+        if pattern.match(line):
+            return kind
+    return "text"
+
+
+def _run(lines: List[str], i: int, belongs) -> int:
+    """The index of the first line from `i` on that does not belong to the block."""
+    while i < len(lines) and belongs(lines[i]):
+        i += 1
+    return i
+
+
+def _code_block(lines: List[str], i: int, blocks: List[Block]) -> int:
+    """A fenced block up to its closing fence (the same character, at least as many,
+    nothing else on the line) or to the end of the text; returns the next index."""
+    marker, lang = _FENCE.match(lines[i]).groups()
+    end = i + 1
+    while end < len(lines) and not _closes(lines[end], marker):
+        end += 1
+    blocks.append(Block("code", lines[i + 1:end], lang=lang, closed=end < len(lines), start=i))
+    return end + 1
+
+
+def _closes(line: str, marker: str) -> bool:
+    fence = line.strip()
+    return len(fence) >= len(marker) and fence == marker[0] * len(fence)
+
+
+def _list_item(lines: List[str], i: int, kind: str, blocks: List[Block]) -> int:
+    """One item, with the indented plain lines that continue it."""
+    pattern = _BULLET if kind == "bullet" else _NUMBERED
+    indent, marker, first = pattern.match(lines[i]).groups()
+    end = _run(lines, i + 1, lambda line: _line_kind(line) == "text" and line[:1].isspace())
+    rest = [line.strip() for line in lines[i + 1:end]]
+    level = len(indent.expandtabs(4)) // 2
+    number = marker if kind == "numbered" else ""
+    blocks.append(Block(kind, [first] + rest, level=level, number=number, start=i))
+    return end
+
+
+# Leftmost match wins; at one place, a code span before a link before strong before
+# emphasis. A `*` with a letter or digit before it opens nothing, so 2*3*4 stays text.
+_INLINE = re.compile(
+    r"(?P<ticks>`+)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)"
+    r"|\[(?P<label>[^\]\n]+)\]\((?P<url>[^)\s]+)\)"
+    r"|\*\*(?=\S)(?P<strong>.+?)(?<=\S)\*\*(?!\*)"
+    r"|(?<!\w)__(?=\S)(?P<strong2>.+?)(?<=\S)__(?!\w)"
+    r"|(?<![\w*])\*(?=\S)(?P<em>.+?)(?<![\s*])\*(?![\w*])"
+    r"|(?<!\w)_(?=\S)(?P<em2>.+?)(?<=\S)_(?!\w)")
+
+
+def parse_inline(text: str) -> List[Span]:
+    """One line as spans. Nothing inside a code span is markup.
+
+    Example: parse_inline("run `a**b` **now**") ->
+             [text "run ", code "a**b", text " ", strong "now" (children: text "now")]
+    """
+    spans: List[Span] = []
+    last = 0
+    for match in _INLINE.finditer(text):
+        if match.start() > last:
+            spans.append(Span("text", text[last:match.start()]))
+        spans.append(_span(match))
+        last = match.end()
+    if last < len(text):
+        spans.append(Span("text", text[last:]))
+    return spans
+
+
+def _span(match: "re.Match[str]") -> Span:
+    if match.group("code") is not None:
+        code = match.group("code")
+        return Span("code", code.strip() or code)  # "`` `x` ``" is the code "`x`"
+    if match.group("label") is not None:
+        label = match.group("label")
+        return Span("link", label, match.group("url"), parse_inline(label))
+    strong = match.group("strong") or match.group("strong2")
+    if strong:
+        return Span("strong", strong, children=parse_inline(strong))
+    emphasis = match.group("em") or match.group("em2")
+    return Span("emphasis", emphasis, children=parse_inline(emphasis))
+
+
+def render_markdown(text: str, width: int, style: Style) -> List[str]:
+    """The text as terminal lines, each at most width - 1 columns wide.
+
+    Example: render_markdown("**5** files", 80, Style(True)) -> ["\\x1b[1m5\\x1b[0m files"]
+    """
+    blocks = parse_blocks(text)
+    if blocks and blocks[-1].kind == "blank":
+        blocks.pop()  # an answer that ends in "\\n\\n" ends there, not one row lower
+    return _render_blocks(blocks, width, style)
+
+
+def _render_blocks(blocks: List[Block], width: int, style: Style) -> List[str]:
+    room = max(1, width - 1)  # the renderer never writes the last column
+    lines: List[str] = []
+    for block in blocks:
+        lines += _render_block(block, room, style)
+    # The last word on the width: code is cut here, and so is an indent too deep for a
+    # very narrow terminal.
+    return [cut(line, room) for line in lines]
+
+
+def _render_block(block: Block, room: int, style: Style) -> List[str]:
+    if block.kind == "blank":
+        return [""]
+    if block.kind == "rule":
+        return [style.apply("─" * room, "dim")]
+    if block.kind == "code":
+        body = ["  " + printable(line) for line in block.lines]
+        closing = [style.apply("```", "dim")] if block.closed else []
+        return [style.apply("```" + block.lang, "dim")] + body + closing
+    if block.kind == "heading":
+        names = ("bold", "underline") if block.level == 1 else ("bold",)
+        return _wrapped(block.lines, room, style, "", "", names)
+    if block.kind == "quote":
+        bar = style.apply("│ ", "dim")
+        return _wrapped(block.lines, room, style, bar, bar)
+    if block.kind in ("bullet", "numbered"):
+        marker = "  " * block.level + (block.number if block.kind == "numbered" else "•") + " "
+        return _wrapped(block.lines, room, style, marker, " " * text_width(marker))
+    return _wrapped(block.lines, room, style, "", "")
+
+
+def _wrapped(lines: List[str], room: int, style: Style, first: str, rest: str,
+             names: Tuple[str, ...] = ()) -> List[str]:
+    """Each line's spans, wrapped to the room the prefixes leave: `first` opens the
+    first row, `rest` every later one (spaces for a hanging indent, or a frame)."""
+    rows: List[str] = []
+    for line in lines:
+        rows += wrap(_inline(line, style, names), max(1, room - text_width(first)))
+    return [(rest if index else first) + row for index, row in enumerate(rows)]
+
+
+def _inline(text: str, style: Style, names: Tuple[str, ...]) -> str:
+    return "".join(_styled(span, style, names) for span in parse_inline(text))
+
+
+def _styled(span: Span, style: Style, names: Tuple[str, ...]) -> str:
+    """A span in the styles it is inside plus its own. Each piece of text gets all of
+    them in one code: a style closed inside another ends with a reset, and would end
+    the outer one too."""
+    if span.kind == "text":
+        return style.apply(printable(span.text), *names)
+    if span.kind == "code":
+        return style.apply(printable(span.text), *names, "cyan")
+    if span.kind == "link" and span.text == span.url:
+        return style.apply(printable(span.url), *names, "blue")
+    if span.kind == "link":
+        label = "".join(_styled(child, style, names) for child in span.children)
+        return f"{label} ({style.apply(printable(span.url), *names, 'blue')})"
+    own = "bold" if span.kind == "strong" else "italic"
+    names += (own,) if own not in names else ()
+    return "".join(_styled(child, style, names) for child in span.children)
+
+
+class MarkdownStream:
+    """A streamed answer: the blocks that are finished go to the scrollback once; the
+    rest is drawn in the live area until it is.
+
+    Example: s = MarkdownStream(Style(False)); s.feed("Hi **there**\\n\\nNe")
+             s.take_committed(80) -> ["Hi there", ""];  s.live(80) -> ["Ne"]
+
+    The committed lines and finish()'s equal render_markdown of the whole text at the
+    same width, blank lines included: a blank block is committed with the block before
+    it, once the next block has begun, so it is never the end of the text.
+    """
+
+    def __init__(self, style: Style):
+        self.style = style
+        self.tail = ""  # the text not committed yet; it always starts at a block
+
+    def feed(self, delta: str) -> None:
+        self.tail += delta
+
+    def take_committed(self, width: int) -> List[str]:
+        """The lines of the finished blocks not taken yet (often none)."""
+        blocks = parse_blocks(self.tail)
+        done = _finished_count(blocks)
+        if not done:
+            return []
+        lines = self.tail.replace("\r\n", "\n").split("\n")
+        self.tail = "\n".join(lines[blocks[done].start:])
+        return _render_blocks(blocks[:done], width, self.style)
+
+    def live(self, width: int) -> List[str]:
+        """The unfinished tail as it would be shown now."""
+        return render_markdown(self.tail, width, self.style)
+
+    def finish(self, width: int) -> List[str]:
+        """At the end of the answer: everything not taken yet."""
+        lines = render_markdown(self.tail, width, self.style)
+        self.tail = ""
+        return lines
+
+
+def _finished_count(blocks: List[Block]) -> int:
+    """How many leading blocks nothing later can change: those before the last block
+    that has begun after a blank line or after a closing fence."""
+    for index in range(len(blocks) - 1, 0, -1):
+        before = blocks[index - 1]
+        if blocks[index].kind != "blank" and (
+                before.kind == "blank" or (before.kind == "code" and before.closed)):
+            return index
+    return 0

@@ -296,14 +296,14 @@ class Repl:
 
     def stop_run(self) -> None:
         """Esc or Ctrl-C while the agent works: abort the turn (once is enough)."""
-        if not self.interrupted:
-            self.interrupted = True
-            self.note("stopping…", "dim")
+        self.interrupted = True
+        self.view.wait("stopping")  # live until the run's end clears it
         self.harness.abort()  # the run, or what run_work runs
 
     def _interrupt(self, signum: int, frame: Any) -> None:
         # A signal handler: it runs on the main thread between two steps of whatever it
-        # does, so it only aborts (thread-safe) and lets the screen's loop see the press.
+        # does (perhaps inside the view's lock), so it only aborts (thread-safe) and lets
+        # the screen's loop see the press (and call stop_run, for the "stopping" line).
         if self.running:
             self.interrupted = True
             self.harness.abort()

@@ -122,8 +122,8 @@ class TerminalScreen:
             else:
                 self._common_key(key)
         self.on_key = on_key
-        self.interrupts = 0  # a Ctrl-C now stops the run (the REPL's signal handler)
-        self.serve(lambda: done(0), running=True)
+        self.interrupts = 0
+        self.serve(lambda: self._stop_on_interrupt(on_stop) or done(0), running=True)
         self.interrupts = 0
 
     def ask(self, question: str) -> Optional[str]:
@@ -169,6 +169,13 @@ class TerminalScreen:
         if key.name == "o" and key.ctrl:  # Ctrl+O: the last folded result, whole
             for line in self.view.folded:
                 self.view.note(line)
+
+    def _stop_on_interrupt(self, on_stop: Callable[[], None]) -> bool:
+        """A Ctrl-C while the agent works: `on_stop` (the signal handler already aborted)."""
+        if self.interrupts:
+            self.interrupts = 0
+            on_stop()
+        return False
 
     def _interrupted(self) -> bool:
         """A Ctrl-C at the prompt: raise Interrupted with the text it throws away."""

@@ -137,9 +137,11 @@ def show_help(repl: "Repl", argument: str) -> None:
     lines += ["", "  @path         attach a file to the prompt (text or an image)",
               "  !command      run it in the shell; the model sees the output (!! it does not)",
               "  //text        send a line that starts with /",
-              "  line\\         a trailing backslash continues on the next line",
-              "  Ctrl-C        stop the agent; at an empty prompt twice: quit",
-              "  typing while the agent works queues a steering message"]
+              "  Ctrl-J        a new line (or \\ then Enter); Tab completes /commands, @paths",
+              "  Esc, Ctrl-C   stop the agent; Ctrl-C at an empty prompt twice: quit",
+              "  Enter         while the agent works: queue a steering message",
+              "  Alt+Enter     while the agent works: queue a follow-up (or /followup)",
+              "  Ctrl+O        show the last folded tool result whole"]
     repl.note("\n".join(lines))
 
 

@@ -222,8 +222,10 @@ class RunView:
             status = self._status()
             if status is None or now - self._progress_at < PROGRESS_SECONDS:
                 return None
-            self._progress_at = now
             what, since = status
+            if not self._running and now - since < PROGRESS_SECONDS:
+                return None  # a short wait for the model needs no line; a command does
+            self._progress_at = now
             return f"{what}: {now - since:.0f}s"
 
     def _status(self):

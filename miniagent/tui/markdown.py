@@ -23,7 +23,9 @@ HTML export (subcommands/markdown.py) makes HTML of the same blocks and spans.
 
 Paragraph text is wrapped to the width, a list item's with a hanging indent; code is
 never re-flowed (a line too long is cut at the edge: re-wrapped code would lie about
-its line breaks). A paragraph keeps its line breaks, as the export shows them.
+its line breaks). A paragraph keeps its line breaks, as the export shows them. The text
+comes with its control characters already made visible (the REPL's for_terminal);
+ESC is shown as a symbol here too, so the only codes in the lines are Style's.
 
 Why streaming needs care: an answer arrives a few characters at a time, and the end of
 a block can change what its start means (a "```" line turns everything after it into

@@ -31,6 +31,9 @@ once per turn is found once per turn; a text printed in the same write as the on
 before it is still found; a text that a repaint only moves (from the live area into
 the scrollback) is not new. What it cannot see: a text that is erased and drawn
 again (a status line) adds nothing; wait for that with `wait_screen` on `visible()`.
+And the screen has rows: a text broken over two (by the terminal's autowrap or by the
+program's own wrapping) is found only in pieces; on a screen that is never repainted
+(the line mode), `expect` reads the byte stream whole.
 
 A window resize is `resize(columns, rows)`: TIOCSWINSZ on the master, upon which the
 kernel sends SIGWINCH to the child's foreground process group, as a terminal emulator
@@ -238,3 +241,20 @@ def _end_of_occurrence(text: str, wanted: str, skip: int) -> int:
     for _ in range(skip + 1):
         at = text.find(wanted, at + len(wanted))
     return at + len(wanted)
+
+
+def screen_of(text: str) -> List[str]:
+    """The rows a terminal shows after `text` is written to it through a pty (where
+    each "\\n" becomes CR LF: the pty's ONLCR), on a screen so big that nothing wraps
+    or scrolls; blank rows below both the cursor and the text left out.
+
+    Example: screen_of("a\\nb\\x1b[1A\\r\\x1b[2Kc") -> ["c", "b"]
+    """
+    segments = text.split("\n")
+    screen = Screen(2 * max(len(segment) for segment in segments) + 1, len(segments))
+    screen.feed(text.replace("\n", "\r\n"))
+    rows = screen.lines()
+    used = len(rows)
+    while used - 1 > screen.row and not rows[used - 1]:
+        used -= 1
+    return rows[:used]

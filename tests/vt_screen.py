@@ -57,6 +57,7 @@ PLAIN = Pen()
 
 
 class Cell(NamedTuple):
+    """One cell of the grid: what it shows, and how."""
     char: str  # "" in the right half of a wide character
     pen: Pen = PLAIN
 
@@ -78,6 +79,7 @@ SWITCHES = {1: {"bold": True}, 2: {"dim": True}, 3: {"italic": True},
             22: {"bold": False, "dim": False}, 23: {"italic": False},
             24: {"underline": False}, 27: {"inverse": False}, 39: {"fg": None}}
 COLOURS = set(range(30, 38)) | set(range(90, 98))
+MOVES = {"A": (-1, 0), "B": (1, 0), "C": (0, 1), "D": (0, -1)}  # (rows down, columns right)
 
 
 class Screen:
@@ -85,6 +87,7 @@ class Screen:
         self.columns, self.rows = columns, rows
         self.grid: List[List[Cell]] = [self._blank_row() for _ in range(rows)]
         self.history: List[List[Cell]] = []  # the rows that scrolled off, oldest first
+        self._history_text: List[str] = []  # and their text (they never change again)
         self.row, self.col = 0, 0
         self.pen = PLAIN
         self.wrap_pending = False  # the last column was written: the next char wraps
@@ -112,11 +115,11 @@ class Screen:
 
     def scrollback(self) -> List[str]:
         """The rows that scrolled off the top, oldest first."""
-        return [self._row_text(cells, 0) for cells in self.history]
+        return list(self._history_text)
 
     def transcript(self) -> str:
         """Scrollback and visible rows, one text, trailing blank rows dropped."""
-        rows = self.scrollback() + self.lines()
+        rows = self._history_text + self.lines()
         while rows and not rows[-1].strip():
             rows.pop()
         return "\n".join(rows)
@@ -165,7 +168,7 @@ class Screen:
         while len(self.grid) > rows and len(self.grid) - 1 > self.row:
             self.grid.pop()
         while len(self.grid) > rows:
-            self.history.append(self.grid.pop(0))
+            self._scroll_off()
             self.row -= 1
         self.grid += [self._blank_row() for _ in range(rows - len(self.grid))]
         self.rows = rows
@@ -175,8 +178,7 @@ class Screen:
         if token.group("final"):
             self._csi(token.group("params"), token.group("final"))
         elif token.group("text"):
-            for char in token.group("text"):
-                self._print(char)
+            self._write(token.group("text"))
         elif token.group("control"):
             self._control(token.group("control"))
         elif token.group("escape"):
@@ -205,14 +207,9 @@ class Screen:
             return
         numbers = [int(number or 0) for number in params.split(";")]
         count = max(1, numbers[0])  # a count of 0 or none means 1
-        if final == "A":
-            self._move(self.row - count, self.col)
-        elif final == "B":
-            self._move(self.row + count, self.col)
-        elif final == "C":
-            self._move(self.row, self.col + count)
-        elif final == "D":
-            self._move(self.row, self.col - count)
+        if final in MOVES:
+            down, right = MOVES[final]
+            self._move(self.row + down * count, self.col + right * count)
         elif final == "G":
             self._move(self.row, count - 1)
         elif final == "H":
@@ -267,23 +264,44 @@ class Screen:
 
     # The grid
 
+    def _write(self, text: str) -> None:
+        """Printable text: ASCII (the common case) a row's worth at a time, anything
+        else a character at a time, for its width."""
+        if not text.isascii():
+            for char in text:
+                self._print(char)
+            return
+        while text:
+            self._make_room(1)
+            room = self.columns - self.col
+            self._place([Cell(char, self.pen) for char in text[:room]])
+            text = text[room:]
+
     def _print(self, char: str) -> None:
         width = char_width(char)
         if width == 0:  # a combining mark: it joins the character before it
             self._combine(char)
             return
+        self._make_room(width)
+        self._place([Cell(char, self.pen)] + [Cell("", self.pen)] * (width - 1))
+
+    def _make_room(self, width: int) -> None:
+        """Autowrap: after the last column was written, or for a wide character that
+        does not fit in the one column left."""
         if self.wrap_pending or self.col + width > self.columns:
-            self.col, self.wrap_pending = 0, False  # autowrap (a wide char at the edge too)
+            self.col, self.wrap_pending = 0, False
             self._line_feed()
-        cells = self.grid[self.row]
-        self._break_wide_neighbours(cells, self.col, self.col + width)
-        cells[self.col] = Cell(char, self.pen)
-        if width == 2:
-            cells[self.col + 1] = Cell("", self.pen)
-        if self.col + width >= self.columns:
+
+    def _place(self, new: List[Cell]) -> None:
+        """Put cells at the cursor and move past them; writing the last column leaves
+        the cursor there, the wrap pending."""
+        cells, end = self.grid[self.row], self.col + len(new)
+        self._break_wide_neighbours(cells, self.col, end)
+        cells[self.col:end] = new
+        if end >= self.columns:
             self.col, self.wrap_pending = self.columns - 1, True
         else:
-            self.col += width
+            self.col = end
 
     def _combine(self, mark: str) -> None:
         cells = self.grid[self.row]
@@ -297,8 +315,14 @@ class Screen:
         if self.row < self.rows - 1:
             self.row += 1
             return
-        self.history.append(self.grid.pop(0))  # the bottom row: the screen scrolls
+        self._scroll_off()  # the bottom row: the screen scrolls
         self.grid.append(self._blank_row())
+
+    def _scroll_off(self) -> None:
+        """The top row goes to the scrollback."""
+        cells = self.grid.pop(0)
+        self.history.append(cells)
+        self._history_text.append(self._row_text(cells, 0))
 
     def _move(self, row: int, col: int) -> None:
         """Every cursor move stops at the edges and ends a pending wrap."""
@@ -350,19 +374,3 @@ class Screen:
             owners += [cell] * len(cell.char)
         return owners[found:found + len(text)]
 
-
-def screen_of(text: str) -> List[str]:
-    """The rows a terminal shows after `text` is written to it through a pty (where
-    each "\\n" becomes CR LF, the pty's ONLCR), on a screen so big that nothing wraps
-    or scrolls; the blank rows below both the cursor and the text left out.
-
-    Example: screen_of("a\\nb\\x1b[1A\\r\\x1b[2Kc") -> ["c", "b"]
-    """
-    segments = text.split("\n")
-    screen = Screen(2 * max(len(segment) for segment in segments) + 1, len(segments))
-    screen.feed(text.replace("\n", "\r\n"))
-    rows = screen.lines()
-    used = len(rows)
-    while used - 1 > screen.row and not rows[used - 1]:
-        used -= 1
-    return rows[:used]

@@ -2,7 +2,7 @@
 
 import io
 
-from vt_screen import screen_of
+from pty_driver import screen_of
 
 from miniagent.modes.interactive.liveview import LiveView
 from miniagent.models.registry import Model

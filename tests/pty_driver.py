@@ -9,7 +9,7 @@ pressing Ctrl-C: the kernel turns it into SIGINT for the child's process group.
         term.expect_screen("> ")   # waits (with a deadline) until the text is on screen
         term.send("hello\\r")
         term.expect_screen("world")
-        assert term.visible()[-1] == "> "
+        assert "> hello" in term.screen()   # the rows, the scrollback's included
         term.send("\\x04")          # Ctrl-D
         assert term.wait() == 0
 
@@ -23,14 +23,15 @@ what a user sees, the scrollback included; this is the one for a program that re
 its bottom rows, where the bytes say little. The byte stream (`expect`, `text`,
 `plain`): everything written, in order, escape codes included or removed.
 
-The screen mark. A repainted screen has no "position after the last match" that
-stays put, so `expect_screen(text)` counts instead: it waits until the transcript
-holds more occurrences of `text` than the transcript held, up to the mark, when the
-mark was set; then the mark moves just past that new occurrence. A prompt printed
-once per turn is found once per turn; a text printed in the same write as the one
-before it is still found; a text that a repaint only moves (from the live area into
-the scrollback) is not new. What it cannot see: a text that is erased and drawn
-again (a status line) adds nothing; wait for that with `wait_screen` on `visible()`.
+The screen mark. On a repainted screen "the position after the last match" does not
+stay put, so `expect_screen(text)` counts instead. The mark is the transcript as it
+was when the last match was found, and the offset just past that match in it; the
+wait is over when the transcript now holds more occurrences of `text` than that one
+held before the offset, and the mark moves past the new occurrence. So a prompt
+drawn once a turn is found once a turn; a text drawn in the same write as the one
+found before it is still found; a text a repaint only moves (from the live area
+into the scrollback) is not new. What it cannot see: a text erased and drawn again
+(a status line) adds nothing; wait for that with `wait_screen` on `vt.lines()`.
 And the screen has rows: a text broken over two (by the terminal's autowrap or by the
 program's own wrapping) is found only in pieces; on a screen that is never repainted
 (the line mode), `expect` reads the byte stream whole.
@@ -93,8 +94,9 @@ class Terminal:
         self.output = b""
         self.mark = 0  # expect() looks at the plain output after this offset
         self.vt = Screen(columns, rows)
-        self._screen_mark = ("", 0)  # the transcript when expect_screen last moved, and
-        #                              the offset in it just past what it found
+        # The screen mark: the transcript when expect_screen last found its text, and
+        # the offset just past that text in it (see the module's docstring).
+        self._screen_mark = ("", 0)
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

@@ -30,8 +30,11 @@ def test_a_bare_line_feed_keeps_the_column_and_bs_and_tab_move_the_cursor():
 
 
 def test_writing_the_last_column_wraps_only_at_the_next_character():
-    screen = screen_after("0123456789")
+    screen = screen_after("012345678")
+    assert screen.last_column_writes == 0
+    screen.feed("9")
     assert screen.cursor == (0, 9)  # still on the last column, the wrap is pending
+    assert screen.last_column_writes == 1
     screen.feed("\r\nnext")  # a full row then CR LF leaves no blank row between
     assert screen.lines() == ["0123456789", "next", ""]
     screen = screen_after("0123456789ab")

@@ -25,7 +25,7 @@ notices a code the program should not send.
 Autowrap follows xterm's "pending wrap" rule: writing the last column leaves the
 cursor on it with a flag set, and only the next printable character wraps. A program
 may fill a row exactly and then send CR LF without leaving a blank row. (miniagent's
-renderer never writes the last column at all, and a test can check that here.)
+renderer never writes the last column at all: `last_column_writes` counts them.)
 
 Left out: scrolling regions, insert and delete, the alternate screen, background
 colours, tab stops other than every 8, and reflow on resize (xterm does not reflow).
@@ -91,6 +91,7 @@ class Screen:
         self.row, self.col = 0, 0
         self.pen = PLAIN
         self.wrap_pending = False  # the last column was written: the next char wraps
+        self.last_column_writes = 0  # characters written into the last column
         self.unknown: List[str] = []  # every code this model does not handle, as sent
         self.bracketed_paste = False
         self.cursor_visible = True
@@ -300,6 +301,7 @@ class Screen:
         cells[self.col:end] = new
         if end >= self.columns:
             self.col, self.wrap_pending = self.columns - 1, True
+            self.last_column_writes += 1
         else:
             self.col = end
 

@@ -28,7 +28,10 @@ may fill a row exactly and then send CR LF without leaving a blank row. (miniage
 renderer never writes the last column at all: `last_column_writes` counts them.)
 
 Left out: scrolling regions, insert and delete, the alternate screen, background
-colours, tab stops other than every 8, and reflow on resize (xterm does not reflow).
+colours, tab stops other than every 8, reflow on resize (xterm does not reflow), and
+answers to queries (a program that asks where the cursor is hears nothing back).
+
+tests/pty_driver.py feeds this model everything the program in the pty writes.
 
 Example:
     screen = Screen(20, 3)

@@ -163,10 +163,11 @@ class Screen:
         self._pending = text[at:]
 
     def resize(self, columns: int, rows: int) -> None:
-        """What the terminal does when its window changes size, as xterm: rows are not
-        reflowed but cut or padded on the right; rows below the cursor go first, and if
-        that is not enough the top rows go to the scrollback, so that the cursor's row
-        stays on screen; new rows are added at the bottom. The cursor is clamped."""
+        """What a terminal does when its window changes size (st's tresize, for one):
+        rows are not reflowed but cut or padded on the right; when the window gets
+        shorter, rows below the cursor go first and then top rows, into the scrollback,
+        so that the cursor's row stays on screen; new rows are added at the bottom.
+        The cursor is clamped."""
         self.grid = [self._fit(cells, columns) for cells in self.grid]
         self.columns = columns
         while len(self.grid) > rows and len(self.grid) - 1 > self.row:

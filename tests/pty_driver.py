@@ -6,14 +6,39 @@ stderr and controlling terminal. Writing b"\\x03" to the master is then exactly 
 pressing Ctrl-C: the kernel turns it into SIGINT for the child's process group.
 
     with Terminal(["--script", path], env=env) as term:
-        term.expect("> ")          # waits (with a deadline) until the text appears
+        term.expect_screen("> ")   # waits (with a deadline) until the text is on screen
         term.send("hello\\r")
-        term.expect("world")
+        term.expect_screen("world")
+        assert "> hello" in term.screen()   # the rows, the scrollback's included
         term.send("\\x04")          # Ctrl-D
         assert term.wait() == 0
 
 A reader thread empties the master all the time (a child blocked on a full pty buffer
-would look hung); `expect` waits on a condition for the text, never on a sleep.
+would look hung) and feeds everything to `term.vt`, a VT100 screen model
+(tests/vt_screen.py), under the same condition the waits wait on: they wait for the
+text, never on a sleep.
+
+Two ways to look. The screen (`expect_screen`, `visible`, `screen`, `wait_screen`):
+what a user sees, the scrollback included; this is the one for a program that repaints
+its bottom rows, where the bytes say little. The byte stream (`expect`, `text`,
+`plain`): everything written, in order, escape codes included or removed.
+
+The screen mark. On a repainted screen "the position after the last match" does not
+stay put, so `expect_screen(text)` counts instead. The mark is the transcript as it
+was when the last match was found, and the offset just past that match in it; the
+wait is over when the transcript now holds more occurrences of `text` than that one
+held before the offset, and the mark moves past the new occurrence. So a prompt
+drawn once a turn is found once a turn; a text drawn in the same write as the one
+found before it is still found; a text a repaint only moves (from the live area
+into the scrollback) is not new. What it cannot see: a text erased and drawn again
+(a status line) adds nothing; wait for that with `wait_screen` on `vt.lines()`.
+And the screen has rows: a text broken over two (by the terminal's autowrap or by the
+program's own wrapping) is found only in pieces; on a screen that is never repainted
+(the line mode), `expect` reads the byte stream whole.
+
+A window resize is `resize(columns, rows)`: TIOCSWINSZ on the master, upon which the
+kernel sends SIGWINCH to the child's foreground process group, as a terminal emulator
+does; the model takes the new size at the same moment.
 
 A Ctrl-C at the prompt goes through `ctrl_c()`, which first waits until the child sleeps
 waiting for a key. CPython's readline notices a signal only when it interrupts that
@@ -32,23 +57,28 @@ import sys
 import termios
 import threading
 import time
+from typing import Callable, List, Sequence
+
+from vt_screen import Screen
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>]")
-TOKENS = re.compile(ESCAPES.pattern + r"|\r|\n|\x08|[^\x1b\r\n\x08]+")
-UP = re.compile(r"\x1b\[(\d*)A")
 # The system calls of a thread waiting for a key: select, pselect6, poll, ppoll.
 WAITING_CALLS = {"x86_64": {"7", "23", "270", "271"}, "aarch64": {"72", "73"}}.get(
     platform.machine(), set())
+MINIAGENT = ("-m", "miniagent")
 
-# Runs in the child before miniagent: become the pty's controlling process, so that
+# Runs in the child before the program: become the pty's controlling process, so that
 # Ctrl-C typed into the pty is a SIGINT to us (the child is a session leader already).
 BOOT = ("import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
-        "os.execv(sys.executable, [sys.executable, '-m', 'miniagent'] + sys.argv[1:])")
+        "os.execv(sys.executable, [sys.executable] + sys.argv[1:])")
 
 
 class Terminal:
-    def __init__(self, args, env=None, cwd=None, columns=100, rows=40):
+    def __init__(self, args: Sequence[str], env=None, cwd=None, columns=100, rows=40,
+                 program: Sequence[str] = MINIAGENT):
+        """Start `python *program *args` on a new pty of `columns` x `rows` (this
+        driver's own tests run a small script instead of miniagent)."""
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         full_env = dict(os.environ, PYTHONPATH=ROOT, TERM="xterm-256color")
@@ -56,12 +86,17 @@ class Terminal:
             full_env.pop(key, None)
         full_env.update(env or {})
         self.process = subprocess.Popen(
-            [sys.executable, "-c", BOOT, *args], stdin=slave, stdout=slave, stderr=slave,
-            cwd=cwd or ROOT, env=full_env, start_new_session=True, close_fds=True)
+            [sys.executable, "-c", BOOT, *program, *args], stdin=slave, stdout=slave,
+            stderr=slave, cwd=cwd or ROOT, env=full_env, start_new_session=True,
+            close_fds=True)
         os.close(slave)
         self.master = master
         self.output = b""
         self.mark = 0  # expect() looks at the plain output after this offset
+        self.vt = Screen(columns, rows)
+        # The screen mark: the transcript when expect_screen last found its text, and
+        # the offset just past that text in it (see the module's docstring).
+        self._screen_mark = ("", 0)
         self._changed = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -80,9 +115,69 @@ class Terminal:
                 data = b""
             with self._changed:
                 self.output += data
+                self.vt.feed(data)
                 self._changed.notify_all()
             if not data:
                 return
+
+    # The screen: what a user sees
+
+    def visible(self) -> List[str]:
+        """The rows on screen now, trailing spaces stripped."""
+        with self._changed:
+            return self.vt.lines()
+
+    def screen(self) -> List[str]:
+        """The scrollback and the rows on screen, trailing blank rows dropped."""
+        with self._changed:
+            return self.vt.transcript().split("\n")
+
+    def mark_screen(self) -> None:
+        """From now on expect_screen looks only for occurrences drawn after this."""
+        with self._changed:
+            transcript = self.vt.transcript()
+            self._screen_mark = (transcript, len(transcript))
+
+    def expect_screen(self, wanted: str, timeout: float = 10) -> str:
+        """Wait until the screen (scrollback included) holds one more `wanted` than it
+        held up to the mark (see the module's docstring); move the mark past that one
+        and return the transcript. Fails showing the screen."""
+        marked, offset = self._screen_mark
+        before = marked[:offset].count(wanted)
+        with self._changed:
+            self._changed.wait_for(lambda: self.vt.transcript().count(wanted) > before
+                                   or not self._reader.is_alive(), timeout)
+            transcript = self.vt.transcript()
+            if transcript.count(wanted) <= before:
+                raise AssertionError(f"{wanted!r} did not appear on the screen (it was "
+                                     f"there {before} time(s) before):\n{self._shown()}")
+            self._screen_mark = (transcript, _end_of_occurrence(transcript, wanted, before))
+            return transcript
+
+    def wait_screen(self, predicate: Callable[[Screen], bool], timeout: float = 10) -> None:
+        """Wait until `predicate(term.vt)` holds, e.g. lambda vt: vt.lines()[-1] == "> ".
+        Fails showing the screen."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: predicate(self.vt), timeout):
+                raise AssertionError(f"the screen did not get there:\n{self._shown()}")
+
+    def resize(self, columns: int, rows: int) -> None:
+        """Change the window's size, as a user dragging its corner: the kernel sends
+        the child SIGWINCH. The model resizes first, so that what the child draws for
+        the new size lands on a screen of that size."""
+        with self._changed:
+            self.vt.resize(columns, rows)
+            fcntl.ioctl(self.master, termios.TIOCSWINSZ,
+                        struct.pack("HHHH", rows, columns, 0, 0))
+
+    def _shown(self) -> str:
+        """The last rows of the scrollback and the screen, framed, for a failure."""
+        scrollback = self.vt.scrollback()[-10:]
+        unknown = f"\nunknown codes: {self.vt.unknown!r}" if self.vt.unknown else ""
+        return ("\n".join(scrollback) + "\n" + "-" * self.vt.columns + "\n" +
+                "\n".join(self.vt.lines()) + "\n" + "-" * self.vt.columns + unknown)
+
+    # The byte stream: everything written, in order
 
     @property
     def text(self) -> str:
@@ -92,10 +187,6 @@ class Terminal:
     def plain(self) -> str:
         """The output with escape sequences and carriage returns removed."""
         return ESCAPES.sub("", self.text).replace("\r", "")
-
-    def screen(self):
-        """The lines a terminal would show now (see screen_of)."""
-        return screen_of(self.text)
 
     def expect(self, wanted: str, timeout: float = 10) -> str:
         """Wait until `wanted` appears in the plain output after the mark; move the mark
@@ -110,6 +201,8 @@ class Terminal:
                                      f"mark:\n{screen[self.mark:]}")
             before, self.mark = screen[self.mark:found + len(wanted)], found + len(wanted)
             return before
+
+    # The keyboard and the process
 
     def send(self, text: str) -> None:
         os.write(self.master, text.encode("utf-8"))
@@ -140,25 +233,30 @@ class Terminal:
         os.close(self.master)
 
 
-def screen_of(text: str):
-    """The lines a terminal would show after `text`: a tiny emulator that knows text, CR,
-    LF, backspace, "erase line" and "cursor up" (what the live view uses); styles and
-    other codes are ignored, and nothing scrolls off."""
-    rows, row, col = [""], 0, 0
-    for token in TOKENS.findall(text):
-        if token == "\r":
-            col = 0
-        elif token == "\n":  # a terminal starts the next line at its start (ONLCR)
-            row, col = row + 1, 0
-            rows += [""] * (row + 1 - len(rows))
-        elif token == "\x08":
-            col = max(0, col - 1)
-        elif token == "\x1b[2K":
-            rows[row] = ""
-        elif UP.fullmatch(token):
-            row = max(0, row - int(UP.fullmatch(token).group(1) or 1))
-        elif not token.startswith("\x1b"):
-            line = rows[row].ljust(col)
-            rows[row] = line[:col] + token + line[col + len(token):]
-            col += len(token)
-    return rows
+def _end_of_occurrence(text: str, wanted: str, skip: int) -> int:
+    """The offset just past the occurrence of `wanted` after the first `skip` ones
+    (counted without overlap, as str.count counts).
+
+    Example: _end_of_occurrence("a> b> c> ", "> ", 1) -> 5
+    """
+    at = -len(wanted)
+    for _ in range(skip + 1):
+        at = text.find(wanted, at + len(wanted))
+    return at + len(wanted)
+
+
+def screen_of(text: str) -> List[str]:
+    """The rows a terminal shows after `text` is written to it through a pty (where
+    each "\\n" becomes CR LF: the pty's ONLCR), on a screen so big that nothing wraps
+    or scrolls; blank rows below both the cursor and the text left out.
+
+    Example: screen_of("a\\nb\\x1b[1A\\r\\x1b[2Kc") -> ["c", "b"]
+    """
+    segments = text.split("\n")
+    screen = Screen(2 * max(len(segment) for segment in segments) + 1, len(segments))
+    screen.feed(text.replace("\n", "\r\n"))
+    rows = screen.lines()
+    used = len(rows)
+    while used - 1 > screen.row and not rows[used - 1]:
+        used -= 1
+    return rows[:used]

@@ -227,6 +227,11 @@ class RawTerminal:
         signal.signal(signal.SIGTSTP, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTSTP)  # the process stops here until SIGCONT
         signal.signal(signal.SIGTSTP, self._on_suspend)
+        # The kernel does not stop a process that no shell could continue (its process
+        # group is orphaned): then nothing stopped, no SIGCONT comes, and raw mode must
+        # be set again here. After a real stop this repeats what SIGCONT's handler does.
+        if self._raw:
+            self._enter_raw()
 
     def _on_continue(self, signum, frame) -> None:
         """`fg` (or any SIGCONT): raw mode again, and the caller repaints."""

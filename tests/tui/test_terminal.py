@@ -333,6 +333,21 @@ def test_ctrl_z_restores_then_fg_sets_raw_mode_again_and_calls_on_resume(childre
     assert termios.tcgetattr(child.slave) == before
 
 
+def test_ctrl_z_where_no_shell_could_continue_us_keeps_raw_mode(children, pty):
+    # A new session's process group is orphaned: the kernel does not stop it.
+    child = spawn(children, pty, """
+        report("ready")
+        report(f"read {terminal.read(60)!r}")  # the signal ends the wait, once handled
+        terminal.read(60)  # (the parent looks at the settings meanwhile)
+    """, session=True)
+    child.expect("ready")
+    os.kill(child.process.pid, signal.SIGTSTP)
+    child.expect("read b''")
+    assert raw_mode_is_on(child.slave)
+    os.write(child.master, b"q")
+    assert child.finish() == 0, child.errors
+
+
 EXITS = {
     "normal exit (atexit)": ("", 0),
     "uncaught exception": ("raise RuntimeError('boom')", 1),

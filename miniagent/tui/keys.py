@@ -204,8 +204,8 @@ def _utf8_size(lead: int) -> int:
 
 
 def _csi_at(data: bytes, pos: int, at_end: bool) -> Tuple[Optional[Key], int]:
-    """"ESC [", parameter bytes (0-9 : ; < = > ?), intermediate bytes (space to /), and
-    one final byte (@ to ~). Example: b"\\x1b[3;5~" is Ctrl+Delete."""
+    """A CSI sequence: "ESC [", parameter bytes (0-9 : ; < = > ?), intermediate bytes
+    (space to /), one final byte (@ to ~). Example: b"\\x1b[3;5~" is Ctrl+Delete."""
     index = pos + 2
     while index < len(data) and 0x30 <= data[index] <= 0x3F:
         index += 1
@@ -221,7 +221,8 @@ def _csi_at(data: bytes, pos: int, at_end: bool) -> Tuple[Optional[Key], int]:
 
 
 def _ss3_at(data: bytes, pos: int, at_end: bool) -> Tuple[Optional[Key], int]:
-    """"ESC O" and one letter: what arrows, Home/End and F1-F4 send in application mode."""
+    """An SS3 sequence, "ESC O" and one letter: what arrows, Home/End and F1-F4 send in
+    the terminal's "application" mode."""
     if pos + 2 == len(data):
         return (Key("char", text="O", alt=True), pos + 2) if at_end else (None, INCOMPLETE)
     final = data[pos + 2]

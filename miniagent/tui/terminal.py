@@ -25,9 +25,15 @@ handler puts the settings back, then stops the process for real; SIGCONT sets ra
 up again and calls `on_resume`, which repaints the screen the shell drew over.
 
 Waking up: `read` waits in select() on the keyboard and on a pipe of our own (the
-"self-pipe"). The SIGWINCH handler (the window changed size) only writes a byte to
-that pipe, and `wake()` (another thread has something to show) another byte, so a
-waiting read returns at once for either, and can tell a resize from a wake-up.
+"self-pipe"), so that a signal or another thread can end the wait. A handler written
+in Python cannot write that byte reliably: Python runs it between two bytecodes of the
+main thread, so a signal that comes just before select() starts waiting is handled
+only when the wait ends (a resize, a Ctrl-C, a Ctrl-Z noticed at the next key). So the
+byte is written by the C-level handler, with `signal.set_wakeup_fd`: for every signal
+that has a Python handler (SIGWINCH's does nothing: the byte, the signal's number, is
+the message), the signal number is written to the pipe the moment it arrives.
+`wake()` (another thread has something to show) writes a zero, which is no signal, so
+`read` can tell a resize from a wake-up.
 
 Signal handlers can only be installed from the main thread: `start()` must be called
 there. `read` and `write` may be called from any thread.
@@ -47,8 +53,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 from .keys import ESC_WAIT, Key, KeyDecoder
 
 READ_SIZE = 65536
-RESIZED = b"r"  # what the SIGWINCH handler writes to the wakeup pipe
-WOKEN = b"w"  # what wake() writes to it
+RESIZED = bytes([signal.SIGWINCH])  # what a SIGWINCH writes to the wakeup pipe
+WOKEN = b"\x00"  # what wake() writes to it: no signal has the number 0
 PASTE_ON, PASTE_OFF = "\x1b[?2004h", "\x1b[?2004l"  # bracketed paste (keys.py reads it)
 SHOW_CURSOR = "\x1b[?25h"
 
@@ -61,7 +67,7 @@ class RawTerminal:
         self.fd_out = fd_out
         # Called after Ctrl-Z and `fg`, inside the SIGCONT handler (in the main thread,
         # between two steps of whatever it was doing): it should only ask for a
-        # repaint, which the loop around read() then draws.
+        # repaint, which the loop around read() then draws (the signal woke the read).
         self.on_resume: Callable[[], None] = lambda: None
         self.resized = False  # set by read() after a SIGWINCH; the caller clears it
         self.closed = False  # the keyboard side reached end of file
@@ -70,6 +76,7 @@ class RawTerminal:
         self._raw = False  # raw mode is meant to be on (between start() and restore())
         self._wake_read = self._wake_write = -1
         self._previous: Dict[int, object] = {}  # the signal handlers start() replaced
+        self._previous_wakeup = -1  # the wakeup fd start() replaced (-1: none)
 
     def start(self) -> None:
         """Raw mode on, bracketed paste on, the signal handlers in (main thread only)."""
@@ -81,6 +88,8 @@ class RawTerminal:
         # read() empties the pipe until there is nothing left.
         os.set_blocking(self._wake_read, False)
         os.set_blocking(self._wake_write, False)
+        # A full pipe needs no warning: a wake-up is pending anyway.
+        self._previous_wakeup = signal.set_wakeup_fd(self._wake_write, warn_on_full_buffer=False)
         self._raw = True
         self._enter_raw()
         self._install(signal.SIGWINCH, self._on_resize)
@@ -108,6 +117,7 @@ class RawTerminal:
         for signum, previous in self._previous.items():
             signal.signal(signum, previous)
         self._previous.clear()
+        signal.set_wakeup_fd(self._previous_wakeup)
         os.close(self._wake_read)
         os.close(self._wake_write)
         self._wake_read = self._wake_write = -1
@@ -137,7 +147,10 @@ class RawTerminal:
 
     def wake(self) -> None:
         """Make a read() that waits in another thread return now."""
-        self._signal_pipe(WOKEN)
+        try:
+            os.write(self._wake_write, WOKEN)
+        except OSError:  # full (a wake-up is pending anyway) or closed by stop()
+            pass
 
     def size(self) -> Tuple[int, int]:
         """(columns, rows) of the output terminal; 80x24 when it cannot tell."""
@@ -195,12 +208,6 @@ class RawTerminal:
         # None: a handler installed outside Python; the default is the best we can do.
         self._previous[signum] = signal.SIG_DFL if previous is None else previous
 
-    def _signal_pipe(self, byte: bytes) -> None:
-        try:
-            os.write(self._wake_write, byte)
-        except OSError:  # full (a wake-up is pending anyway) or closed by stop()
-            pass
-
     def _drain_wakeups(self) -> None:
         while True:
             try:
@@ -213,7 +220,7 @@ class RawTerminal:
                 return
 
     def _on_resize(self, signum, frame) -> None:
-        self._signal_pipe(RESIZED)  # nothing else: read() sees it and the caller repaints
+        """Nothing to do: the byte set_wakeup_fd wrote tells read() of the resize."""
 
     def _on_suspend(self, signum, frame) -> None:
         """Ctrl-Z: give the shell its terminal back, then stop as the default would."""
@@ -222,13 +229,17 @@ class RawTerminal:
         signal.signal(signal.SIGTSTP, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTSTP)  # the process stops here until SIGCONT
         signal.signal(signal.SIGTSTP, self._on_suspend)
+        # The kernel does not stop a process that no shell could continue (its process
+        # group is orphaned): then nothing stopped, no SIGCONT comes, and raw mode must
+        # be set again here. After a real stop this repeats what SIGCONT's handler does.
+        if self._raw:
+            self._enter_raw()
 
     def _on_continue(self, signum, frame) -> None:
         """`fg` (or any SIGCONT): raw mode again, and the caller repaints."""
         if self._raw:
             self._enter_raw()
             self.on_resume()
-            self._signal_pipe(WOKEN)  # a waiting read returns, so the repaint is drawn
 
 
 def restore_all() -> None:

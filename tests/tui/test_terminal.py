@@ -119,17 +119,15 @@ class Child:
             self.heard += chunk
 
     def finish(self) -> int:
-        """The child's exit status (after it ends by itself)."""
-        self.process.wait(DEADLINE)
-        os.close(self.reports)
-        self.errors = self.process.stderr.read().decode()
-        self.process.stderr.close()
+        """The child's exit status (after it ends by itself); its stderr in `errors`."""
+        self.errors = self.process.communicate(timeout=DEADLINE)[1].decode()
         return self.process.returncode
 
     def kill(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
-            self.process.wait()
+        self.process.communicate()
+        os.close(self.reports)
 
 
 @pytest.fixture
@@ -171,15 +169,23 @@ def test_restore_twice_is_the_same_as_once(terminal, pty):
     assert read_available(master) == b"\x1b[?2004l\x1b[?25h"  # written once
 
 
-def test_stop_puts_back_the_signal_handlers_it_replaced(pty):
+def test_stop_puts_back_the_signal_handlers_and_the_wakeup_fd_it_replaced(pty):
     master, slave = pty
     handlers = {signum: signal.getsignal(signum)
                 for signum in (signal.SIGWINCH, signal.SIGTSTP, signal.SIGCONT)}
-    raw = RawTerminal(slave, slave)
-    raw.start()
-    assert all(signal.getsignal(signum) != handler for signum, handler in handlers.items())
-    raw.stop()
-    assert {signum: signal.getsignal(signum) for signum in handlers} == handlers
+    theirs, their_end = os.pipe()  # a wakeup fd the caller had set before
+    os.set_blocking(their_end, False)
+    outer = signal.set_wakeup_fd(their_end)
+    try:
+        raw = RawTerminal(slave, slave)
+        raw.start()
+        assert all(signal.getsignal(signum) != handler for signum, handler in handlers.items())
+        raw.stop()
+        assert {signum: signal.getsignal(signum) for signum in handlers} == handlers
+        assert signal.set_wakeup_fd(outer) == their_end
+    finally:
+        os.close(theirs)
+        os.close(their_end)
 
 
 def test_a_key_arrives_alone_and_enter_as_carriage_return(terminal, pty):
@@ -292,8 +298,8 @@ def test_a_window_change_sends_sigwinch_which_sets_resized_and_wakes_read(childr
 
 def test_ctrl_c_typed_in_raw_mode_is_still_sigint(children, pty):
     child = spawn(children, pty, """
-        report("ready")
-        try:
+        try:  # Ctrl-C may come while "ready" is being reported
+            report("ready")
             terminal.read(10)
         except KeyboardInterrupt:
             report("interrupted")
@@ -325,6 +331,21 @@ def test_ctrl_z_restores_then_fg_sets_raw_mode_again_and_calls_on_resume(childre
     os.write(child.master, b"q")
     assert child.finish() == 0, child.errors
     assert termios.tcgetattr(child.slave) == before
+
+
+def test_ctrl_z_where_no_shell_could_continue_us_keeps_raw_mode(children, pty):
+    # A new session's process group is orphaned: the kernel does not stop it.
+    child = spawn(children, pty, """
+        report("ready")
+        report(f"read {terminal.read(60)!r}")  # the signal ends the wait, once handled
+        terminal.read(60)  # (the parent looks at the settings meanwhile)
+    """, session=True)
+    child.expect("ready")
+    os.kill(child.process.pid, signal.SIGTSTP)
+    child.expect("read b''")
+    assert raw_mode_is_on(child.slave)
+    os.write(child.master, b"q")
+    assert child.finish() == 0, child.errors
 
 
 EXITS = {

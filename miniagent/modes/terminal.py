@@ -47,6 +47,7 @@ class Screen:
 
     def __init__(self, out: TextIO, env: Optional[Mapping[str, str]] = None):
         env = os.environ if env is None else env
+        self.out = out
         self.controls = _is_terminal(out) and env.get("TERM", "") != "dumb"
         self.colour = self.controls and not env.get("NO_COLOR")
         self.styles = Style(self.colour)

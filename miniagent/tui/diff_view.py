@@ -35,10 +35,11 @@ _STYLES = {"removed": ("red",), "added": ("green",), "hunk": ("cyan",), "file": 
           "skipped": ("dim",), "other": ("dim",), "context": ()}
 
 
-def render_diff(text: str, width: int, style: Style,
-                max_lines: Optional[int] = None) -> List[str]:
+def render_diff(text: str, width: int, style: Style, max_lines: Optional[int] = None,
+                hint: str = "") -> List[str]:
     """The diff as coloured lines, each cut to width - 1 columns; with `max_lines`, the
-    first max_lines lines and a line that says how many more there are.
+    first max_lines lines and a line that says how many more there are (and `hint`,
+    the caller's way to see them: " (Ctrl+O shows them)").
 
     Example: render_diff("-1 a\\n+1 b", 80, Style(True)) ->
              ["\\x1b[31m-1 a\\x1b[0m", "\\x1b[32m+1 b\\x1b[0m"]
@@ -51,7 +52,7 @@ def render_diff(text: str, width: int, style: Style,
            for line, kind in zip(lines[:shown], kinds[:shown])]
     hidden = len(lines) - shown
     if hidden:
-        more = f"… {hidden} more line{'s' if hidden != 1 else ''} (Ctrl+O to expand)"
+        more = f"… {hidden} more line{'s' if hidden != 1 else ''}{hint}"
         out.append(style.apply(cut(more, room), "dim"))
     return out
 

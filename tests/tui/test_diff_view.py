@@ -45,8 +45,9 @@ def test_a_long_diff_is_folded_to_its_first_lines_and_a_count():
     diff = "\n".join(f"+{n} line {n}" for n in range(1, 11))
     lines = render_diff(diff, 80, COLOUR, max_lines=4)
     assert lines[:4] == [f"{GREEN}+{n} line {n}{RESET}" for n in range(1, 5)]
-    assert lines[4:] == [f"{DIM}… 6 more lines (Ctrl+O to expand){RESET}"]
-    assert render_diff(diff, 80, PLAIN, max_lines=9)[-1] == "… 1 more line (Ctrl+O to expand)"
+    assert lines[4:] == [f"{DIM}… 6 more lines{RESET}"]
+    assert render_diff(diff, 80, PLAIN, max_lines=9, hint=" (press o)")[-1] == \
+        "… 1 more line (press o)"
     assert len(render_diff(diff, 80, PLAIN, max_lines=10)) == 10  # all shown: no count
 
 

@@ -125,7 +125,7 @@ class Repl:
     def _make_screen(self, terminal: Screen) -> Union[TerminalScreen, LineScreen]:
         """The terminal UI where control codes work, the line mode where they do not."""
         if not terminal.controls:
-            return LineScreen()
+            return LineScreen(terminal.out)
         legacy = history_file()  # readline's file, read once when the new one is not there
         history = History(str(legacy.with_name("history.jsonl")))  # saved at each entry
         history.load(legacy_path=str(legacy))
@@ -199,7 +199,7 @@ class Repl:
             self.exit_code = 0
             return
         self.armed = False
-        if line.strip() and not self.screen.echoes:  # the terminal's own echo is gone
+        if line.strip() and self.screen.live_area:  # the kernel did not echo it
             self.view.note(f"> {for_terminal(line)}", "bold")
         self.handle(line)
 
@@ -292,12 +292,16 @@ class Repl:
         self.pending.input_ended = False
         self.screen.watch(self.harness.wait, on_line=self.handle_while_running,
                           on_follow_up=lambda text: self.queue(text, follow_up=True),
-                          on_stop=self.stop_run, take_back=self.take_back)
+                          on_stop=self.stop_run, take_back=self.take_back,
+                          on_closed=self.pending.end_input)
 
     def stop_run(self) -> None:
         """Esc or Ctrl-C while the agent works: abort the turn (once is enough)."""
         self.interrupted = True
-        self.view.wait("stopping")  # live until the run's end clears it
+        if self.screen.live_area:
+            self.view.wait("stopping")  # live until the run's end clears it
+        else:
+            self.note("stopping…", "dim")
         self.harness.abort()  # the run, or what run_work runs
 
     def _interrupt(self, signum: int, frame: Any) -> None:

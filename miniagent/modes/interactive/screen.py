@@ -52,9 +52,9 @@ class TerminalScreen:
         self.terminal = RawTerminal()
         self.decoder = KeyDecoder()
         self.renderer = Renderer(self.terminal.write, self.terminal.size)
-        self.view = RunView(style, on_change=self.changed)
+        self.view = RunView(style, on_change=self.changed, expandable=True)
         self.editor = Editor(style, completer=completer, history=history)
-        self.echoes = False  # the editor draws it; the REPL echoes
+        self.live_area = True  # redrawn; what is typed is the editor's, not the kernel's
         self.question: Optional[str] = None  # a --confirm question waiting for its line
         self.queued: Callable[[], List[str]] = lambda: []  # the REPL's queued lines
         self.on_key: Callable[[Key], None] = lambda key: None
@@ -106,10 +106,11 @@ class TerminalScreen:
 
     def watch(self, done: Callable[[float], bool], on_line: Callable[[str], None],
               on_follow_up: Callable[[str], None], on_stop: Callable[[], None],
-              take_back: Callable[[], str]) -> None:
+              take_back: Callable[[], str], on_closed: Callable[[], None]) -> None:
         """While the agent works: Enter hands the line to `on_line` (steering, or a
         question's answer), Alt+Enter to `on_follow_up`, Esc calls `on_stop`, Up on an
-        empty editor puts the queued lines back into it (`take_back`)."""
+        empty editor puts the queued lines back into it (`take_back`); the terminal
+        going away calls `on_closed`."""
         def on_key(key: Key) -> None:
             if key.name == "enter":
                 text = self._enter()
@@ -119,6 +120,8 @@ class TerminalScreen:
                 on_stop()
             elif key.name == "up" and self.editor.is_empty():
                 self.editor.set_text(take_back())
+            elif key.name == "d" and key.ctrl and self.terminal.closed:
+                on_closed()
             else:
                 self._common_key(key)
         self.on_key = on_key

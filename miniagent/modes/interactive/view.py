@@ -55,11 +55,14 @@ WINDOW_LINES = 5  # live output lines shown under a running command
 DIFF_LINES = 20  # diff lines shown for an edit before "… N more lines"
 WRITE_LINES = 5  # lines of a written file shown under the call
 PROGRESS_SECONDS = 5  # the line mode's progress line, this often while something runs
+HINT = " (Ctrl+O shows them)"  # after a fold's count, where the key works
 
 
 class RunView:
-    def __init__(self, style: Style, on_change: Callable[[], None] = lambda: None):
+    def __init__(self, style: Style, on_change: Callable[[], None] = lambda: None,
+                 expandable: bool = False):
         self.style = style
+        self.expandable = expandable  # Ctrl+O shows a folded result whole (screen.py)
         self.on_change = on_change
         self.width = 79  # the columns lines are made for; the REPL keeps it current
         self._lock = threading.Lock()
@@ -174,7 +177,7 @@ class RunView:
             event["toolName"], event.get("args"))
         self._window = []  # the live output is replaced by the folded result
         title = self.style.apply("  " + for_terminal(header), "bold")
-        shown = shown_result(event, self.style, self.width - 4)
+        shown = shown_result(event, self.style, self.width - 4, hint=self.expandable)
         whole = shown_result(event, self.style, self.width - 4, whole=True)
         if len(shown) != len(whole):
             self.folded = [title] + whole
@@ -223,8 +226,8 @@ class RunView:
             if status is None or now - self._progress_at < PROGRESS_SECONDS:
                 return None
             what, since = status
-            if not self._running and now - since < PROGRESS_SECONDS:
-                return None  # a short wait for the model needs no line; a command does
+            if now - since < PROGRESS_SECONDS:
+                return None  # a short wait needs no line
             self._progress_at = now
             return f"{what}: {now - since:.0f}s"
 
@@ -279,17 +282,19 @@ class RunView:
 
 
 def shown_result(event: Dict[str, Any], style: Style, width: int,
-                 whole: bool = False) -> List[str]:
+                 whole: bool = False, hint: bool = False) -> List[str]:
     """A finished call's result as lines to show under its header: an edit's diff in
     colour, a write's first lines of the file, the user's own `!cmd` to its last
     USER_SHELL_LINES, an error to its last lines (its cause is at the end), other
-    results to their first (render.fold_result). `whole`: nothing folded (Ctrl+O)."""
+    results to their first (render.fold_result). `whole`: nothing folded; `hint`: the
+    count line says that Ctrl+O shows the rest."""
     details = (event.get("result") or {}).get("details") or {}
     args = event.get("args") if isinstance(event.get("args"), dict) else {}
     error = event["isError"]
     if not error and isinstance(details.get("diff"), str):
         return ["    " + line for line in render_diff(
-            for_terminal(details["diff"]), width, style, None if whole else DIFF_LINES)]
+            for_terminal(details["diff"]), width, style, None if whole else DIFF_LINES,
+            HINT if hint else "")]
     text, keep, keep_end = text_of(event["result"]), FOLD_LINES, error
     if not error and event["toolName"] == "write" and isinstance(args.get("content"), str):
         text, keep = args["content"], WRITE_LINES
@@ -297,14 +302,14 @@ def shown_result(event: Dict[str, Any], style: Style, width: int,
         keep, keep_end = USER_SHELL_LINES, True
     lines = fold_result(text, keep_end, 10**9 if whole else keep)
     marker = "    ! " if error else "    "
-    return [style.apply(for_terminal(folded_hint(line) if line.startswith("… ") else
+    return [style.apply(for_terminal(count_line(line, hint) if line.startswith("… ") else
                                      marker + line), "red" if error else "dim")
             for line in lines]
 
 
-def folded_hint(line: str) -> str:
-    """Example: "… 55 more lines" -> "    … 55 more lines (Ctrl+O shows them)"."""
-    return f"    {line} (Ctrl+O shows them)"
+def count_line(line: str, hint: bool) -> str:
+    """Example: ("… 55 more lines", True) -> "    … 55 more lines (Ctrl+O shows them)"."""
+    return f"    {line}{HINT}" if hint else f"    {line}"
 
 
 def last_lines(text: str, count: int) -> List[str]:

@@ -23,7 +23,6 @@ from miniagent.models.registry import Model
 from miniagent.project.extensions import Command
 from miniagent.harness.harness import Harness
 from miniagent.modes.interactive.interactive_mode import Repl
-from miniagent.modes.interactive.liveview import LiveView
 from miniagent.modes.interactive.questions import ask_trust
 from miniagent.session.tree import Session
 from miniagent.project.skills import Skill
@@ -42,8 +41,8 @@ class Repl_:
         self.harness = Harness(agent, Session.create(str(tmp_path)), compaction=compaction,
                                **wiring)
         self.out = io.StringIO()
-        self.repl = Repl(self.harness, LiveView(Screen(self.out, env={})))
-        agent.subscribe(self.repl.view)
+        self.repl = Repl(self.harness, Screen(self.out, env={}))
+        agent.subscribe(self.repl.on_event)
 
     def do(self, line):
         """Handle one line; returns what it printed."""
@@ -117,8 +116,7 @@ def test_tree_shows_branches_with_ids_and_moves_to_an_entry(tmp_path, keyboard, 
     prompt_a = next(e for e in term.harness.session.entries if text_of_entry(e) == "try A")
     answers.append("n")
     shown = term.do(f"/tree {prompt_a['id'][:6]}")
-    assert "moved to just before prompt" in shown and term.repl.for_input == "try A"
-    term.repl.for_input = ""
+    assert "moved to just before prompt" in shown and "(to type again: try A)" in shown
     term.do("try B")
     tree = term.do("/tree").splitlines()
     ids = {text_of_entry(e): e["id"] for e in term.harness.session.entries if text_of_entry(e)}
@@ -147,7 +145,7 @@ def test_fork_puts_the_chosen_prompt_in_the_input_line(tmp_path, keyboard, answe
     answers.append("2")
     shown = term.do("/fork")
     assert "  1. first prompt\n  2. second prompt\n" in shown
-    assert "forked into a new session" in shown and term.repl.for_input == "second prompt"
+    assert "forked into a new session" in shown and "(to type again: second prompt)" in shown
     assert term.harness.session.path != old
     assert [text_of_entry({"message": m}) for m in term.harness.agent.messages
             if m["role"] == "user"] == ["first prompt"]
@@ -299,7 +297,7 @@ def test_ctrl_c_or_the_end_of_input_answers_a_confirmation_no(tmp_path, keyboard
 
     def press_ctrl_c_when_asked():
         assert term.repl.pending.asking.wait(10)
-        term.repl._interrupt_run(2, None)  # what the SIGINT handler does
+        term.repl._interrupt(2, None)  # what the SIGINT handler does
     typist = threading.Thread(target=press_ctrl_c_when_asked)
     typist.start()
     shown = term.do("go")

@@ -1,0 +1,134 @@
+"""The terminal's run view (view.py): events in, lines out. What goes to the scrollback
+once (`take_commits`) and what the live area shows (`live`), with and without colour."""
+
+from miniagent.models.registry import Model
+from miniagent.modes.interactive.view import RunView
+from miniagent.tui.style import Style
+
+BOLD, DIM, RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
+
+
+def delta(kind, text=""):
+    return {"type": "message_update", "assistantMessageEvent": {"type": kind, "delta": text}}
+
+
+def reply(stop_reason="stop", error="", output=5, total=1000):
+    usage = {"input": 10, "output": output, "cacheRead": 3, "cacheWrite": 0,
+             "totalTokens": total, "cost": {"total": 0.0}}
+    return {"type": "message_end", "message": {"role": "assistant", "content": [],
+                                               "stopReason": stop_reason,
+                                               "errorMessage": error, "usage": usage}}
+
+
+def start(call_id, command, tool="bash"):
+    return {"type": "tool_execution_start", "toolCallId": call_id, "toolName": tool,
+            "args": {"command": command}}
+
+
+def end(call_id, args, output, is_error=False, tool="bash", details=None):
+    return {"type": "tool_execution_end", "toolCallId": call_id, "toolName": tool,
+            "args": args, "isError": is_error,
+            "result": {"content": [{"type": "text", "text": output}], "details": details}}
+
+
+def update(call_id, output):
+    return {"type": "tool_execution_update", "toolCallId": call_id, "toolName": "bash",
+            "partialResult": {"content": [{"type": "text", "text": output}]}}
+
+
+def test_an_answer_is_markdown_committed_block_by_block_and_the_open_block_stays_live():
+    view = RunView(Style(True))
+    view({"type": "agent_start"})
+    assert "waiting for the model" in view.live(0)[0]
+    view(delta("text_delta", "The answer is **5**.\n\nWith `co**de**` and"))
+    assert view.take_commits() == [f"The answer is {BOLD}5{RESET}.", ""]
+    assert view.live(0) == ["With \x1b[36mco**de**\x1b[0m and"]  # the block is still open
+    view(delta("text_delta", " more.\n\n```py\nx  =  1\n\n"))
+    assert view.take_commits() == ["With \x1b[36mco**de**\x1b[0m and more.", ""]
+    view(delta("text_end"))
+    view(reply())
+    lines = view.take_commits()
+    assert "  x  =  1" in lines and view.live(0) == []  # code lines intact
+
+
+def test_thinking_is_dim_line_by_line_and_control_codes_are_shown_not_sent():
+    view = RunView(Style(True))
+    view(delta("thinking_delta", "let me\nthink"))
+    assert view.take_commits() == [f"{DIM}let me{RESET}"]
+    assert view.live(0) == [f"{DIM}think{RESET}"]
+    view(delta("thinking_end"))
+    view(delta("text_delta", "Hello \x1b]0;owned\x07world"))
+    view(delta("text_end"))
+    lines = view.take_commits()
+    assert lines[0] == f"{DIM}think{RESET}" and "\u241b]0;owned\u2407world" in lines[1]
+    assert all("\x1b]" not in line for line in lines)
+
+
+def test_parallel_calls_show_live_then_each_result_under_its_call_in_order():
+    view = RunView(Style(False))
+    view(start("a", "sleep 1; echo A"))
+    view(start("b", "seq 1 60"))
+    view(update("b", "\n".join(str(n) for n in range(1, 40))))
+    live = view.live(view._running_since + 3)
+    assert live[0][1:] == " running $ sleep 1; echo A, $ seq 1 60 · 3s"  # after the spinner
+    assert live[1:] == ["    35", "    36", "    37", "    38", "    39"]
+    view(end("a", {"command": "sleep 1; echo A"}, "A"))
+    view(end("b", {"command": "seq 1 60"}, "Traceback\nboom\nexit 1", is_error=True))
+    view({"type": "agent_end", "messages": []})
+    assert view.take_commits() == ["  $ sleep 1; echo A", "    A", "  $ seq 1 60",
+                                   "    ! Traceback", "    ! boom", "    ! exit 1"]
+    assert view.live(4.0) == []
+
+
+def test_an_edit_shows_its_diff_folded_with_a_count_and_ctrl_o_has_it_whole():
+    diff = "\n".join([" 1 keep"] + [f"-{n} old {n}" for n in range(2, 20)] +
+                     [f"+{n} new {n}" for n in range(2, 20)])
+    view = RunView(Style(True), expandable=True)
+    view(end("e", {"path": "app.py"}, "Successfully replaced 1 block of text in app.py.",
+             tool="edit", details={"diff": diff}))
+    lines = view.take_commits()
+    assert lines[0] == f"{BOLD}  edit app.py{RESET}"
+    assert "    \x1b[31m-2 old 2\x1b[0m" in lines and len(lines) == 1 + 20 + 1
+    assert "… 17 more lines (Ctrl+O shows them)" in lines[-1]
+    assert len(view.folded) == 1 + 37 and "    \x1b[32m+19 new 19\x1b[0m" in view.folded
+
+
+def test_a_write_shows_the_files_first_lines_and_the_users_own_command_fifty():
+    view = RunView(Style(False))
+    content = "\n".join(f"line {n}" for n in range(1, 9))
+    view(end("w", {"path": "notes.md", "content": content}, "Wrote 50 bytes", tool="write"))
+    assert view.take_commits() == ["  write notes.md", "    line 1", "    line 2",
+                                   "    line 3", "    line 4", "    line 5",
+                                   "    … 3 more lines"]  # no key named without one
+    output = "\n".join(str(n) for n in range(1, 61))
+    view(end("user-shell", {"command": "seq 60"}, output))
+    lines = view.take_commits()
+    assert lines[1] == "    … 10 lines before" and lines[2:] == [
+        f"    {n}" for n in range(11, 61)]
+
+
+def test_each_failure_is_shown_once_the_retried_ones_in_their_notices():
+    view = RunView(Style(False))
+    for retry in (1, 2, 3):
+        view(reply("error", "500 boom"))
+        view({"type": "agent_end", "messages": []})
+        view({"type": "auto_retry_start", "attempt": retry, "maxAttempts": 3,
+              "delayMs": 1000 * 2 ** retry, "errorMessage": "500 boom"})
+    view(reply("error", "500 boom"))
+    view({"type": "agent_end", "messages": []})
+    view.show_footer(Model("m", "scripted", "scripted"))
+    assert view.take_commits() == [
+        "retrying in 2 s (1 of 3): 500 boom", "retrying in 4 s (2 of 3): 500 boom",
+        "retrying in 8 s (3 of 3): 500 boom", "error: 500 boom",
+        "40 in · 20 out · 12 cached · $0.00 · context 1% of 128k"]
+
+
+def test_the_line_modes_progress_line_comes_every_five_seconds_of_a_command():
+    view = RunView(Style(False))
+    view(start("a", "sleep 8"))
+    began = view._running_since
+    assert view.progress(began + 1) is None  # a short command needs no line
+    assert view.progress(began + 5) == "running $ sleep 8: 5s"
+    assert view.progress(began + 7) is None
+    assert view.progress(began + 10.2) == "running $ sleep 8: 10s"
+    assert view.busy()

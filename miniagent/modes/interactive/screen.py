@@ -187,6 +187,7 @@ class TerminalScreen:
         self.interrupts = 0
         typed = self.editor.text
         self.editor.clear()
+        self._dirty = True  # the next loop draws the empty editor
         raise Interrupted(typed)
 
     # --- The loop ------------------------------------------------------------------------------

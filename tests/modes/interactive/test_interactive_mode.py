@@ -1,5 +1,6 @@
 """The REPL, driven as a person drives it: `python -m miniagent` in a pseudo-terminal,
-against the scripted model or the local test server (tests/fake_server.py)."""
+against the scripted model or the local test server (tests/fake_server.py), looked at
+as a person sees it: the screen (tests/vt_screen.py), scrollback included."""
 
 import json
 import re
@@ -11,7 +12,8 @@ from pty_driver import Terminal
 from helpers import call, text, wait_gone, write_script
 
 
-CTRL_C, CTRL_D = "\x03", "\x04"
+CTRL_C, CTRL_D, ESC, TAB = "\x03", "\x04", "\x1b", "\t"
+READY = "/help for commands"  # the greeting: the editor is live under it
 
 
 @contextmanager
@@ -46,35 +48,75 @@ SLOW_COMMAND = "sleep 30 & printf 'p%s %s q\\n' $$ $!; echo started; wait"
 
 def shown_pids(term):
     """The shell's and the child's pids, as SLOW_COMMAND shows them in the live window."""
-    return [int(pid) for pid in re.findall(r"p(\d+) (\d+) q\n", term.expect(" q\n"))[-1]]
+    return [int(pid) for pid in re.findall(r"p(\d+) (\d+) q\n", term.expect_screen(" q\n"))[-1]]
+
+
+def editor_line(term):
+    """The input editor's row: the last one on screen that starts with the prompt."""
+    return next(line for line in reversed(term.visible()) if line.startswith("> "))
 
 
 def test_the_first_token_is_on_screen_before_the_last_is_sent_and_a_footer_follows(tmp_path):
     turn = {"content": [text("Hello from the first piece, and then the rest.")],
             "fault": {"hold_after_pieces": 2}}  # the role chunk and "Hello fr"
     with FakeServer([turn]) as server, repl(tmp_path, *served(server), "say hi") as term:
-        term.expect("Hello fr")  # the prompt from the command line runs first
-        assert "the rest" not in term.plain()
+        term.expect_screen("Hello fr")  # the prompt from the command line runs first
+        assert "the rest" not in term.vt.transcript()
         server.go_on.set()
-        term.expect("the rest.")
-        footer = term.expect("> ")
-        assert "5 out" in footer and "cost unknown" in footer
-        assert re.search(r"context \d+% of 128k", footer)
+        footer = term.expect_screen("cost unknown")
+        assert "5 out" in footer and re.search(r"context \d+% of 128k", footer)
         assert sum("Hello from the first piece" in line for line in term.screen()) == 1
+        assert term.vt.unknown == []
         term.send(CTRL_D)
         assert term.wait() == 0
 
 
-def test_a_server_always_answering_500_shows_one_counter_and_the_error_once(tmp_path):
-    with FakeServer([status(500, body="boom")] * 6) as server, \
-            repl(tmp_path, *served(server), "hi",
-                 env={"MINIAGENT_RETRY_BASE_DELAY": "0.001"}) as term:
-        term.expect("error: 500 boom")
-        term.expect("> ")
-        shown = [line.strip() for line in term.screen() if "500 boom" in line]
-        assert [line.split(" s ", 1)[-1] for line in shown] == [
-            "(1 of 3): 500 boom", "(2 of 3): 500 boom", "(3 of 3): 500 boom", "error: 500 boom"]
-        assert len(server.requests) == 4
+def test_typing_during_a_reply_and_a_command_stays_in_the_editor_and_steers(tmp_path):
+    reply_text = "The reply streams on while you type, and stays whole."
+    turns = [{"content": [text(reply_text)], "fault": {"hold_after_pieces": 2}},
+             {"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done")]},
+             {"content": [text("Steered.")]}]
+    with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
+        term.expect_screen(READY)
+        term.send("start\r")
+        term.expect_screen("The repl")  # the role chunk and 8 characters, then held
+        term.send("abc")  # typed while the reply streams
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> abc")
+        term.send("\r")  # Enter while the agent works: a steering message
+        term.wait_screen(lambda vt: "  ↳ queued: abc" in vt.lines())
+        server.go_on.set()
+        term.expect_screen("running $ while")  # the model got "abc" after its reply
+        term.send("typed during the command")
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> typed during the command")
+        term.send("\r")
+        term.wait_screen(lambda vt: "  ↳ queued: typed during the command" in vt.lines())
+        (tmp_path / "go").write_text("")
+        term.expect_screen("Steered.")
+        term.expect_screen("context ")
+        screen = term.screen()
+        assert reply_text in screen  # the reply on screen is the scripted text, whole
+        assert screen.index("> abc") > screen.index(reply_text)  # where the model got it
+        assert "> typed during the command" in screen
+        assert request_texts(server.requests[1])[-1] == "abc"
+        assert request_texts(server.requests[2])[-1] == "typed during the command"
+        assert editor_line(term) == "> "
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_esc_stops_a_streaming_turn_within_a_second_and_the_repl_stays(tmp_path):
+    turn = {"content": [text("Hello from a stream that never ends")],
+            "fault": {"hold_after_pieces": 2}}
+    with FakeServer([turn, {"content": [text("Again.")]}]) as server, \
+            repl(tmp_path, *served(server)) as term:
+        term.expect_screen(READY)
+        term.send("hi\r")
+        term.expect_screen("Hello fr")
+        term.send(ESC)
+        term.expect_screen("(stopped)", timeout=1)
+        assert server.hung_up.wait(5)  # the stream was closed, not left open
+        term.send("once more\r")
+        term.expect_screen("Again.")
         term.send(CTRL_D)
         assert term.wait() == 0
 
@@ -84,103 +126,114 @@ def test_ctrl_c_mid_stream_aborts_at_once_keeps_the_session_and_gives_back_queue
     turn = {"content": [text("Hello from a stream that never ends")],
             "fault": {"hold_after_pieces": 2}}
     with FakeServer([turn]) as server, repl(tmp_path, *served(server)) as term:
-        term.expect("> ")
+        term.expect_screen(READY)
         term.send("hi\r")
-        term.expect("Hello fr")
+        term.expect_screen("Hello fr")
         term.send("and then tidy up\r")
-        term.expect("queued: and then tidy up")
+        term.expect_screen("queued: and then tidy up")
         term.ctrl_c()  # once the REPL waits for a key (see pty_driver.Terminal.ctrl_c)
-        term.expect("(stopped)", timeout=2)
-        term.expect("1 queued message(s) put back in the input line")
-        term.expect("> and then tidy up")  # back in the input line, to send or to edit
+        term.expect_screen("(stopped)", timeout=2)
+        term.expect_screen("1 queued message(s) put back in the input")
+        assert term.screen().index("> hi") < term.screen().index("Hello fr")
+        term.wait_screen(lambda vt: "> and then tidy up" in vt.lines())  # to send or edit
         assert server.hung_up.wait(5)  # the stream was closed, not left open
-        session = next((tmp_path / "home").rglob("*.jsonl")).read_text()
+        session = next((tmp_path / "home" / "sessions").rglob("*.jsonl")).read_text()
         assert re.search(r'"stopReason": ?"aborted"', session)
         assert len(server.requests) == 1  # nothing is sent until the user types again
         term.ctrl_c()  # clears the typed line; this one does not arm quitting
-        term.expect("> ")
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> ")
         term.ctrl_c()  # at an empty prompt: how to quit ...
-        term.expect("Ctrl-C again to quit")
-        term.expect("> ")
+        term.expect_screen("Ctrl-C again to quit")
         term.ctrl_c()  # ... and quitting
         assert term.wait() == 0
+
+
+def editor_line_of(vt):
+    return next((line for line in reversed(vt.lines()) if line.startswith(">")), None)
 
 
 def test_ctrl_c_during_bash_kills_its_whole_process_group(tmp_path):
     turns = [{"content": [call("bash", command=SLOW_COMMAND)]}]
     with repl(tmp_path, *scripted(tmp_path, turns)) as term:
-        term.expect("> ")
+        term.expect_screen(READY)
         term.send("start\r")
         pids = shown_pids(term)
         term.ctrl_c()  # once the REPL waits for a key (see pty_driver.Terminal.ctrl_c)
         term.send(CTRL_C)  # more Ctrl-Cs before the prompt is back do not quit
-        term.expect("Command aborted")
-        term.expect("> ")
+        term.expect_screen("Command aborted")
+        term.expect_screen("context ")
         assert all(wait_gone(pid) for pid in pids)
         term.send(CTRL_D)
         assert term.wait() == 0
 
 
-def test_a_line_typed_during_a_slow_tool_is_in_the_next_request(tmp_path):
-    turns = [{"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done; echo ready")]},
-             {"content": [text("Using tabs from now on.")]}, {"content": [text("Later.")]}]
-    with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
-        term.expect("> ")
-        term.send("fix it\r")
-        term.expect("running $ while")
-        term.send("use tabs\r")
-        term.expect("queued: use tabs")
-        (tmp_path / "go").write_text("")
-        term.expect("Using tabs from now on.")
-        term.expect("> ")
-        assert request_texts(server.requests[1])[-1] == "use tabs"
-        term.send("/followup later\r")  # at the prompt there is nothing to wait for
-        term.expect("Later.")
-        term.expect("> ")
-        term.send("/quit\r")
-        assert term.wait() == 0
-
-
-def test_commands_prompts_attachments_and_history(tmp_path):
+def test_commands_prompts_attachments_completion_and_history(tmp_path):
     (tmp_path / "hello.py").write_text("print('hi')\n")
-    turns = [{"content": [text(f"answer {n}")]} for n in range(1, 6)]
+    (tmp_path / "notes.txt").write_text("a note\n")
+    turns = [{"content": [text(f"answer {n}")]} for n in range(1, 7)]
     with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
-        term.expect("> ")
+        term.expect_screen(READY)
         term.send("/frobnicate\r")
-        term.expect("unknown command /frobnicate: /help lists the commands")
+        term.expect_screen("unknown command /frobnicate: /help lists the commands")
         term.send("/etc/hosts is wrong\r")
-        term.expect("answer 1")
-        term.expect("> ")
+        term.expect_screen("answer 1")
         term.send("//help\r")
-        term.expect("answer 2")
-        term.expect("> ")
+        term.expect_screen("answer 2")
         term.send("/model other-model\r")
-        term.expect("not in the registry")
+        term.expect_screen("not in the registry")
         term.send("explain @hello.py and @missing.txt\r")
-        term.expect("@missing.txt is not attached: File not found")
-        term.expect("answer 3")
-        term.expect("> ")
-        term.send("first\\\r")  # a trailing backslash continues the input
+        term.expect_screen("@missing.txt is not attached: File not found")
+        term.expect_screen("answer 3")
+        term.send("first\\\r")  # a backslash before Enter continues the input
         term.send("second\r")
-        term.expect("answer 4")
-        term.expect("> ")
+        term.expect_screen("answer 4")
         term.send("\x1b[200~pasted one\npasted two\x1b[201~\r")  # a bracketed paste
-        term.expect("answer 5")
-        term.expect("> ")
-        term.send("/thinking high\r")
-        term.expect("does not reason")
+        term.expect_screen("answer 5")
+        term.send("/he" + TAB)  # Tab completes a command ...
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> /help")
+        term.send("\x15read @no" + TAB)  # ... and a path
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> read @notes.txt")
+        term.send("\r")
+        term.expect_screen("answer 6")
+        term.send("\x1b[A")  # Up: the last input again, from the history
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> read @notes.txt")
+        term.send("\x15/thinking high\r")
+        term.expect_screen("does not reason")
         term.send("/tools\r")
-        term.expect("bash")
+        term.expect_screen("bash")
         term.send("/quit\r")
         assert term.wait() == 0
     sent = [request_texts(request)[-1] for request in server.requests]
     assert sent[:2] == ["/etc/hosts is wrong", "/help"]
     assert sent[2].startswith(f'<file name="{tmp_path / "hello.py"}">\nprint(\'hi\')\n</file>')
     assert sent[2].endswith("explain @hello.py and @missing.txt")
-    assert sent[3:] == ["first\nsecond", "pasted one\npasted two"]
+    assert sent[3:5] == ["first\nsecond", "pasted one\npasted two"]
+    assert sent[5].endswith("read @notes.txt") and "a note" in sent[5]
     assert [request["body"]["model"] for request in server.requests] == [
-        "fake-model", "fake-model", "other-model", "other-model", "other-model"]
-    assert "/etc/hosts is wrong" in (tmp_path / "home" / "history").read_text()
+        "fake-model", "fake-model"] + ["other-model"] * 4
+    history = (tmp_path / "home" / "history.jsonl").read_text()
+    assert '"/etc/hosts is wrong"' in history and '"first\\nsecond"' in history
+
+
+def test_an_edit_shows_its_diff_and_an_answer_its_markdown(tmp_path):
+    (tmp_path / "app.py").write_text("x = old_value\n")
+    answer = ("The fix is **done**: see `a**b**c`.\n\n```python\nif  x:\n    y = 1\n```\n"
+              "\n- one\n- two")
+    turns = [{"content": [call("edit", path="app.py",
+                               edits=[{"oldText": "old_value", "newText": "new_value"}])]},
+             {"content": [text(answer)]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        term.send("fix it\r")
+        term.expect_screen("context ")
+        screen = term.screen()
+        assert "    -1 x = old_value" in screen and "    +1 x = new_value" in screen
+        assert "The fix is done: see a**b**c." in screen  # ** kept only inside code
+        assert term.vt.is_bold("done") and not term.vt.is_bold("see")
+        assert "  if  x:" in screen and "      y = 1" in screen  # code lines intact
+        assert "• one" in screen and "• two" in screen
+        term.send(CTRL_D)
+        assert term.wait() == 0
 
 
 def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
@@ -189,33 +242,77 @@ def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
                           call("bash", command="seq 1 60")]},
              {"content": [text("Both done.")]}]
     with repl(tmp_path, *scripted(tmp_path, turns)) as term:
-        term.expect("> ")
+        term.expect_screen(READY)
         term.send("go\r")
-        term.expect("Both done.")
-        term.expect("> ")
+        term.expect_screen("Both done.")
+        term.expect_screen("context ")
         screen = term.screen()
         start = screen.index("  $ sleep 0.3; echo from-the-first")
         assert screen[start + 1] == "    from-the-first"
         assert screen[start + 2:start + 9] == [
-            "  $ seq 1 60", "    1", "    2", "    3", "    4", "    5", "    … 55 more lines"]
-        assert len(screen) < 20  # 60 lines of output leave a short screen
-        assert re.search(r"\x1b\[2m[^\x1b]*Two", term.text)  # thinking is dimmed
+            "  $ seq 1 60", "    1", "    2", "    3", "    4", "    5",
+            "    … 55 more lines (Ctrl+O shows them)"]
+        assert not term.vt.is_bold("Two things") and term.vt.is_bold("$ seq 1 60")
+        term.send("\x0f")  # Ctrl+O: the folded result whole
+        term.expect_screen("    60")
         term.send(CTRL_D)
         assert term.wait() == 0
 
 
-def test_no_escape_codes_at_all_with_no_color_or_on_a_dumb_terminal(tmp_path):
-    turns = [{"content": [text("Looking."), call("bash", command="echo out")]},
+def test_no_colour_keeps_the_live_area_and_a_dumb_terminal_gets_plain_lines(tmp_path):
+    turns = [{"content": [text("Looking."), call("bash", command="sleep 6; echo out")]},
              {"content": [text("Done.")]}]
-    for env in ({"NO_COLOR": "1"}, {"TERM": "dumb"}):
-        with repl(tmp_path, *scripted(tmp_path, turns), env=env) as term:
-            term.expect("> ")
-            term.send("go\r")
-            term.expect("Done.")
-            term.expect("> ")
-            term.send(CTRL_D)
-            assert term.wait() == 0
-            assert "\x1b" not in term.text  # no colour, no cursor codes, no paste marks
+    with repl(tmp_path, *scripted(tmp_path, turns), env={"NO_COLOR": "1"}) as term:
+        term.expect_screen(READY)
+        term.send("go\r")
+        term.wait_screen(lambda vt: any("running $ sleep 6; echo out · " in line
+                                        for line in vt.lines()))  # the status line stays
+        term.expect_screen("Done.", timeout=15)
+        term.send(CTRL_D)
+        assert term.wait() == 0
+        assert not re.search(r"\x1b\[[0-9;]*m", term.text)  # no colour, cursor codes kept
+    with repl(tmp_path, *scripted(tmp_path, turns), env={"TERM": "dumb"}) as term:
+        term.expect("> ")
+        term.send("go\r")
+        term.expect("running $ sleep 6; echo out: 5s", timeout=15)  # a plain progress line
+        term.expect("Done.")
+        term.expect("> ")
+        term.send(CTRL_D)
+        assert term.wait() == 0
+        assert "\x1b" not in term.text  # no colour, no cursor codes, no paste marks
+
+
+def test_the_demo_plays_in_the_repl_and_leaves_it_open(tmp_path):
+    with repl(tmp_path, "--demo") as term:
+        term.expect_screen("Hello, world!")
+        term.expect_screen("context ")
+        term.send("what now?\r")
+        term.expect_screen("This is miniagent's demo")
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_the_input_area_is_whole_after_a_resize(tmp_path):
+    turns = [{"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done")]},
+             {"content": [text("Done.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        term.send("go\r")
+        term.expect_screen("running $ while")
+        term.send("a line typed before the window shrinks")
+        term.wait_screen(lambda vt: "> a line typed before the window shrinks" in vt.lines())
+        term.resize(30, 20)
+        term.wait_screen(lambda vt: "─" * 29 in vt.lines())  # the rule, for 30 columns
+        rows = term.visible()
+        editor = [row for row in rows[rows.index("─" * 29) + 1:] if row]
+        assert editor == ["> a line typed before the wi", "  ndow shrinks"]  # wrapped
+        live = rows[rows.index("─" * 29) - 1:]  # the status line, the rule, the editor
+        assert rows.count("─" * 29) == 1 and all(len(row) <= 29 for row in live)
+        assert live[0].startswith(tuple("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")) and " running $ while" in live[0]
+        (tmp_path / "go").write_text("")
+        term.expect_screen("Done.")
+        term.send("\x15" + CTRL_D)
+        assert term.wait() == 0
 
 
 def test_sigterm_ends_the_repl_with_143_and_nothing_left_running(tmp_path):
@@ -246,33 +343,31 @@ def test_session_commands_and_a_shell_command_in_a_terminal(tmp_path):
         # The prompt and tools alone exceed 400 tokens: one line says so; the REPL stays open
         term.expect("tool definitions take about ")
         term.expect("more than this model's 400-token window: try --tools read, --no-tools")
-        term.expect("> ")
+        term.expect_screen(READY)
         term.send("alpha " * 40 + "\r")
-        term.expect("Answer one.")
-        term.expect("> ")
+        term.expect_screen("Answer one.")
         term.send("bravo " * 200 + "\r")
-        term.expect("Answer two.")
-        term.expect("> ")
+        term.expect_screen("Answer two.")
         term.send("/session\r")
-        path = re.search(r"file      (\S+\.jsonl)", term.expect("cost ")).group(1)
+        term.expect_screen("cost ")
+        path = next((home / "sessions").rglob("*.jsonl"))
         term.send("/compact\r")
-        term.expect("compacted: ")
+        term.expect_screen("compacted: ")
         term.send("/tree\r")
-        tree = term.expect("(/tree ID moves there)")
+        tree = term.expect_screen("(/tree ID moves there)")
         bravo_id = re.search(r"([0-9a-f]{8})  user: bravo", tree).group(1)
         assert "[compaction]" in tree and "← here" in tree
         term.send(f"/tree {bravo_id}\r")
-        term.expect("summarise the branch you leave? [y/N] ")
+        term.expect_screen("summarise the branch you leave? [y/N]")
         term.send("\r")
-        term.expect("its text is in the input line")
-        term.expect("> bravo bravo")  # the prompt, back in the input line to edit
+        term.expect_screen("its text is in the input line")
+        term.wait_screen(lambda vt: (editor_line_of(vt) or "").startswith("> bravo bravo"))
         term.send("\x15")  # Ctrl-U: clear the line
         term.send("/export notes.md\r")
-        term.expect(f"wrote {tmp_path / 'notes.md'}")
+        term.expect_screen(f"wrote {tmp_path / 'notes.md'}")
         term.send("!echo from-the-shell\r")
-        term.expect("$ echo from-the-shell")
-        term.expect("from-the-shell")
-        term.expect("> ")
+        term.expect_screen("$ echo from-the-shell")
+        term.expect_screen("    from-the-shell")
         term.send(CTRL_D)
         assert term.wait() == 0
     branch = (tmp_path / "notes.md").read_text()  # the branch moved back to: before bravo
@@ -282,9 +377,8 @@ def test_session_commands_and_a_shell_command_in_a_terminal(tmp_path):
         "bashExecution")
     with FakeServer([]) as server, repl(tmp_path, *small_window(home, server), "-c") as term:
         # -c: the session again, its last exchange shown as a reminder
-        term.expect("> alpha alpha")
-        term.expect("Answer one.")
-        term.expect("> ")
+        term.expect_screen("> alpha alpha")
+        term.expect_screen("Answer one.")
         term.send("/quit\r")
         assert term.wait() == 0
 
@@ -293,9 +387,9 @@ def test_ctrl_c_at_the_start_up_trust_question_quits_with_130_and_records_nothin
     (tmp_path / ".miniagent" / "skills").mkdir(parents=True)
     with FakeServer([{"content": [text("never asked")]}]) as server, \
             repl(tmp_path, *served(server)) as term:
-        term.expect("[y/N] ")
+        term.expect_screen("[y/N]")
         term.ctrl_c()  # once the question waits for a key (see pty_driver.Terminal.ctrl_c)
         assert term.wait() == 130
-        assert "> " not in term.plain().split("[y/N] ")[-1]  # no REPL prompt after it
+        assert READY not in term.vt.transcript()  # the REPL never opened
     assert server.requests == []
     assert not (tmp_path / "home" / "trust.json").exists()

@@ -8,7 +8,8 @@ that knows the layout, so a reader sees all of it at once:
         models.json       your providers and models, merged over the built-in list
         settings.json     global settings (a trusted project may add its own)
         trust.json        which project folders you trusted, or refused
-        history           the REPL's input history (readline)
+        history.jsonl     the REPL's input history, one JSON string per entry
+        history           the history of before (readline's), read once if .jsonl is not there
         sessions/         one folder per project, one JSONL file per session
         sessions.sqlite   the search index beside the session files
 
@@ -44,6 +45,10 @@ def trust_file(home: Path) -> Path:
 
 
 def history_file() -> Path:
+    return miniagent_home() / "history.jsonl"
+
+
+def old_history_file() -> Path:
     return miniagent_home() / "history"
 
 

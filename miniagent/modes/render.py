@@ -29,9 +29,9 @@ The pieces every view shares live here too: `describe_call` (one line per tool c
 `fold_result` (a result cut to five lines and a count; the user's own `!cmd` gets its
 last fifty), `Notices` (retries and
 compaction) and `footer_text` (tokens, cost and context after a prompt). The
-interactive terminal's view (liveview.py) is built from them.
+interactive terminal's run view (interactive/view.py) is built from them.
 
-Left out: the terminal's escape codes and the live display (terminal.py, liveview.py).
+Left out: the terminal's escape codes and the live display (terminal.py, tui/, interactive/).
 """
 
 import json

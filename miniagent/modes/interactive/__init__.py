@@ -1,7 +1,9 @@
-"""The interactive terminal: a line-based REPL over the harness.
+"""The interactive terminal: a REPL over the harness, on the terminal UI of tui/.
 
-Read in this order: `interactive_mode.py` (the REPL: prompts, steering, Ctrl-C),
-`liveview.py` (the live view of a run), `slash.py` (slash commands), `slash_session.py`
-(the session commands: /compact, /tree, /fork ...), `questions.py` (what it asks:
---confirm, trusting a project), `lineinput.py` (reading a line: readline, history).
+Read in this order: `interactive_mode.py` (the REPL: prompts, steering, Esc and Ctrl-C),
+`view.py` (the run as lines: for the scrollback, and the live part), `screen.py` (the
+key loop: the live area with the editor at its bottom), `linemode.py` (the same on
+TERM=dumb), `slash.py` (slash commands), `slash_session.py` (the session commands:
+/compact, /tree, /fork ...), `questions.py` (what it asks: --confirm, trusting a
+project), `completion.py` (what Tab completes).
 """

@@ -37,7 +37,6 @@ quits at once): here Ctrl-C is an editing key, and no signal quits before the ki
 Left out: pi's fullscreen mode, mouse input, themes, Windows.
 """
 
-import os
 import signal
 import sys
 import threading
@@ -47,7 +46,7 @@ from ... import __version__
 from ..attach import expand_prompt
 from ..confirm import always_allowed_text
 from ...errors import SkillError
-from ...files.home import history_file
+from ...files.home import history_file, old_history_file
 from ...messages import Message, is_failed, text_of, user_message
 from ...tui.history import History
 from ...tui.menu import Completion
@@ -126,9 +125,8 @@ class Repl:
         """The terminal UI where control codes work, the line mode where they do not."""
         if not terminal.controls:
             return LineScreen(terminal.out)
-        legacy = history_file()  # readline's file, read once when the new one is not there
-        history = History(str(legacy.with_name("history.jsonl")))  # saved at each entry
-        history.load(legacy_path=str(legacy))
+        history = History(str(history_file()))  # saved at each entry
+        history.load(legacy_path=str(old_history_file()))  # read when the first is not there
         return TerminalScreen(terminal.styles, history, completer=self.complete)
 
     def complete(self, before_cursor: str) -> Optional[Completion]:

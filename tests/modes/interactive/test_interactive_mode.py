@@ -71,6 +71,60 @@ def test_the_first_token_is_on_screen_before_the_last_is_sent_and_a_footer_follo
         assert term.wait() == 0
 
 
+def test_a_server_always_answering_500_shows_one_counter_and_the_error_once(tmp_path):
+    with FakeServer([status(500, body="boom")] * 6) as server, \
+            repl(tmp_path, *served(server), "hi",
+                 env={"MINIAGENT_RETRY_BASE_DELAY": "0.001"}) as term:
+        term.expect_screen("error: 500 boom")
+        term.expect_screen("context ")
+        shown = [line.strip() for line in term.screen() if "500 boom" in line]
+        assert [line.split(" s ", 1)[-1] for line in shown] == [
+            "(1 of 3): 500 boom", "(2 of 3): 500 boom", "(3 of 3): 500 boom", "error: 500 boom"]
+        assert len(server.requests) == 4
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_alt_enter_queues_a_follow_up_and_followup_at_the_prompt_just_sends(tmp_path):
+    turns = [{"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done")]},
+             {"content": [text("Done first.")]}, {"content": [text("Then the docs.")]},
+             {"content": [text("Later.")]}]
+    with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
+        term.expect_screen(READY)
+        term.send("fix it\r")
+        term.expect_screen("running $ while")
+        term.send("update the docs\x1b\r")  # Alt+Enter: when the agent is done
+        term.wait_screen(lambda vt: "  ↳ queued: update the docs" in vt.lines())
+        (tmp_path / "go").write_text("")
+        term.expect_screen("Then the docs.")
+        assert request_texts(server.requests[1])[-1] != "update the docs"  # not steering
+        assert request_texts(server.requests[2])[-1] == "update the docs"
+        term.send("/followup later\r")  # at the prompt there is nothing to wait for
+        term.expect_screen("Later.")
+        term.send("/quit\r")
+        assert term.wait() == 0
+
+
+def test_confirm_questions_are_answered_in_the_editor_and_always_is_for_one_tool(tmp_path):
+    turns = [{"content": [call("write", path="a.txt", content="one\n")]},
+             {"content": [call("write", path="b.txt", content="two\n")]},
+             {"content": [call("bash", command="echo ran > ran.txt")]},
+             {"content": [text("Done.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns), "--confirm") as term:
+        term.expect_screen(READY)
+        term.send("go\r")
+        term.expect_screen("Run it? [y]es, [n]o, [a]lways")
+        term.send("a\r")  # always, for write
+        term.expect_screen("bash wants to run:")  # the second write was not asked about
+        term.send("n\r")
+        term.expect_screen("Done.")
+        footer = term.expect_screen("context ")
+        assert "always allowed: write" in footer
+        term.send(CTRL_D)
+        assert term.wait() == 0
+    assert (tmp_path / "b.txt").exists() and not (tmp_path / "ran.txt").exists()
+
+
 def test_typing_during_a_reply_and_a_command_stays_in_the_editor_and_steers(tmp_path):
     reply_text = "The reply streams on while you type, and stays whole."
     turns = [{"content": [text(reply_text)], "fault": {"hold_after_pieces": 2}},

@@ -153,6 +153,8 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
         return run_command_line(sys.argv[1:] if own_process else argv, stdin, own_process)
     except QuitNow as quit:  # a second stop signal (tools/hardening/reaper.py)
         if own_process:
+            from .tui.terminal import restore_all  # os._exit skips atexit and finally
+            restore_all()
             os._exit(quit.code)  # not waiting for threads: one may be deep in a huge file
         return quit.code
     finally:

@@ -40,11 +40,11 @@ A window resize is `resize(columns, rows)`: TIOCSWINSZ on the master, upon which
 kernel sends SIGWINCH to the child's foreground process group, as a terminal emulator
 does; the model takes the new size at the same moment.
 
-A Ctrl-C at the prompt goes through `ctrl_c()`, which first waits until the child sleeps
-waiting for a key. CPython's readline notices a signal only when it interrupts that
-wait: one that arrives in the instant after the prompt is drawn and before the wait
-starts stays unnoticed until the next Enter. A person cannot hit that instant; a test
-that reacts to the prompt within microseconds can.
+A Ctrl-C goes through `ctrl_c()`, which first waits until the child sleeps waiting for
+a key. A test reacts to what it sees within microseconds, and a Ctrl-C that arrives
+before the program has installed its handler (while it still starts up, between the
+greeting drawn and the handler set) would be the default one, which ends the program.
+A person cannot hit that instant; a test can.
 """
 
 import fcntl

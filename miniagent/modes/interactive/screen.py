@@ -57,7 +57,8 @@ class TerminalScreen:
         self.live_area = True  # redrawn; what is typed is the editor's, not the kernel's
         self.question: Optional[str] = None  # a --confirm question waiting for its line
         self.queued: Callable[[], List[str]] = lambda: []  # the REPL's queued lines
-        self.on_key: Callable[[Key], None] = lambda key: None
+        self.on_key: Callable[[Key], None] = lambda key: None  # keys the editor left
+        self.before_editor: Callable[[Key], bool] = lambda key: False  # True: taken
         self.interrupts = 0  # Ctrl-C presses not yet handled (the signal counts them)
         self._dirty = True
         self._painted_at = 0.0
@@ -118,16 +119,22 @@ class TerminalScreen:
                     (on_follow_up if key.alt else on_line)(text)
             elif key.name == "escape":
                 on_stop()
-            elif key.name == "up" and self.editor.is_empty():
-                self.editor.set_text(take_back())
             elif key.name == "d" and key.ctrl and self.terminal.closed:
                 on_closed()
             else:
                 self._common_key(key)
-        self.on_key = on_key
+        def take_queued_back(key: Key) -> bool:  # before the history gets the Up
+            if key.name != "up" or not self.editor.is_empty() or not self.queued():
+                return False
+            self.editor.set_text(take_back())
+            return True
+        self.on_key, self.before_editor = on_key, take_queued_back
         self.interrupts = 0
-        self.serve(lambda: self._stop_on_interrupt(on_stop) or done(0), running=True)
-        self.interrupts = 0
+        try:
+            self.serve(lambda: self._stop_on_interrupt(on_stop) or done(0), running=True)
+        finally:
+            self.before_editor = lambda key: False
+            self.interrupts = 0
 
     def ask(self, question: str) -> Optional[str]:
         """A question the REPL asks on the main thread ("summarise the branch? [y/N]"):
@@ -214,7 +221,7 @@ class TerminalScreen:
             if self.terminal.closed:
                 self.on_key(Key("d", ctrl=True))  # the terminal went away: as Ctrl-D
             for key in keys:
-                if not self.editor.handle(key):
+                if not (self.before_editor(key) or self.editor.handle(key)):
                     self.on_key(key)
                 self._dirty = True
         self._paint_if_due(force=True)

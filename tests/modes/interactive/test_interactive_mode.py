@@ -95,6 +95,11 @@ def test_alt_enter_queues_a_follow_up_and_followup_at_the_prompt_just_sends(tmp_
         term.expect_screen("running $ while")
         term.send("update the docs\x1b\r")  # Alt+Enter: when the agent is done
         term.wait_screen(lambda vt: "  ↳ queued: update the docs" in vt.lines())
+        term.send("\x1b[A")  # Up on an empty editor: the queued message back, to edit
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> update the docs" and
+                         not any("queued" in line for line in vt.lines()))
+        term.send("\x1b\r")  # and queued again
+        term.wait_screen(lambda vt: "  ↳ queued: update the docs" in vt.lines())
         (tmp_path / "go").write_text("")
         term.expect_screen("Then the docs.")
         assert request_texts(server.requests[1])[-1] != "update the docs"  # not steering

@@ -191,7 +191,7 @@ def test_ctrl_c_mid_stream_aborts_at_once_keeps_the_session_and_gives_back_queue
         term.send("and then tidy up\r")
         term.expect_screen("queued: and then tidy up")
         term.ctrl_c()  # once the REPL waits for a key (see pty_driver.Terminal.ctrl_c)
-        term.expect_screen("(stopped)", timeout=2)
+        term.expect_screen("(stopped)", timeout=5)
         term.expect_screen("1 queued message(s) put back in the input")
         assert term.screen().index("> hi") < term.screen().index("Hello fr")
         term.wait_screen(lambda vt: "> and then tidy up" in vt.lines())  # to send or edit
@@ -319,21 +319,25 @@ def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
 
 
 def test_no_colour_keeps_the_live_area_and_a_dumb_terminal_gets_plain_lines(tmp_path):
-    turns = [{"content": [text("Looking."), call("bash", command="sleep 6; echo out")]},
+    waiting = "while [ ! -e go ]; do sleep 0.02; done; echo out"
+    turns = [{"content": [text("Looking."), call("bash", command=waiting)]},
              {"content": [text("Done.")]}]
     with repl(tmp_path, *scripted(tmp_path, turns), env={"NO_COLOR": "1"}) as term:
         term.expect_screen(READY)
         term.send("go\r")
-        term.wait_screen(lambda vt: any("running $ sleep 6; echo out · " in line
+        term.wait_screen(lambda vt: any(" running $ while [ ! -e go ]" in line
                                         for line in vt.lines()))  # the status line stays
-        term.expect_screen("Done.", timeout=15)
+        (tmp_path / "go").write_text("")
+        term.expect_screen("Done.")
         term.send(CTRL_D)
         assert term.wait() == 0
-        assert not re.search(r"\x1b\[[0-9;]*m", term.text)  # no colour, cursor codes kept
+        assert not re.search(r"\x1b\[[0-9;]*m", term.text)  # no colour; cursor codes kept
+    turns = [{"content": [text("Looking."), call("bash", command="sleep 5.5; echo out")]},
+             {"content": [text("Done.")]}]
     with repl(tmp_path, *scripted(tmp_path, turns), env={"TERM": "dumb"}) as term:
         term.expect("> ")
         term.send("go\r")
-        term.expect("running $ sleep 6; echo out: 5s", timeout=15)  # a plain progress line
+        term.expect("running $ sleep 5.5; echo out: 5s", timeout=15)  # a plain progress line
         term.expect("Done.")
         term.expect("> ")
         term.send(CTRL_D)

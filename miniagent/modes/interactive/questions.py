@@ -72,8 +72,9 @@ class PendingAnswer:
 
     def end_input(self) -> None:
         """The keyboard is closed: a pending question and every later one get None."""
-        self.input_ended = True
-        self._answers.put(None)
+        if not self.input_ended:  # told once (the screen may tell it again)
+            self.input_ended = True
+            self._answers.put(None)
 
 
 def ask_trust(cwd: str, home: Path) -> bool:

@@ -114,9 +114,11 @@ class TerminalScreen:
         going away calls `on_closed`."""
         def on_key(key: Key) -> None:
             if key.name == "enter":
-                text = self._enter()
-                if text:
-                    (on_follow_up if key.alt else on_line)(text)
+                text = self._enter(remember=self.question is None)  # not "y" to a question
+                if text is not None and not key.alt:
+                    on_line(text)  # empty too: a question's "no"
+                elif text:
+                    on_follow_up(text)
             elif key.name == "escape":
                 on_stop()
             elif key.name == "d" and key.ctrl and self.terminal.closed:
@@ -167,13 +169,13 @@ class TerminalScreen:
         self.editor.set_text("\n".join(part for part in (text, self.editor.text) if part))
         self.changed()
 
-    def _enter(self) -> Optional[str]:
-        """Enter in the editor: the submitted text, or None when a backslash before the
-        cursor made it a new line instead."""
+    def _enter(self, remember: bool = True) -> Optional[str]:
+        """Enter in the editor: the submitted text (kept in the history if `remember`),
+        or None when a backslash before the cursor made it a new line instead."""
         if self.editor.enter_continues():
             self.editor.newline_after_backslash()
             return None
-        return self.editor.submit()
+        return self.editor.submit(remember=remember)
 
     def _common_key(self, key: Key) -> None:
         if key.name == "o" and key.ctrl:  # Ctrl+O: the last folded result, whole

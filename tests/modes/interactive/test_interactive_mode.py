@@ -121,13 +121,14 @@ def test_confirm_questions_are_answered_in_the_editor_and_always_is_for_one_tool
         term.expect_screen("Run it? [y]es, [n]o, [a]lways")
         term.send("a\r")  # always, for write
         term.expect_screen("bash wants to run:")  # the second write was not asked about
-        term.send("n\r")
+        term.send("\r")  # Enter alone: no
         term.expect_screen("Done.")
         footer = term.expect_screen("context ")
         assert "always allowed: write" in footer
         term.send(CTRL_D)
         assert term.wait() == 0
     assert (tmp_path / "b.txt").exists() and not (tmp_path / "ran.txt").exists()
+    assert (tmp_path / "home" / "history.jsonl").read_text() == '"go"\n'  # no answers
 
 
 def test_typing_during_a_reply_and_a_command_stays_in_the_editor_and_steers(tmp_path):

@@ -216,10 +216,10 @@ def stream(screen: TerminalScreen, events: List[dict]) -> None:
         screen.paint()
 
 
-def with_scrollback(renderer_class, blocks: int) -> Tuple[TerminalScreen, MemoryTerminal]:
+def with_scrollback(blocks: int) -> Tuple[TerminalScreen, MemoryTerminal]:
     """The REPL's screen after an earlier answer of `blocks` paragraphs was drawn (a
     hundred in each delta and frame, so that building it stays quick)."""
-    screen, terminal = repl_screen(renderer_class)
+    screen, terminal = repl_screen(Renderer)
     for first in range(0, blocks, 100):
         text = "".join(f"Paragraph {n} of an earlier answer.\n\n"
                        for n in range(first, min(blocks, first + 100)))
@@ -278,8 +278,7 @@ def render_rows():
 def scrollback_rows():
     events = text_deltas(long_answer(SECTIONS // 2))
     (few, _), (many, _) = fastest_streams(
-        [lambda: with_scrollback(Renderer, 100), lambda: with_scrollback(Renderer, 10_000)],
-        events)
+        [lambda: with_scrollback(100), lambda: with_scrollback(10_000)], events)
     yield ("frame per delta after 10,000 committed blocks", f"{many * 1e6:.0f} us",
            f"after 100: {few * 1e6:.0f} us", f"{many / few:.2f}x")
 

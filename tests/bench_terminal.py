@@ -1,106 +1,353 @@
 """Benchmark rows for the terminal: python tests/bench_terminal.py (or via tests/bench.py).
 
-- Abort latency as a person feels it: Ctrl-C typed into the real REPL (a pseudo-terminal,
-  tests/pty_driver.py) until "(stopped)" is on screen, while an answer streams (the test
-  server holds the rest of it) and while `bash` runs `sleep 30`. Goals: 0.2 s and 0.5 s.
-- The cost of drawing a streamed token: the live view writing text deltas to a file with
-  terminal controls on (the spinner's redraws included), against writing and flushing the
-  same pieces to a file directly.
+How fast does the REPL's screen react, and what does drawing a streamed answer cost?
+
+- Abort latency as a person feels it: Ctrl-C (or Esc) typed into the real REPL in a
+  pseudo-terminal (tests/pty_driver.py) until "(stopped)" is on the screen model, while
+  an answer streams (the test server holds the rest of it) and while `bash` runs
+  `sleep 30`. Goals: 0.2 s while streaming, 0.5 s while a command runs. Esc waits a
+  little longer by design: the key decoder waits ESC_WAIT for the rest of a sequence.
+- The cost of one streamed delta, measured in this process (no pty): the REPL's own
+  TerminalScreen (its run view, its editor, its paint()) whose terminal is a string in
+  memory, fed the text deltas of a long Markdown answer with one frame per delta (the
+  worst case: no frame cap). The yardstick is the naive live display: the same live
+  lines, erased and written whole every frame (FullRedraw). Three figures: CPU in this
+  process, bytes written, and the terminal's own work (the bytes fed to the VT100 model
+  of tests/vt_screen.py, standing in for a terminal emulator); each ratio is the
+  yardstick's cost over the renderer's. The goal: at least 5x.
+- No growth with scrollback: the per-delta cost after 10,000 committed blocks against
+  after 100 (the renderer keeps no scrollback, so the ratio should be ~1.0).
+- Growth with the open block: a frame draws the answer's unfinished block whole, so
+  its cost grows with that block; shown for a long code fence (ended only by its
+  closing fence), the end against the start.
+- The frame cap: the real REPL in a pty streaming a fast scripted reply (a delta every
+  millisecond); the synchronized-output frames the screen model counted, per second of
+  the reply. Goal: at most ~33 (FRAME_SECONDS is 1/30 s).
+
+The live area of the in-process rows is what the REPL draws while text streams: the
+answer's open paragraph (several wrapped rows), two queued steering lines, the rule,
+and a draft in the editor. There is no status line: the spinner stops at the first
+token of an answer.
 """
 
-import io
 import json
 import os
+import re
 import sys
 import tempfile
 import time
+from statistics import median
+from typing import Callable, List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_plumbing import best_of  # noqa: E402
 from fake_server import FakeServer  # noqa: E402
 from pty_driver import Terminal  # noqa: E402
-from miniagent.modes.interactive.liveview import LiveView  # noqa: E402
-from miniagent.modes.terminal import Screen  # noqa: E402
+from vt_screen import Screen as ScreenModel  # noqa: E402
+from miniagent.modes.interactive.screen import TerminalScreen  # noqa: E402
+from miniagent.tui.renderer import (ERASE_BELOW, HIDE_CURSOR, SHOW_CURSOR, SYNC_OFF,  # noqa: E402
+                                    SYNC_ON, Renderer)
+from miniagent.tui.style import Style  # noqa: E402
+from miniagent.tui.width import cut, wrap  # noqa: E402
 
 ABORTS = 5
 STREAM_GOAL, TOOL_GOAL = 0.2, 0.5
-TOKENS = 20_000
-TOKEN = "word "
+FRAME_GOAL = 33  # frames per second: FRAME_SECONDS (1/30 s) and a little slack
+FOOTER = " cached · "  # in the line after every run: the run is over
+COLUMNS, ROWS = 100, 40
+SECTIONS = 10  # of the long answer: about 1,200 deltas
+RUNS = 5  # best of, each figure
 
 
-def abort_latencies(args, home, cwd):
-    """Seconds from each Ctrl-C to "(stopped)" on screen, one prompt at a time."""
+# --- Abort latency in the real REPL --------------------------------------------------------
+
+def abort_latencies(args: List[str], key: str, started: Callable[[Terminal], None],
+                    home: str, cwd: str) -> List[float]:
+    """Seconds from each `key` to "(stopped)" on the screen, one prompt at a time."""
     latencies = []
-    with Terminal(args, env={"MINIAGENT_HOME": home}, cwd=cwd) as term:
-        term.expect("> ")
+    with Terminal(args, env={"MINIAGENT_HOME": home}, cwd=cwd, columns=COLUMNS,
+                  rows=ROWS) as term:
+        term.expect_screen("> ")
         for number in range(ABORTS):
             term.send(f"go {number}\r")
-            term.expect("Hello fr" if "--base-url" in args else "running $ sleep")
+            started(term)
             start = time.perf_counter()
-            term.send("\x03")
-            term.expect("(stopped)")
+            term.send(key)
+            term.expect_screen("(stopped)")
             latencies.append(time.perf_counter() - start)
-            term.expect("> ")
+            term.expect_screen(FOOTER)
         term.send("\x04")
         term.wait()
     return latencies
+
+
+def streaming(term: Terminal) -> None:
+    # Streamed text is drawn once and then only moves into the scrollback: counted.
+    term.expect_screen("Hello fr")
+
+
+def running_sleep(term: Terminal) -> None:
+    # The status line is erased and drawn again: look at the rows on screen now.
+    term.wait_screen(lambda vt: any("running $ sleep" in line for line in vt.lines()))
 
 
 def abort_rows():
     home, cwd = tempfile.mkdtemp(prefix="miniagent-bench-"), tempfile.mkdtemp()
     held = {"content": [{"type": "text", "text": "Hello from a stream that never ends"}],
             "fault": {"hold_after_pieces": 2}}
-    with FakeServer([held] * ABORTS) as server:
-        streaming = abort_latencies(["--base-url", server.base_url + "/v1", "--model",
-                                     "fake-model"], home, cwd)
-    script = os.path.join(cwd, "script.json")
-    with open(script, "w") as file:
-        json.dump([{"content": [{"type": "toolCall", "name": "bash",
-                                 "arguments": {"command": "sleep 30"}}]}] * ABORTS, file)
-    tool = abort_latencies(["--provider", "scripted", "--script", script], home, cwd)
-    for what, latencies, goal in (("streaming", streaming, STREAM_GOAL),
-                                  ("bash running sleep 30", tool, TOOL_GOAL)):
+    with FakeServer([held] * 2 * ABORTS) as server:
+        args = ["--base-url", server.base_url + "/v1", "--model", "fake-model"]
+        ctrl_c = abort_latencies(args, "\x03", streaming, home, cwd)
+        esc = abort_latencies(args, "\x1b", streaming, home, cwd)
+    script = write_script(cwd, [{"content": [{"type": "toolCall", "name": "bash",
+                                              "arguments": {"command": "sleep 30"}}]}] * ABORTS)
+    tool = abort_latencies(["--provider", "scripted", "--script", script], "\x03",
+                           running_sleep, home, cwd)
+    measured = (("Ctrl-C in the REPL to (stopped), streaming", ctrl_c, STREAM_GOAL),
+                ("Ctrl-C in the REPL to (stopped), bash sleep 30", tool, TOOL_GOAL),
+                ("Esc in the REPL to (stopped), streaming", esc, STREAM_GOAL))
+    for what, latencies, goal in measured:
         mean = sum(latencies) / len(latencies)
-        yield (f"Ctrl-C in the REPL to (stopped), {what} (mean of {ABORTS})",
-               f"{mean * 1000:.0f} ms", f"goal {goal * 1000:.0f} ms", f"{mean / goal:.2f}x of goal")
+        yield (f"{what} (mean of {ABORTS})", f"{mean * 1000:.0f} ms",
+               f"goal {goal * 1000:.0f} ms", f"{mean / goal:.2f}x of goal")
 
 
-class FileTerminal(io.TextIOWrapper):
-    """A real file that says it is a terminal, so the live view sends its controls."""
+def write_script(folder: str, turns: list) -> str:
+    path = os.path.join(folder, "script.json")
+    with open(path, "w") as file:
+        json.dump(turns, file)
+    return path
 
-    def isatty(self):
-        return True
+
+# --- One frame per streamed delta, in this process ----------------------------------------
+
+def long_answer(sections: int) -> str:
+    """A long Markdown answer: per section a heading, a long paragraph with inline
+    code, emphasis and a link, a list and a fenced code block."""
+    section = (
+        "## Step {n}: read the failing test\n\n"
+        "The test `test_parse_dates` fails because the parser reads the day before the "
+        "month, so **every date after the twelfth** is rejected as invalid. The fix is "
+        "small: swap the two fields in `parse_date`, keep the old order behind a flag for "
+        "the callers that rely on it, and say so in the changelog. See [the docs]"
+        "(https://example.com/dates) for the formats the library promises to read, and "
+        "*do not* change the writer, which is right.\n\n"
+        "- run `pytest -q tests/test_dates.py` first\n- change `parse_date` in `dates.py`\n"
+        "- add a test for the 13th of a month\n- run the whole suite again\n\n"
+        "```python\ndef parse_date(text):\n    day, month, year = text.split('/')\n"
+        "    return date(int(year), int(month), int(day))\n```\n\n")
+    return "".join(section.format(n=n + 1) for n in range(sections))
+
+
+def text_deltas(text: str) -> List[dict]:
+    """The answer word by word (spaces before each word), as the scripted model sends it."""
+    return [{"type": "message_update", "assistantMessageEvent": {"type": "text_delta",
+                                                                  "delta": word}}
+            for word in re.findall(r"\s*\S+|\s+", text)]
+
+
+class MemoryTerminal:
+    """What TerminalScreen.paint needs of a terminal: a size, a write (kept in memory,
+    one string per frame) and a wake-up (nobody waits here)."""
+
+    def __init__(self):
+        self.frames: List[str] = []
+
+    def size(self) -> Tuple[int, int]:
+        return COLUMNS, ROWS
+
+    def write(self, text: str) -> None:
+        self.frames.append(text)
+
+    def wake(self) -> None:
+        pass
+
+
+class FullRedraw:
+    """The yardstick, with the renderer's interface: every frame goes back to the live
+    area's first row, erases to the end of the screen and writes every line again."""
+
+    def __init__(self, write: Callable[[str], None], size: Callable[[], Tuple[int, int]]):
+        self._write = write
+        self._size = size
+        self._commits: List[str] = []
+        self._live: List[str] = []
+        self._row = 0  # the cursor's row in the live area: the last one
+
+    def commit(self, lines: List[str]) -> None:
+        self._commits.extend(lines)
+
+    def set_live(self, lines: List[str], cursor=None) -> None:
+        self._live = lines
+
+    def paint(self) -> None:
+        width = self._size()[0] - 1
+        out = [SYNC_ON, HIDE_CURSOR, f"\x1b[{self._row}A" if self._row else "", "\r",
+               ERASE_BELOW]
+        for line in self._commits:
+            out.extend(row + "\r\n" for row in wrap(line, width))
+        self._commits = []
+        out.append("\r\n".join(cut(line, width) for line in self._live))
+        self._row = max(0, len(self._live) - 1)
+        out += [SHOW_CURSOR, SYNC_OFF]
+        self._write("".join(out))
+
+
+def repl_screen(renderer_class) -> Tuple[TerminalScreen, MemoryTerminal]:
+    """The REPL's screen with its terminal in memory, as it is while an answer streams:
+    two queued steering lines and a draft in the editor."""
+    terminal = MemoryTerminal()
+    screen = TerminalScreen(Style(True))
+    screen.terminal = terminal  # paint() asks it for the width; changed() wakes it
+    screen.renderer = renderer_class(terminal.write, terminal.size)
+    screen.queued = lambda: ["also check the docs", "and run the linter when you are done"]
+    screen.editor.set_text("then commit it with a message that says wh")
+    screen.view({"type": "agent_start"})
+    screen.paint()
+    return screen, terminal
+
+
+def stream(screen: TerminalScreen, events: List[dict]) -> None:
+    """Each delta as the agent's thread hands it over, and a frame for each."""
+    for event in events:
+        screen.view(event)
+        screen.paint()
+
+
+def with_scrollback(blocks: int) -> Tuple[TerminalScreen, MemoryTerminal]:
+    """The REPL's screen after an earlier answer of `blocks` paragraphs was drawn (a
+    hundred in each delta and frame, so that building it stays quick)."""
+    screen, terminal = repl_screen(Renderer)
+    for first in range(0, blocks, 100):
+        text = "".join(f"Paragraph {n} of an earlier answer.\n\n"
+                       for n in range(first, min(blocks, first + 100)))
+        stream(screen, [{"type": "message_update",
+                         "assistantMessageEvent": {"type": "text_delta", "delta": text}}])
+    screen.view({"type": "message_update", "assistantMessageEvent": {"type": "text_end"}})
+    screen.paint()
+    terminal.frames.clear()
+    return screen, terminal
+
+
+def fastest_streams(preparers: List[Callable[[], Tuple[TerminalScreen, MemoryTerminal]]],
+                    events: List[dict]) -> List[Tuple[float, List[str]]]:
+    """For each preparer, the best of RUNS streams of `events`, each on a freshly
+    prepared screen: CPU seconds per delta, and the frames written by its last run.
+    CPU time, not the clock: other programs on a busy machine do not count; and the
+    runs take turns, so that what is left of the noise touches all of them alike."""
+    timings: List[List[float]] = [[] for _ in preparers]
+    frames: List[List[str]] = [[] for _ in preparers]
+    for _ in range(RUNS):
+        for number, prepare in enumerate(preparers):
+            screen, terminal = prepare()
+            start = time.process_time()
+            stream(screen, events)
+            timings[number].append(time.process_time() - start)
+            frames[number] = terminal.frames
+    return [(min(taken) / len(events), written) for taken, written in zip(timings, frames)]
+
+
+def terminal_seconds(frames: List[str]) -> float:
+    """The VT100 model's CPU time to draw `frames` (best of RUNS): the work left to the
+    terminal."""
+    timings = []
+    for _ in range(RUNS):
+        model = ScreenModel(COLUMNS, ROWS)
+        start = time.process_time()
+        for frame in frames:
+            model.feed(frame)
+        timings.append(time.process_time() - start)
+    return min(timings)
 
 
 def render_rows():
-    path = os.path.join(tempfile.mkdtemp(prefix="miniagent-bench-"), "screen.txt")
-    events = [{"type": "message_update",
-               "assistantMessageEvent": {"type": "text_delta", "delta": TOKEN}}] * TOKENS
+    events = text_deltas(long_answer(SECTIONS))
+    count = len(events)
+    (ours, our_frames), (naive, naive_frames) = fastest_streams(
+        [lambda: repl_screen(Renderer), lambda: repl_screen(FullRedraw)], events)
+    yield (f"frame per delta, CPU ({count:,} deltas of Markdown)", f"{ours * 1e6:.0f} us",
+           f"full redraw {naive * 1e6:.0f} us", f"{naive / ours:.2f}x (goal >= 5x)")
+    our_bytes = sum(len(frame.encode()) for frame in our_frames) / count
+    naive_bytes = sum(len(frame.encode()) for frame in naive_frames) / count
+    yield ("frame per delta, bytes to the terminal", f"{our_bytes:.0f} B",
+           f"full redraw {naive_bytes:.0f} B", f"{naive_bytes / our_bytes:.2f}x (goal >= 5x)")
+    our_vt, naive_vt = terminal_seconds(our_frames), terminal_seconds(naive_frames)
+    yield ("frame per delta, the terminal's work (VT model)", f"{our_vt / count * 1e6:.0f} us",
+           f"full redraw {naive_vt / count * 1e6:.0f} us", f"{naive_vt / our_vt:.2f}x (goal >= 5x)")
 
-    def through_the_view():
-        with FileTerminal(open(path, "wb"), encoding="utf-8") as out:
-            view = LiveView(Screen(out, env={"TERM": "xterm"}))
-            view({"type": "agent_start"})
-            for event in events:
-                view(event)
-            view.close()
 
-    def straight_to_a_file():
-        with open(path, "w", encoding="utf-8") as out:
-            for _ in range(TOKENS):
-                out.write(TOKEN)
-                out.flush()  # the view flushes each piece too: a stream must show at once
+def scrollback_rows():
+    events = text_deltas(long_answer(SECTIONS // 2))
+    (few, _), (many, _) = fastest_streams(
+        [lambda: with_scrollback(100), lambda: with_scrollback(10_000)], events)
+    yield ("frame per delta after 10,000 committed blocks", f"{many * 1e6:.0f} us",
+           f"after 100: {few * 1e6:.0f} us", f"{many / few:.2f}x")
 
-    view_s, file_s = best_of(3, through_the_view), best_of(3, straight_to_a_file)
-    yield ("live view, per streamed token (20,000 tokens)", f"{view_s / TOKENS * 1e6:.1f} us",
-           f"write+flush {file_s / TOKENS * 1e6:.2f} us", f"{view_s / file_s:.1f}x")
+
+def open_block_rows():
+    """The open block is drawn whole in every frame, so a frame costs more as the block
+    grows (a code fence ends only at its closing fence): the median CPU time of a
+    frame (each delta's best of RUNS) in the last tenth of a 300-line fence against
+    its first tenth."""
+    code = "```python\n" + "".join(f"    value_{n} = compute(value_{n - 1}, step={n})\n"
+                                    for n in range(1, 301)) + "```\n\n"
+    runs = []
+    for _ in range(RUNS):
+        screen, _ = repl_screen(Renderer)
+        runs.append([])
+        for event in text_deltas(code):
+            start = time.process_time()
+            stream(screen, [event])
+            runs[-1].append(time.process_time() - start)
+    seconds = [min(taken) for taken in zip(*runs)]  # each delta's best of RUNS
+    tenth = len(seconds) // 10
+    first, last = median(seconds[:tenth]), median(seconds[-tenth:])  # spikes left out
+    yield ("frame per delta, end of a 300-line open code fence", f"{last * 1e6:.0f} us",
+           f"its first tenth: {first * 1e6:.0f} us", f"{last / first:.1f}x")
+
+
+# --- The frame cap, in the real REPL ---------------------------------------------------------
+
+def moment(term: Terminal, text: str) -> Tuple[float, int]:
+    """When `text` is first on the visible rows, and the frames counted by then (both
+    taken by the reader thread as it draws, so the wait adds nothing)."""
+    seen: List[Tuple[float, int]] = []
+
+    def there(vt) -> bool:
+        if not seen and any(text in line for line in vt.lines()):
+            seen.append((time.perf_counter(), vt.frames))
+        return bool(seen)
+    term.wait_screen(there, timeout=120)
+    return seen[0]
+
+
+def frame_rate_rows():
+    home, cwd = tempfile.mkdtemp(prefix="miniagent-bench-"), tempfile.mkdtemp()
+    text = long_answer(2 * SECTIONS)  # about 3 s of a reply, with a delta every ms
+    script = write_script(cwd, [{"delayMs": 1, "content": [{"type": "text", "text": text}]}])
+    with Terminal(["--provider", "scripted", "--script", script],
+                  env={"MINIAGENT_HOME": home}, cwd=cwd, columns=COLUMNS, rows=ROWS) as term:
+        term.expect_screen("> ")
+        term.send("go\r")
+        first_at, first_frames = moment(term, "Step 1: read")
+        last_at, last_frames = moment(term, FOOTER)
+        term.send("\x04")
+        term.wait()
+    seconds = last_at - first_at
+    per_second = (last_frames - first_frames) / seconds
+    deltas = len(text_deltas(text))
+    yield (f"frames/s, REPL streaming {deltas:,} deltas in {seconds:.1f} s",
+           f"{per_second:.1f} /s", f"goal {FRAME_GOAL} /s",
+           f"{per_second / FRAME_GOAL:.2f}x of goal")
 
 
 def rows():
     yield from abort_rows()
     yield from render_rows()
+    yield from scrollback_rows()
+    yield from open_block_rows()
+    yield from frame_rate_rows()
 
 
 if __name__ == "__main__":

@@ -98,6 +98,8 @@ class Editor:
         self.history = history
         self.before = ""  # the text before the cursor
         self.after = ""   # and after it
+        self._drawn_for: Optional[tuple] = None  # the state the last drawing was of
+        self._drawn: Tuple[List[str], int, int] = ([], 0, 0)
         self.menu: Optional[CompletionMenu] = None
         self.bindings: Dict[str, Callable[[], None]] = {
             "ctrl+j": self.new_line, "shift+enter": self.new_line,
@@ -323,7 +325,16 @@ class Editor:
 
     def render(self, width: int) -> Tuple[List[str], int, int]:
         """The rows to show, each at most width - 1 cells wide, and the cursor's (row,
-        column) among them, in screen cells."""
+        column) among them, in screen cells. While the text streams above, the editor
+        is drawn in every frame and seldom changes: the last drawing is kept."""
+        state = (self.before, self.after, self.prompt, width)
+        if self.menu is None and state == self._drawn_for:
+            return self._drawn
+        drawn = self._draw(width)
+        self._drawn_for, self._drawn = (state if self.menu is None else None), drawn
+        return drawn
+
+    def _draw(self, width: int) -> Tuple[List[str], int, int]:
         rows: List[str] = []
         cursor_row, cursor_column = 0, 0
         at_row, at_column = self.cursor

@@ -312,12 +312,19 @@ class MarkdownStream:
     def __init__(self, style: Style):
         self.style = style
         self.tail = ""  # the text not committed yet; it always starts at a block
+        self._unchecked = ""  # fed since take_committed last looked, with the char before
 
     def feed(self, delta: str) -> None:
         self.tail += delta
+        self._unchecked += delta
 
     def take_committed(self, width: int) -> List[str]:
         """The lines of the finished blocks not taken yet (often none)."""
+        # A block is seen to be finished only once a line has ended: at a newline, or
+        # at the first character after one. Other deltas need no parse of the tail.
+        unchecked, self._unchecked = self._unchecked, self.tail[-1:]
+        if "\n" not in unchecked:
+            return []
         blocks = parse_blocks(self.tail)
         done = _finished_count(blocks)
         if not done:
@@ -333,7 +340,7 @@ class MarkdownStream:
     def finish(self, width: int) -> List[str]:
         """At the end of the answer: everything not taken yet."""
         lines = render_markdown(self.tail, width, self.style)
-        self.tail = ""
+        self.tail = self._unchecked = ""
         return lines
 
 

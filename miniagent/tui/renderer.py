@@ -70,6 +70,7 @@ class Renderer:
         self._write = write
         self._size = size
         self._shown: List[str] = []  # the live rows on screen now
+        self._raw: List[str] = []  # the same rows as they were given, before cutting
         self._row = 0  # the cursor's row, counted from the live area's first row
         self._width = 0  # the width the shown rows were drawn for
         self._commits: List[str] = []  # lines waiting to go into the scrollback
@@ -101,8 +102,8 @@ class Renderer:
         """Write one frame: the committed lines, then the live area's changed rows."""
         columns, rows = self._size()
         width = max(2, columns) - 1
-        live, cursor = self._fit_height(self._live, self._cursor, max(1, rows - 1))
-        live = [cut(line, width) for line in live]
+        raw, cursor = self._fit_height(self._live, self._cursor, max(1, rows - 1))
+        live = [self._fitted(row, line, width) for row, line in enumerate(raw)]
         out = [SYNC_ON, HIDE_CURSOR]
         if self._commits or width != self._width:
             out.append(self._go_to_row(0) + "\r" + ERASE_BELOW)
@@ -112,7 +113,7 @@ class Renderer:
         out.append(self._draw_changed(live))
         out.append(self._place_cursor(cursor))
         out.append(SYNC_OFF)
-        self._width = width
+        self._width, self._raw = width, list(raw)  # a copy: the caller may change its list
         self._write("".join(out))
         self.frames += 1
 
@@ -134,6 +135,13 @@ class Renderer:
         if cursor is not None:
             cursor = (max(0, cursor[0] - dropped), cursor[1])
         return lines[dropped:], cursor
+
+    def _fitted(self, row: int, line: str, width: int) -> str:
+        """The line cut to the width; a row given as it was last time is not measured
+        again (measuring styled text is most of a frame's work)."""
+        if width == self._width and row < len(self._shown) and self._raw[row] == line:
+            return self._shown[row]
+        return cut(line, width)
 
     def _draw_changed(self, live: List[str]) -> str:
         out = []

@@ -47,7 +47,7 @@ def text_width(text: str) -> int:
         text = ESCAPE.sub("", text)
     if text.isascii():
         return len(text)
-    return sum(char_width(char) for char in text)
+    return sum(map(char_width, text))
 
 
 def cut(text: str, width: int) -> str:
@@ -55,6 +55,8 @@ def cut(text: str, width: int) -> str:
     (and closed with a reset when the cut fell inside a style)."""
     if text.isascii() and "\x1b" not in text:
         return text[:max(0, width)]
+    if text_width(text) <= width:  # most rows fit: measuring is cheaper than cutting
+        return text
     out, used, styled = [], 0, False
     for match in _pieces(text):
         piece = match.group()

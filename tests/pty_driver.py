@@ -51,6 +51,7 @@ import fcntl
 import os
 import platform
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -226,9 +227,16 @@ class Terminal:
         return self.process.wait(timeout)
 
     def close(self) -> None:
+        """End the child if a test left it running (a failed one): a hangup first, as a
+        closed terminal window sends, so that it kills the commands it started; only
+        then SIGKILL, which would leave them running."""
         if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(5)
+            self.process.send_signal(signal.SIGHUP)
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
         self._reader.join(5)
         os.close(self.master)
 

@@ -1,7 +1,11 @@
 """The terminal's run view (view.py): events in, lines out. What goes to the scrollback
 once (`take_commits`) and what the live area shows (`live`), with and without colour."""
 
+import io
+import time
+
 from miniagent.models.registry import Model
+from miniagent.modes.interactive.linemode import LineScreen
 from miniagent.modes.interactive.view import RunView
 from miniagent.tui.style import Style
 
@@ -132,3 +136,16 @@ def test_the_line_modes_progress_line_comes_every_five_seconds_of_a_command():
     assert view.progress(began + 7) is None
     assert view.progress(began + 10.2) == "running $ sleep 8: 10s"
     assert view.busy()
+
+
+def test_the_line_mode_prints_finished_lines_once_and_a_progress_line_when_due(monkeypatch):
+    out = io.StringIO()
+    screen = LineScreen(out)
+    clock = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])  # the view's and the screen's
+    screen.view(delta("text_delta", "Looking **now**."))
+    screen.view(delta("text_end"))  # printed at once, from the agent's thread
+    screen.view(start("a", "sleep 8"))
+    clock[0] += 6
+    screen.changed()
+    assert out.getvalue() == "Looking now.\n  running $ sleep 8: 6s\n"

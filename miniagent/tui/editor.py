@@ -40,7 +40,6 @@ Left out: undo, a kill ring (Ctrl-Y), Up and Down by screen rows inside a wrappe
 """
 
 import re
-import unicodedata
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .history import History
@@ -50,6 +49,8 @@ from .style import Style
 from .width import cut, text_width
 
 Completer = Callable[[str], Optional[Completion]]
+CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # category Cc, but \t and \n
+DRAWN_LINES = 200  # lines of the text drawn at most, around the cursor
 
 
 def key_label(key: Key) -> str:
@@ -67,9 +68,7 @@ def clean(text: str) -> str:
 
     Example: clean("a\\r\\nb\\x1b[1m") -> "a\\nb[1m"
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return "".join(char for char in text
-                   if char in "\n\t" or unicodedata.category(char) != "Cc")
+    return CONTROLS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 # A word is a run of letters, digits and "_" (regex's \w); Alt-B, Alt-F and Ctrl-W
@@ -338,7 +337,15 @@ class Editor:
         rows: List[str] = []
         cursor_row, cursor_column = 0, 0
         at_row, at_column = self.cursor
-        for index, line in enumerate(self.lines):
+        lines = self.lines
+        # A huge paste is drawn only around the cursor (the screen shows no more), so
+        # that each key costs the same whatever the text's length.
+        first = max(0, min(at_row - DRAWN_LINES // 2, len(lines) - DRAWN_LINES))
+        last = min(len(lines), first + DRAWN_LINES)
+        if first:
+            rows.append(self.style.apply(f"  … {first} lines above", "dim"))
+        for index in range(first, last):
+            line = lines[index]
             prefix, look = (self.prompt, ("bold", "cyan")) if index == 0 else \
                 (self.continuation, ("dim",))
             mark = self.style.apply(prefix, *look)
@@ -352,6 +359,8 @@ class Editor:
                     cursor_row = len(rows)
                     cursor_column = len(indent) + text_width(line[start:cursor])
                 rows.append(cut((mark if number == 0 else indent) + line[start:end], width - 1))
+        if last < len(lines):
+            rows.append(self.style.apply(f"  … {len(lines) - last} lines below", "dim"))
         if self.menu is not None:
             rows += self.menu.render(width, self.style)
         return rows, cursor_row, cursor_column

@@ -1,6 +1,6 @@
 """The editor: keys in, text, cursor and screen rows out."""
 
-from miniagent.tui.editor import Editor
+from miniagent.tui.editor import DRAWN_LINES, Editor
 from miniagent.tui.history import History
 from miniagent.tui.keys import Key
 from miniagent.tui.menu import MAX_ROWS, Completion
@@ -282,3 +282,16 @@ def test_a_submitted_multi_line_input_comes_back_whole_in_the_next_run(tmp_path)
     later = Editor(PLAIN, history=history)
     press(later, Key("up"))
     assert later.lines == ["fix", "this"]
+
+
+def test_a_huge_paste_is_drawn_around_the_cursor_with_counts_and_kept_whole():
+    editor = Editor(PLAIN)
+    text = "\n".join(f"line {n}" for n in range(20_000))
+    editor.handle(Key("paste", text=text))
+    rows, row, column = editor.render(80)
+    assert rows[0] == "  … 19800 lines above" and rows[-1] == "· line 19999"
+    assert len(rows) == DRAWN_LINES + 1 and (row, column) == (len(rows) - 1, len("· line 19999"))
+    editor.handle(Key("up"))
+    rows, row, _ = editor.render(80)
+    assert rows[row].startswith("· line 19998")
+    assert editor.text == text  # what is sent is the whole paste

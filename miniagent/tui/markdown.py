@@ -42,7 +42,7 @@ HTML, images, reference links, line breaks inside a span (each line is read alon
 
 import re
 from dataclasses import dataclass, field
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from .style import Style
 from .width import cut, printable, text_width, wrap
@@ -333,15 +333,40 @@ class MarkdownStream:
         self.tail = "\n".join(lines[blocks[done].start:])
         return _render_blocks(blocks[:done], width, self.style)
 
-    def live(self, width: int) -> List[str]:
-        """The unfinished tail as it would be shown now."""
-        return render_markdown(self.tail, width, self.style)
+    def live(self, width: int, rows: Optional[int] = None) -> List[str]:
+        """The unfinished tail as it would be shown now; with `rows`, its last rows
+        only. A tail far longer than those rows (a long paragraph, a long code block)
+        is drawn from its end alone, so a frame costs the same however long the block
+        has grown; that preview may wrap or style its first rows differently from the
+        final rendering, which take_committed and finish still make from all of it."""
+        text = self.tail
+        if rows is not None and len(text) > 2 * rows * width:
+            text = _last_part(text, rows * width)
+        lines = render_markdown(text, width, self.style)
+        return lines[-rows:] if rows is not None else lines
 
     def finish(self, width: int) -> List[str]:
         """At the end of the answer: everything not taken yet."""
         lines = render_markdown(self.tail, width, self.style)
         self.tail = self._unchecked = ""
         return lines
+
+
+def _last_part(text: str, size: int) -> str:
+    """About the last `size` characters of a block, from a line start (or a space) on;
+    an open code fence keeps its first line, so what follows is still drawn as code.
+
+    Example: _last_part("```py\\na = 1\\nb = 2\\n", 7) -> "```py\\nb = 2\\n"
+    """
+    first, _, _ = text.partition("\n")
+    start = len(text) - size
+    line_start = text.find("\n", start) + 1
+    if 0 < line_start < len(text):
+        start = line_start
+    else:
+        start = text.find(" ", start) + 1
+    rest = text[start:]
+    return f"{first}\n{rest}" if _FENCE.match(first) else rest
 
 
 def _finished_count(blocks: List[Block]) -> int:

@@ -192,3 +192,18 @@ def test_only_the_unfinished_tail_is_parsed_again(monkeypatch):
             stream.live(80)
     assert max(parsed) < 60  # one paragraph and a bit, however many came before
     assert shown(stream.live(80)) == ["Paragraph 299 has a few words."]
+
+
+def test_a_long_open_block_is_previewed_from_its_end_and_committed_whole():
+    stream = MarkdownStream(PLAIN)
+    words = " ".join(f"w{n}" for n in range(3000))
+    stream.feed(words)
+    preview = stream.live(60, rows=10)
+    assert len(preview) == 10 and preview[-1].endswith("w2999")
+    code = "```python\n" + "".join(f"x_{n} = {n}\n" for n in range(2000))
+    fence = MarkdownStream(PLAIN)
+    fence.feed(code)
+    preview = fence.live(60, rows=5)
+    assert preview == ["  x_1996 = 1996", "  x_1997 = 1997", "  x_1998 = 1998",
+                       "  x_1999 = 1999", "  "]  # still drawn as code, the next line open
+    assert stream.finish(60) == render_markdown(words, 60, PLAIN)

@@ -246,9 +246,9 @@ class TerminalScreen:
         """One frame: new scrollback lines, then the live area with the editor last."""
         self._dirty = False
         self._painted_at = time.monotonic()
-        columns, _ = self.terminal.size()
+        columns, rows = self.terminal.size()
         width = max(10, columns - 1)
-        self.view.width = width
+        self.view.width, self.view.rows = width, rows
         self.renderer.commit(self.view.take_commits())
         lines = self.view.live(self._painted_at)
         if self.question:

@@ -65,6 +65,7 @@ class RunView:
         self.expandable = expandable  # Ctrl+O shows a folded result whole (screen.py)
         self.on_change = on_change
         self.width = 79  # the columns lines are made for; the REPL keeps it current
+        self.rows: Optional[int] = None  # the rows the live part may take at most
         self._lock = threading.Lock()
         self._commits: List[str] = []  # finished lines not yet taken by the REPL
         self._answer: Optional[MarkdownStream] = None  # the answer being streamed
@@ -201,7 +202,7 @@ class RunView:
         """The live part now: the answer's unfinished block, the spinner line and a
         running command's last lines."""
         with self._lock:
-            lines = self._answer.live(self.width) if self._answer is not None else []
+            lines = self._answer.live(self.width, self.rows) if self._answer else []
             if self._thinking:
                 lines += [self.style.apply(row, "dim") for row in wrap(self._thinking,
                                                                        self.width)]

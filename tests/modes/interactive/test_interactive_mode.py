@@ -51,9 +51,9 @@ def shown_pids(term):
     return [int(pid) for pid in re.findall(r"p(\d+) (\d+) q\n", term.expect_screen(" q\n"))[-1]]
 
 
-def editor_line(term):
+def editor_line_of(vt):
     """The input editor's row: the last one on screen that starts with the prompt."""
-    return next(line for line in reversed(term.visible()) if line.startswith("> "))
+    return next((line for line in reversed(vt.lines()) if line.startswith(">")), None)
 
 
 def test_the_first_token_is_on_screen_before_the_last_is_sent_and_a_footer_follows(tmp_path):
@@ -159,7 +159,7 @@ def test_typing_during_a_reply_and_a_command_stays_in_the_editor_and_steers(tmp_
         assert "> typed during the command" in screen
         assert request_texts(server.requests[1])[-1] == "abc"
         assert request_texts(server.requests[2])[-1] == "typed during the command"
-        assert editor_line(term) == "> "
+        assert editor_line_of(term.vt) == "> "
         term.send(CTRL_D)
         assert term.wait() == 0
 
@@ -206,10 +206,6 @@ def test_ctrl_c_mid_stream_aborts_at_once_keeps_the_session_and_gives_back_queue
         term.expect_screen("Ctrl-C again to quit")
         term.ctrl_c()  # ... and quitting
         assert term.wait() == 0
-
-
-def editor_line_of(vt):
-    return next((line for line in reversed(vt.lines()) if line.startswith(">")), None)
 
 
 def test_ctrl_c_during_bash_kills_its_whole_process_group(tmp_path):

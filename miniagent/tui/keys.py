@@ -23,7 +23,9 @@ typing never waits.
 The other things kept between reads: a UTF-8 character split across two reads (its
 first byte says how many follow), and a paste, which can be megabytes long. Inside a
 paste nothing is decoded (an Esc or a \\r in pasted text is text); the decoder only
-looks for the end marker in the bytes that are new, so a paste costs one pass.
+looks for the end marker in the bytes that are new, so a paste costs one pass. A paste
+whose end marker never comes would swallow every later key: the reader (terminal.py's
+read_keys) ends it after PASTE_WAIT seconds without a byte.
 
 Left out: mouse reports, the Linux console's "ESC [ [ A" function keys, and kitty's
 full keyboard protocol (only its "CSI u" forms of Enter, Tab, Esc, Backspace and
@@ -37,6 +39,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Tuple
 
 ESC_WAIT = 0.05  # seconds to wait after a lone Esc for the rest of a sequence
+PASTE_WAIT = 1.0  # seconds a paste may pause before it is taken as ended without its marker
 
 ESC = 0x1B
 PASTE_END = b"\x1b[201~"
@@ -98,6 +101,21 @@ class KeyDecoder:
     def waiting(self) -> bool:
         """True when what is kept starts with an Esc: the rest of a sequence may follow."""
         return self._paste is None and self._pending[:1] == b"\x1b"
+
+    def pasting(self) -> bool:
+        """True inside a bracketed paste whose end marker has not come yet."""
+        return self._paste is not None
+
+    def end_paste(self) -> List[Key]:
+        """The end marker of a paste never came (a terminal that lost it, or junk that
+        looked like a start marker): what was pasted so far is the paste, and the keys
+        after it are keys again instead of being swallowed."""
+        if self._paste is None:
+            return []
+        self._paste.append(self._pending)
+        text = b"".join(self._paste).decode("utf-8", "replace")
+        self._paste, self._pending = None, b""
+        return [Key("paste", text=text.replace("\r\n", "\n").replace("\r", "\n"))]
 
     def flush(self) -> List[Key]:
         """After the wait: decode what is kept as if nothing more will come.

@@ -50,7 +50,7 @@ import termios
 import time
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .keys import ESC_WAIT, Key, KeyDecoder
+from .keys import ESC_WAIT, PASTE_WAIT, Key, KeyDecoder
 
 READ_SIZE = 65536
 RESIZED = bytes([signal.SIGWINCH])  # what a SIGWINCH writes to the wakeup pipe
@@ -264,4 +264,20 @@ def read_keys(terminal: RawTerminal, decoder: KeyDecoder, timeout: Optional[floa
         keys += decoder.feed(terminal.read(left))
     if decoder.waiting():
         keys += decoder.flush()
-    return keys
+    return keys + finish_paste(terminal, decoder)
+
+
+def finish_paste(terminal: RawTerminal, decoder: KeyDecoder) -> List[Key]:
+    """A paste under way is read to its end marker here; one that pauses PASTE_WAIT
+    seconds ends without it, so that a lost marker cannot swallow every later key."""
+    keys: List[Key] = []
+    deadline = time.monotonic() + PASTE_WAIT
+    while decoder.pasting() and not terminal.closed:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return keys + decoder.end_paste()
+        data = terminal.read(left)  # b"" also after a wake-up: the deadline decides
+        if data:
+            keys += decoder.feed(data)
+            deadline = time.monotonic() + PASTE_WAIT
+    return keys + decoder.end_paste()

@@ -189,3 +189,11 @@ def test_a_one_megabyte_paste_in_4k_reads_is_one_key_and_fast():
     elapsed = time.perf_counter() - started
     assert keys == [Key("paste", text=text.replace("\r\n", "\n"))]
     assert elapsed < 0.5
+
+
+def test_a_paste_whose_end_marker_never_comes_is_ended_and_later_keys_are_keys():
+    decoder = KeyDecoder()
+    assert decoder.feed(b"\x1b[200~half a paste") == [] and decoder.pasting()
+    assert decoder.end_paste() == [Key("paste", text="half a paste")]
+    assert not decoder.pasting() and decoder.feed(b"x\r") == [Key("char", text="x"),
+                                                              Key("enter")]

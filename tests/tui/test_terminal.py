@@ -21,6 +21,7 @@ import time
 import pytest
 
 from miniagent.tui.keys import ESC_WAIT, Key, KeyDecoder
+from miniagent.tui import terminal as terminal_module
 from miniagent.tui.terminal import RawTerminal, read_keys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -389,3 +390,23 @@ def test_ctrl_z_does_nothing_where_the_shell_ignores_it(children, pty):
     os.write(child.master, b"q")
     child.expect("read b'q'")  # a stopped child would never read it
     assert child.finish() == 0, child.errors
+
+
+class FakeKeyboard:
+    """What read_keys asks of a terminal: reads, each the next chunk or b"" (a timeout)."""
+
+    def __init__(self, *chunks):
+        self.chunks = list(chunks)
+        self.closed = False
+
+    def read(self, timeout):
+        return self.chunks.pop(0) if self.chunks else b""
+
+
+def test_read_keys_ends_a_paste_that_pauses_without_its_end_marker(monkeypatch):
+    monkeypatch.setattr(terminal_module, "PASTE_WAIT", 0.05)
+    keyboard = FakeKeyboard(b"\x1b[200~one", b"", b" two")  # a wake-up between: no end
+    decoder = KeyDecoder()
+    assert read_keys(keyboard, decoder, 0) == [Key("paste", text="one two")]
+    keyboard.chunks = [b"typed"]
+    assert [key.text for key in read_keys(keyboard, decoder, 0)] == list("typed")

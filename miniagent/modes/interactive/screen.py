@@ -60,6 +60,7 @@ class TerminalScreen:
         self.on_key: Callable[[Key], None] = lambda key: None  # keys the editor left
         self.before_editor: Callable[[Key], bool] = lambda key: False  # True: taken
         self.interrupts = 0  # Ctrl-C presses not yet handled (the signal counts them)
+        self.leaving = False  # Ctrl-D while the agent worked: quit when it is done
         self._dirty = True
         self._painted_at = 0.0
         self._saved_streams = (sys.stdout, sys.stderr)
@@ -90,7 +91,7 @@ class TerminalScreen:
         """The next input, when Enter is pressed (a backslash before the cursor makes
         Enter a new line instead); None for Ctrl-D on an empty editor. Ctrl-C raises
         Interrupted with what was typed (the editor is emptied)."""
-        got: List[Optional[str]] = []
+        got: List[Optional[str]] = [None] if self.leaving else []
 
         def on_key(key: Key) -> None:
             if key.name == "enter" and not key.alt:
@@ -123,6 +124,10 @@ class TerminalScreen:
                 on_stop()
             elif key.name == "d" and key.ctrl and self.terminal.closed:
                 on_closed()
+            elif key.name == "d" and key.ctrl and self.editor.is_empty() and not self.leaving:
+                self.leaving = True  # read_input ends the REPL once this run is over
+                self.view.note("(Ctrl-D: quitting when the agent is done; Esc stops it now)",
+                               "dim")
             else:
                 self._common_key(key)
         def take_queued_back(key: Key) -> bool:  # before the history gets the Up

@@ -177,6 +177,7 @@ def test_esc_stops_a_streaming_turn_within_a_second_and_the_repl_stays(tmp_path)
         assert server.hung_up.wait(5)  # the stream was closed, not left open
         term.send("once more\r")
         term.expect_screen("Again.")
+        term.expect_screen("context ")  # the run is over
         term.send(CTRL_D)
         assert term.wait() == 0
 
@@ -326,6 +327,7 @@ def test_no_colour_keeps_the_live_area_and_a_dumb_terminal_gets_plain_lines(tmp_
                                         for line in vt.lines()))  # the status line stays
         (tmp_path / "go").write_text("")
         term.expect_screen("Done.")
+        term.expect_screen("context ")  # the run is over: Ctrl-D now quits
         term.send(CTRL_D)
         assert term.wait() == 0
         assert not re.search(r"\x1b\[[0-9;]*m", term.text)  # no colour; cursor codes kept
@@ -347,6 +349,7 @@ def test_the_demo_plays_in_the_repl_and_leaves_it_open(tmp_path):
         term.expect_screen("context ")
         term.send("what now?\r")
         term.expect_screen("This is miniagent's demo")
+        term.expect_screen("context ")  # the run is over
         term.send(CTRL_D)
         assert term.wait() == 0
 
@@ -370,6 +373,7 @@ def test_the_input_area_is_whole_after_a_resize(tmp_path):
         assert live[0].startswith(tuple("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")) and " running $ while" in live[0]
         (tmp_path / "go").write_text("")
         term.expect_screen("Done.")
+        term.expect_screen("context ")  # the run is over
         term.send("\x15" + CTRL_D)
         assert term.wait() == 0
 
@@ -452,3 +456,17 @@ def test_ctrl_c_at_the_start_up_trust_question_quits_with_130_and_records_nothin
         assert READY not in term.vt.transcript()  # the REPL never opened
     assert server.requests == []
     assert not (tmp_path / "home" / "trust.json").exists()
+
+
+def test_ctrl_d_while_the_agent_works_quits_once_it_is_done(tmp_path):
+    turns = [{"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done")]},
+             {"content": [text("Finished.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        term.send("go\r")
+        term.expect_screen("running $ while")
+        term.send(CTRL_D)
+        term.expect_screen("quitting when the agent is done")
+        (tmp_path / "go").write_text("")
+        assert term.wait() == 0
+        assert "Finished." in term.screen()  # the run was not cut short

@@ -73,10 +73,12 @@ class TerminalScreen:
         sys.stdout = sys.stderr = LineCatcher(self.view.note)
 
     def close(self) -> None:
-        """Draw what is left, leave the cursor under it, hand the terminal back."""
+        """Draw what is left into the scrollback, wipe the live area (the editor, the
+        rule), leave the cursor where it was, hand the terminal back."""
         sys.stdout, sys.stderr = self._saved_streams
         try:
             self.paint()
+            self.renderer.set_live([])
             self.renderer.leave()
         finally:
             self.terminal.stop()

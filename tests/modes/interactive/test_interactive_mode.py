@@ -69,6 +69,7 @@ def test_the_first_token_is_on_screen_before_the_last_is_sent_and_a_footer_follo
         assert term.vt.unknown == []
         term.send(CTRL_D)
         assert term.wait() == 0
+        assert term.screen()[-1].startswith("10 in · 5 out")  # the editor goes at the end
 
 
 def test_a_server_always_answering_500_shows_one_counter_and_the_error_once(tmp_path):
@@ -454,6 +455,7 @@ def test_ctrl_c_at_the_start_up_trust_question_quits_with_130_and_records_nothin
         term.ctrl_c()  # once the question waits for a key (see pty_driver.Terminal.ctrl_c)
         assert term.wait() == 130
         assert READY not in term.vt.transcript()  # the REPL never opened
+        assert "─" * 99 not in term.screen()  # the question's editor is wiped, not left
     assert server.requests == []
     assert not (tmp_path / "home" / "trust.json").exists()
 

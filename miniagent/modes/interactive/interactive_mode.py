@@ -27,7 +27,8 @@ Keys and signals:
                                    in the editor (Up on an empty editor does that too)
     Ctrl-C at the prompt           clears the editor; on an empty one it says how to
                                    quit, and a second one (nothing typed between) quits
-    Ctrl-D on an empty editor      quit (exit status 0, as /quit)
+    Ctrl-D on an empty editor      quit (exit status 0, as /quit); while it works: once
+                                   it is done
     SIGTERM, SIGHUP                abort, wait for the running commands to be killed,
                                    exit 143 / 129; further signals are ignored meanwhile
 

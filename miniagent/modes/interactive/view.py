@@ -34,7 +34,7 @@ and draws them. One lock guards the state; `on_change` (the REPL's wake-up) is c
 after each change so the main thread draws soon, at most ~30 times a second.
 
 Without a live area (the line mode) `progress()` gives a plain line now and then
-instead ("running: $ sleep 8 · 5s"), so a running command is never invisible.
+instead ("running $ sleep 8: 5s"), so a running command is never invisible.
 """
 
 import threading

@@ -96,6 +96,8 @@ class LineScreen:
             *lines, typed = (typed + data).split(b"\n")
             for line in lines:
                 on_line(line.decode("utf-8", errors="replace"))
+        if self.interrupts:  # the run stopped before the loop looked again
+            on_stop()
         self._flush()
         if typed:
             self.put_back(typed.decode("utf-8", errors="replace"))

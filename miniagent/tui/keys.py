@@ -113,9 +113,9 @@ class KeyDecoder:
         if self._paste is None:
             return []
         self._paste.append(self._pending)
-        text = b"".join(self._paste).decode("utf-8", "replace")
+        key = _paste_key(self._paste)
         self._paste, self._pending = None, b""
-        return [Key("paste", text=text.replace("\r\n", "\n").replace("\r", "\n"))]
+        return [key]
 
     def flush(self) -> List[Key]:
         """After the wait: decode what is kept as if nothing more will come.
@@ -153,10 +153,15 @@ class KeyDecoder:
             self._paste.append(data[pos:keep])
             return keep
         self._paste.append(data[pos:end])
-        text = b"".join(self._paste).decode("utf-8", "replace")
-        keys.append(Key("paste", text=text.replace("\r\n", "\n").replace("\r", "\n")))
+        keys.append(_paste_key(self._paste))
         self._paste = None
         return end + len(PASTE_END)
+
+
+def _paste_key(chunks: List[bytes]) -> Key:
+    """The pasted bytes as one key, line ends as "\\n" (terminals send "\\r")."""
+    text = b"".join(chunks).decode("utf-8", "replace")
+    return Key("paste", text=text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def _key_at(data: bytes, pos: int, at_end: bool) -> Tuple[Optional[Key], int]:

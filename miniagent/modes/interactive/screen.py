@@ -41,6 +41,7 @@ from ...tui.width import wrap
 from ..terminal import Screen, for_terminal
 from .view import RunView
 
+CTRL_C = Key("c", ctrl=True)  # what Ctrl-C is to on_key, whether a signal or a key
 TICK_SECONDS = 0.1  # a spinner on screen is redrawn this often
 RUN_POLL = 0.05  # while the agent works, the loop looks at the run this often
 
@@ -102,10 +103,12 @@ class TerminalScreen:
                     got.append(text)
             elif key.name == "d" and key.ctrl and self.editor.is_empty():
                 got.append(None)
+            elif key == CTRL_C:
+                self._throw_away_typed()
             else:
                 self._common_key(key)
         self.on_key = on_key
-        self.serve(lambda: bool(got) or self._interrupted())
+        self.serve(lambda: bool(got))
         return got[-1]
 
     def watch(self, done: Callable[[float], bool], on_line: Callable[[str], None],
@@ -122,7 +125,7 @@ class TerminalScreen:
                     on_line(text)  # empty too: a question's "no"
                 elif text:
                     on_follow_up(text)
-            elif key.name == "escape":
+            elif key.name == "escape" or key == CTRL_C:  # the signal handler aborted already
                 on_stop()
             elif key.name == "d" and key.ctrl and self.terminal.closed:
                 on_closed()
@@ -140,7 +143,7 @@ class TerminalScreen:
         self.on_key, self.before_editor = on_key, take_queued_back
         self.interrupts = 0
         try:
-            self.serve(lambda: self._stop_on_interrupt(on_stop) or done(0), running=True)
+            self.serve(lambda: done(0), running=True)
         finally:
             self.before_editor = lambda key: False
             self.interrupts = 0
@@ -157,12 +160,12 @@ class TerminalScreen:
         def on_key(key: Key) -> None:
             if key.name == "enter":
                 got.append(self.editor.submit(remember=False).strip())
-            elif key.name == "escape" or (key.name == "d" and key.ctrl):
+            elif key.name == "escape" or key == CTRL_C or (key.name == "d" and key.ctrl):
                 got.append(None)
         self.on_key = on_key
         self.interrupts = 0
         try:
-            self.serve(lambda: bool(got) or self.interrupts > 0)
+            self.serve(lambda: bool(got))
         finally:
             self.question = None
             self.interrupts = 0
@@ -189,18 +192,8 @@ class TerminalScreen:
             for line in self.view.folded:
                 self.view.note(line)
 
-    def _stop_on_interrupt(self, on_stop: Callable[[], None]) -> bool:
-        """A Ctrl-C while the agent works: `on_stop` (the signal handler already aborted)."""
-        if self.interrupts:
-            self.interrupts = 0
-            on_stop()
-        return False
-
-    def _interrupted(self) -> bool:
+    def _throw_away_typed(self) -> None:
         """A Ctrl-C at the prompt: raise Interrupted with the text it throws away."""
-        if not self.interrupts:
-            return False
-        self.interrupts = 0
         typed = self.editor.text
         self.editor.clear()
         self._dirty = True  # the next loop draws the empty editor
@@ -221,6 +214,10 @@ class TerminalScreen:
     def serve(self, until: Callable[[], bool], running: bool = False) -> None:
         """Read keys and paint until `until()` holds (checked after each wake-up)."""
         while not until():
+            if self.interrupts:  # Ctrl-C came as a signal: handled as the key it was
+                self.interrupts = 0
+                self.on_key(CTRL_C)
+                continue
             self._paint_if_due()
             keys = read_keys(self.terminal, self.decoder, self._timeout(running))
             if self.terminal.resized:
@@ -275,13 +272,14 @@ def ask_once(question: str) -> Optional[str]:
     same editor; None for Esc or Ctrl-D. Ctrl-C raises KeyboardInterrupt (no handler of
     the REPL's is installed yet), which the command line turns into exit status 130.
     Without terminal controls: a plain input()."""
-    if not Screen(sys.stdout).controls:
+    terminal = Screen(sys.stdout)
+    if not terminal.controls:
         try:
             return input(question).strip()
         except EOFError:
             sys.stdout.write("\n")
             return None
-    screen = TerminalScreen(Screen(sys.stdout).styles)
+    screen = TerminalScreen(terminal.styles)
     screen.start()
     try:
         return screen.ask(question)

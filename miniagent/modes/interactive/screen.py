@@ -17,10 +17,11 @@ change the run view; then it paints a frame (tui.renderer), at most ~30 a second
 what the user types is never mixed into the output: both are drawn by one thread, the
 output above the editor, the editor below it.
 
-`serve(until)` is that loop. The REPL runs it at the prompt (until Enter), while the
-agent works (until the run is over: Enter queues steering, Alt+Enter a follow-up, Esc
-stops) and for a question (until its answer). Keys the editor does not use come to
-`on_key`, which the REPL sets.
+`serve(until)` is that loop. It runs at the prompt (`read_input`: until Enter), while
+the agent works (`watch`: until the run is over; Enter queues steering, Alt+Enter a
+follow-up, Esc stops) and for a question (`ask`: until its answer). Each of the three
+sets `on_key`, which gets the keys the editor does not use, and Ctrl-C too: it comes
+as a signal (the terminal keeps ISIG), and the loop hands it on as the key it was.
 
 Python's own output (an extension's print(), a warning) is caught while the screen is
 on and goes above the live area as lines, instead of through the middle of it.

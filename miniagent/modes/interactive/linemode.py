@@ -81,7 +81,6 @@ class LineScreen:
         `on_stop`, the end of input `on_closed`."""
         fd = sys.stdin.fileno()
         typed, keyboard = b"", True
-        self.interrupts = 0
         while not done(0 if keyboard else POLL_SECONDS):  # after Ctrl-D: the run alone
             self._flush()
             if self.interrupts:
@@ -97,6 +96,7 @@ class LineScreen:
             for line in lines:
                 on_line(line.decode("utf-8", errors="replace"))
         if self.interrupts:  # the run stopped before the loop looked again
+            self.interrupts = 0
             on_stop()
         self._flush()
         if typed:

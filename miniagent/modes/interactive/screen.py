@@ -142,8 +142,7 @@ class TerminalScreen:
             self.editor.set_text(take_back())
             return True
         self.on_key, self.before_editor = on_key, take_queued_back
-        self.interrupts = 0
-        try:
+        try:  # a Ctrl-C counted since the run began (before this loop) is for this run
             self.serve(lambda: done(0), running=True)
         finally:
             self.before_editor = lambda key: False

@@ -84,7 +84,7 @@ def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
     session = session or SHARED_SESSION
     timeout = (connect_timeout, read_timeout or default_read_timeout())
     try:
-        response = _BackgroundPost(session, url, headers, body, timeout).result(abort)
+        response = BackgroundRequest(session, "POST", url, headers, body, timeout).result(abort)
     except requests.ConnectTimeout:
         raise HTTPError(unreachable(url, f"no answer within {timeout[0]:g} s")) from None
     except requests.Timeout:
@@ -132,23 +132,25 @@ def default_read_timeout() -> float:
     return seconds_from_env("MINIAGENT_READ_TIMEOUT", READ_TIMEOUT)
 
 
-class _BackgroundPost:
-    """One POST running on a helper thread until its status line arrives, so that the
-    caller can stop waiting for it the moment abort is set. A response that arrives
-    after the caller gave up is closed by whichever side comes second."""
+class BackgroundRequest:
+    """One request (a POST here; MCP's HTTP transport also GETs and DELETEs) running on
+    a helper thread until its status line arrives, so that the caller can stop waiting
+    for it the moment abort is set. A response that arrives after the caller gave up is
+    closed by whichever side comes second. `body` is sent as JSON unless it is None."""
 
-    def __init__(self, session, url, headers, body, timeout):
+    def __init__(self, session, method, url, headers, body, timeout):
         self._lock = threading.Lock()
         self._done = threading.Event()
         self._response: Optional[requests.Response] = None
         self._error: Optional[BaseException] = None
         self._abandoned = False
-        request = (session, url, headers, body, timeout)
+        request = (session, method, url, headers, body, timeout)
         threading.Thread(target=self._run, args=request, daemon=True).start()
 
-    def _run(self, session, url, headers, body, timeout) -> None:
+    def _run(self, session, method, url, headers, body, timeout) -> None:
         try:
-            response = session.post(url, headers=headers, json=body, stream=True, timeout=timeout)
+            response = session.request(method, url, headers=headers, json=body, stream=True,
+                                       timeout=timeout)
             with self._lock:
                 self._response = response
                 if self._abandoned:

@@ -101,11 +101,9 @@ class HttpTransport(Transport):
         if self._closed.is_set() or self._failure:
             raise TransportClosed(self._failure or "the connection was closed")
         method = message.get("method")
-        if method == "initialize":
-            self._session_id = None  # a new session: the old id means nothing to it
         if method == "notifications/cancelled":  # nobody waits for that answer now
             self._stop_stream((message.get("params") or {}).get("requestId"))
-        headers = self._headers(BOTH_KINDS, versioned=method != "initialize")
+        headers = self._headers(BOTH_KINDS)
         headers["Content-Type"] = "application/json"
         response = self._request("POST", headers, message, self.timeout, self._closed)
         self._check_status(response)
@@ -123,7 +121,7 @@ class HttpTransport(Transport):
         self._closed.set()
         self._stop_all_streams()
         if self._session_id:
-            headers = self._headers(BOTH_KINDS, versioned=True)
+            headers = self._headers(BOTH_KINDS)
             try:
                 self._http.delete(self.url, headers=headers, timeout=CLOSE_TIMEOUT,
                                   stream=True).close()
@@ -142,12 +140,13 @@ class HttpTransport(Transport):
 
     # --- Requests and their status ---------------------------------------------------------
 
-    def _headers(self, accept: str, versioned: bool) -> CaseInsensitiveDict:
+    def _headers(self, accept: str) -> CaseInsensitiveDict:
+        """The configured headers, and what the protocol adds once it has it."""
         headers = CaseInsensitiveDict(self.headers)
         headers["Accept"] = accept
         if self._session_id:
             headers["Mcp-Session-Id"] = self._session_id
-        if versioned and self.protocol_version:
+        if self.protocol_version:
             headers["MCP-Protocol-Version"] = self.protocol_version
         return headers
 
@@ -193,7 +192,7 @@ class HttpTransport(Transport):
     def _speaks_legacy_sse(self) -> bool:
         """The 2024 transport's sign: a GET on the URL opens an event stream whose first
         event is `endpoint`. Asked only after a POST failed with no session yet."""
-        headers = self._headers(EVENT_STREAM, versioned=False)
+        headers = self._headers(EVENT_STREAM)
         try:
             response = self._request("GET", headers, None, LEGACY_PROBE_TIMEOUT, self._closed)
         except TransportClosed:
@@ -258,7 +257,7 @@ class HttpTransport(Transport):
 
     def _resume(self, last_id: str, stop: threading.Event) -> Optional[requests.Response]:
         """GET a stream again from after its event `last_id`; None when that fails."""
-        headers = self._headers(EVENT_STREAM, versioned=True)
+        headers = self._headers(EVENT_STREAM)
         headers["Last-Event-ID"] = last_id
         try:
             response = self._request("GET", headers, None, self.timeout, stop)

@@ -29,6 +29,7 @@ Knobs (keyword arguments, fixed for the server's life):
                                  keep-alive comments (`srv.hung_up` is set if we hang up)
     stall_before_headers=S       say nothing for S seconds (ends at shutdown)
     status=401, body="..."       answer every POST with that status and body
+    batch=True                   a JSON answer is a batch: [a log notification, the answer]
     huge_mb=N                    the answer is an SSE event / a JSON body of N MB
     malformed=True               the answer is not JSON
     delete_status=405            how a DELETE is answered (default 200)
@@ -219,7 +220,11 @@ class _Handler(BaseHTTPRequestHandler):
         elif knobs.get("malformed"):
             body = b'{"jsonrpc": "2.0", "id": '
         else:
-            body = json.dumps({"jsonrpc": "2.0", "id": message["id"], **answer_for(message)}).encode()
+            answer = {"jsonrpc": "2.0", "id": message["id"], **answer_for(message)}
+            if knobs.get("batch"):  # a log line first, the answer second, in one list
+                log = {"level": "info", "data": "working"}
+                answer = [{"jsonrpc": "2.0", "method": "notifications/message", "params": log}, answer]
+            body = json.dumps(answer).encode()
         self._send(200, "application/json", body, headers)
 
     def _answer_as_stream(self, message: dict, headers: dict):

@@ -99,6 +99,14 @@ def test_json_answer_arrives_before_send_returns_and_headers_follow_the_session(
         assert later["headers"]["authorization"] == "Bearer k"
 
 
+def test_a_json_batch_is_delivered_item_by_item(connect):
+    with McpHttpServer(batch=True) as srv:
+        transport, collector = connect(srv)
+        transport.send(call(2))
+    kinds = [m.get("method", "answer") for m in collector.messages]
+    assert kinds == ["notifications/message", "answer"] * 2  # initialize's, then the call's
+
+
 def test_a_notification_answered_202_delivers_nothing(connect):
     with McpHttpServer() as srv:
         transport, collector = connect(srv)

@@ -23,7 +23,9 @@ one of three forms:
 An event stream lets the server speak before it answers: progress notifications, and
 requests of its own (a ping) that we answer with POSTs of our own. Each stream is read
 on a thread of its own, so send() returns once the headers are in and a long tool call
-does not hold the caller; a JSON body is handed on before send() returns.
+does not hold the caller. A JSON body is handed on before send() returns; a server that
+answers in JSON sends its headers with the answer, so there send() waits for it (up to
+the timeout, or until close()).
 
 The rest is a few headers and rules:
 
@@ -34,7 +36,7 @@ The rest is a few headers and rules:
 - A stream cut before its answer arrived is resumed: a GET with `Last-Event-ID` (the
   last event id we got) asks the server to replay what followed. Without an id, or
   when resuming fails, the request gets an error answer at once, so whoever waits for
-  it stops waiting.
+  it stops waiting (http_stream.py follows a stream).
 - Everything is bounded: a body or event over 16 MB breaks the transport for good;
   every wait has a timeout; close() ends every read at once (the sockets are shut
   down: see http/transport.py), then DELETEs the session.
@@ -42,9 +44,9 @@ The rest is a few headers and rules:
 Left out: OAuth (a bearer token goes in the configured headers), the standalone GET
 stream a server may offer for messages unrelated to any request (servers send what
 matters on the POST's stream), and the legacy HTTP+SSE transport of 2024, which is
-refused with a line saying so: a URL ending in /sse, or a URL that answers our first
-POST with 400, 404 or 405 while a GET on it opens an event stream with an `endpoint`
-event (where that transport tells clients to POST).
+refused with a line saying so: a URL ending in /sse, or a URL that answers a POST made
+before any session with 400, 404 or 405 while a GET on it opens an event stream whose
+first event is `endpoint` (where that transport tells clients to POST).
 """
 
 import threading
@@ -83,8 +85,8 @@ class HttpTransport(Transport):
         self._failure: Optional[str] = None  # why the transport broke for good
         self._lock = threading.Lock()
         self._streams: Set[ResponseStream] = set()
-        # on_message sees one message at a time; re-entrant because a handler may
-        # answer a server's request with send() from inside on_message.
+        # on_message sees one message at a time; re-entrant, so that a handler that
+        # answers a server's request with send() from inside on_message cannot deadlock.
         self._delivering = threading.RLock()
 
     # --- The Transport contract ----------------------------------------------------------
@@ -108,7 +110,8 @@ class HttpTransport(Transport):
         response = self._request("POST", headers, message, self.timeout, self._closed)
         self._check_status(response)
         if content_type(response) == EVENT_STREAM:
-            self._follow_in_background(response, message.get("id") if method else None)
+            request_id = message.get("id") if method else None  # (our answers have ids too)
+            self._follow_in_background(response, request_id)
         else:
             self._deliver_body(response)
 
@@ -116,9 +119,10 @@ class HttpTransport(Transport):
         """Stop every stream, then DELETE the session (405 and failures ignored: the
         server may not allow it, and we are leaving anyway). Idempotent; on_closed is
         not called, the closing being ours."""
-        if self._closed.is_set():
-            return
-        self._closed.set()
+        with self._lock:
+            if self._closed.is_set():
+                return
+            self._closed.set()
         self._stop_all_streams()
         if self._session_id:
             headers = self._headers(BOTH_KINDS)

@@ -35,7 +35,7 @@ from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, us
 from .tools import ALL_TOOLS
 
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
-SUBCOMMANDS = ("sessions", "stats", "export", "script")
+SUBCOMMANDS = ("sessions", "stats", "export", "script", "mcp")
 
 EXAMPLES = """\
 examples:
@@ -52,6 +52,7 @@ examples:
   miniagent sessions search "x509 error"    find where something was said
   miniagent export SESSION.jsonl            the session as one HTML page
   miniagent script SESSION.jsonl            a script that replays it offline
+  miniagent mcp add time -- uvx mcp-server-time    an MCP server's tools in every run
 """
 
 

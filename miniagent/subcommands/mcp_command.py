@@ -212,13 +212,13 @@ def list_command(as_json: bool) -> int:
     configs, warnings = load_servers(home, cwd, trusted)
     if not trusted and project_config_path(cwd).exists():
         note_if_untrusted(project_config_path(cwd))
+    for warning in [] if as_json else warnings:  # before connecting, which may take long
+        say(f"miniagent: warning: {for_terminal(warning)}")
     statuses = connect_all(configs, cwd) if configs else []
     if as_json:
         print_json({"servers": [status_json(s, configs) for s in statuses],
                     "warnings": warnings})
     else:
-        for warning in warnings:
-            say(f"miniagent: warning: {for_terminal(warning)}")
         print_statuses(statuses, configs, home)
     failed = [s for s in statuses if s.state not in ("connected", "disabled")]
     return 1 if warnings or failed else 0
@@ -230,12 +230,17 @@ def connect_all(configs: List[ServerConfig], cwd: str) -> List[Any]:
     # them is an HTTP server, for the HTTP library).
     from ..mcp.servers import McpServers
     servers = McpServers(configs, cwd)
+    wait = max(config.timeout for config in configs) + GRACE
     try:
         servers.start()
-        servers.wait_ready(max(config.timeout for config in configs) + GRACE)
-        return servers.statuses()
+        servers.wait_ready(wait)
+        statuses = servers.statuses()
     finally:
         servers.close()
+    for status in statuses:  # the client's own timeout should have ended it first
+        if status.state == "connecting" and not status.error:
+            status.error = f'MCP server "{status.name}" did not connect within {wait:g} s'
+    return statuses
 
 
 def status_json(status: Any, configs: List[ServerConfig]) -> Dict[str, Any]:

@@ -50,7 +50,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError
 from ..files.safeopen import read_json_file
@@ -79,7 +79,7 @@ class ServerConfig:
 
     @property
     def kind(self) -> str:
-        """"stdio" (a command to start) or "http" (a URL to post to)."""
+        """Either "stdio" (a command to start) or "http" (a URL to post to)."""
         return "stdio" if self.command is not None else "http"
 
 
@@ -125,7 +125,7 @@ def shown(value: Any) -> str:
     return text if len(text) < 60 else text[:56] + "..."
 
 
-def field_problem(entry: Dict[str, Any], keys: Any) -> Optional[str]:
+def field_problem(entry: Dict[str, Any], keys: Iterable[str]) -> Optional[str]:
     """The first of `keys` present in `entry` with a wrong value, as words, or None."""
     for key in keys:
         ok, what = FIELDS[key]

@@ -214,7 +214,10 @@ def list_command(as_json: bool) -> int:
         note_if_untrusted(project_config_path(cwd))
     for warning in [] if as_json else warnings:  # before connecting, which may take long
         say(f"miniagent: warning: {for_terminal(warning)}")
-    statuses = connect_all(configs, cwd) if configs else []
+    try:
+        statuses = connect_all(configs, cwd) if configs else []
+    except KeyboardInterrupt:  # Ctrl-C while servers connect: closed already, no traceback
+        return 130
     if as_json:
         print_json({"servers": [status_json(s, configs) for s in statuses],
                     "warnings": warnings})

@@ -3,13 +3,15 @@ status, what lands in mcp.json, and (list) what the servers themselves answered.
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, run_cli, wait_gone
+from helpers import ROOT, run_cli, start_cli, wait_gone
 from miniagent.mcp.config import load_servers, project_config_path, user_config_path
 from miniagent.project.trust import record_trust
 
@@ -245,3 +247,20 @@ def test_listing_stdio_servers_does_not_load_the_http_library(home, project, tmp
              if line.startswith("import time:") and "|" in line}
     assert done.returncode == 0 and "miniagent.mcp.servers" in names
     assert [name for name in names if name.split(".")[0] in ("requests", "urllib3")] == []
+
+
+def test_ctrl_c_while_servers_connect_exits_130_and_stops_them(home, project, tmp_path):
+    pid_file = tmp_path / "pids"
+    write_servers(user_config_path(home), {"hangs": fault("hang-initialize", pid_file)})
+    listing = start_cli(["mcp", "list"], cwd=str(project))
+    try:
+        deadline = time.monotonic() + 20
+        while not pids(pid_file) and time.monotonic() < deadline:  # the server is up
+            time.sleep(0.05)
+        assert pids(pid_file), "the server never started"
+        listing.send_signal(signal.SIGINT)
+        _, stderr = listing.communicate(timeout=15)  # its timeout would be 60 s
+    finally:
+        listing.kill()
+    assert listing.returncode == 130 and "Traceback" not in stderr
+    assert all(wait_gone(pid) for pid in pids(pid_file))

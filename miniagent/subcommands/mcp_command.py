@@ -35,7 +35,7 @@ import re
 import shutil
 import textwrap
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ..errors import ConfigError
 from ..files.home import miniagent_home
@@ -45,6 +45,9 @@ from ..mcp.config import (
 from ..modes.output import ArgumentParser, print_json, say, usage_error
 from ..modes.terminal import for_terminal
 from ..project.trust import resolve_trust
+
+if TYPE_CHECKING:  # for the reader and a type checker: loaded only when servers are listed
+    from ..mcp.servers import ServerStatus
 
 GRACE = 5.0  # seconds a listing waits past the longest server timeout
 VARIABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -92,15 +95,16 @@ def build_parser() -> ArgumentParser:
     listing.add_argument("--json", action="store_true", help="one JSON document")
     add = actions.add_parser(
         "add", help="add or replace a server (does not connect)",
-        usage="miniagent mcp add NAME [-l] [--env K=V]... [--cwd DIR] [--timeout S] -- CMD ARGS...\n"
-              "       miniagent mcp add NAME [-l] --url URL [--header K=V]... "
+        usage="miniagent mcp add NAME [-l] [--env K=V]... [--cwd DIR] [--timeout S] "
+              "-- CMD ARGS...\n       miniagent mcp add NAME [-l] --url URL [--header K=V]... "
               "[--bearer-token-env-var NAME] [--timeout S]",
         description="Add a stdio server (its command after --) or a streamable HTTP "
                     "server (--url) to mcp.json; an entry of the same name is replaced.")
     add.add_argument("name", metavar="NAME", help="letters, digits, _ and -")
     add.add_argument("--env", action="append", type=key_value, default=[], metavar="K=V",
                      help="a variable for the server; ${NAME} and !command are read at start")
-    add.add_argument("--cwd", metavar="DIR", help="where it runs (relative: to the session's directory)")
+    add.add_argument("--cwd", metavar="DIR",
+                     help="where it runs (relative: to the session's directory)")
     add.add_argument("--url", metavar="URL", help="a streamable HTTP endpoint, often .../mcp")
     add.add_argument("--header", action="append", type=key_value, default=[], metavar="K=V",
                      help="an HTTP header sent with every request")
@@ -118,7 +122,7 @@ def build_parser() -> ArgumentParser:
 # --- add and remove ----------------------------------------------------------------------
 
 
-def add_command(args: Any, command: List[str]) -> int:
+def add_command(args: argparse.Namespace, command: List[str]) -> int:
     entry, mistake = build_entry(args, command)
     if mistake:
         return usage_error(f"mcp add: {mistake} (see miniagent mcp add --help)")
@@ -139,7 +143,8 @@ def add_command(args: Any, command: List[str]) -> int:
     return 0
 
 
-def build_entry(args: Any, command: List[str]) -> Tuple[Dict[str, Any], Optional[str]]:
+def build_entry(args: argparse.Namespace,
+                command: List[str]) -> Tuple[Dict[str, Any], Optional[str]]:
     """The mcp.json entry the options describe, or the reason they describe none."""
     if (args.url is None) == (not command):
         return {}, "give either the server's command after -- or --url URL"
@@ -155,7 +160,8 @@ def build_entry(args: Any, command: List[str]) -> Tuple[Dict[str, Any], Optional
         headers = dict(args.header)
         token = args.bearer_token_env_var
         if token is not None and not VARIABLE.match(token):
-            return {}, f"--bearer-token-env-var must name an environment variable (got {shown(token)})"
+            return {}, (f"--bearer-token-env-var must name an environment variable "
+                        f"(got {shown(token)})")
         if token is not None:
             headers["Authorization"] = "Bearer ${" + token + "}"
         entry = {"url": args.url, **({"headers": headers} if headers else {})}
@@ -164,7 +170,7 @@ def build_entry(args: Any, command: List[str]) -> Tuple[Dict[str, Any], Optional
     return entry, None
 
 
-def remove_command(args: Any) -> int:
+def remove_command(args: argparse.Namespace) -> int:
     path = config_path(args.local)
     try:
         removed = remove_server(path, args.name)
@@ -227,7 +233,7 @@ def list_command(as_json: bool) -> int:
     return 1 if warnings or failed else 0
 
 
-def connect_all(configs: List[ServerConfig], cwd: str) -> List[Any]:
+def connect_all(configs: List[ServerConfig], cwd: str) -> List["ServerStatus"]:
     """Every server's ServerStatus after connecting the enabled ones; none left running."""
     # Imported here: only a listing with servers pays for the client (and, when one of
     # them is an HTTP server, for the HTTP library).
@@ -246,17 +252,18 @@ def connect_all(configs: List[ServerConfig], cwd: str) -> List[Any]:
     return statuses
 
 
-def status_json(status: Any, configs: List[ServerConfig]) -> Dict[str, Any]:
+def status_json(status: "ServerStatus", configs: List[ServerConfig]) -> Dict[str, Any]:
     return {"name": status.name, "state": status.state, "kind": kind_of(status, configs),
             "transport": status.transport, "source": status.source,
             "tools": list(status.tools), "error": status.error}
 
 
-def kind_of(status: Any, configs: List[ServerConfig]) -> str:
+def kind_of(status: "ServerStatus", configs: List[ServerConfig]) -> str:
     return next((c.kind for c in configs if c.name == status.name), "")
 
 
-def print_statuses(statuses: List[Any], configs: List[ServerConfig], home: Path) -> None:
+def print_statuses(statuses: List["ServerStatus"], configs: List[ServerConfig],
+                   home: Path) -> None:
     """One line per server, its tools wrapped under it, then its error if any. What a
     server sent (tool names, its stderr in an error) is shown, never obeyed."""
     if not statuses:
@@ -266,7 +273,7 @@ def print_statuses(statuses: List[Any], configs: List[ServerConfig], home: Path)
     width = max(len(status.name) for status in statuses)
     columns = shutil.get_terminal_size((100, 24)).columns
     for status in statuses:
-        print(f"{status.name:<{width}}  {status.state:<10} {kind_of(status, configs):<5} "
+        print(f"{status.name:<{width}}  {status.state:<10} {kind_of(status, configs):<5}  "
               f"{for_terminal(status.transport)}")
         if status.state == "connected":
             tools = ", ".join(for_terminal(name) for name in status.tools) or "none"

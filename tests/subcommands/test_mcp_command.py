@@ -238,14 +238,21 @@ def test_list_against_the_real_mcp_server_time(home, project):
     assert "get_current_time" in result.stdout and "convert_time" in result.stdout
 
 
-def test_listing_stdio_servers_does_not_load_the_http_library(home, project, tmp_path):
+@pytest.mark.parametrize("args,loaded", [
+    (["list"], "miniagent.mcp.servers"),
+    (["add", "x", "--", "y"], "miniagent.mcp.config"),
+    (["remove", "fault"], "miniagent.mcp.config"),
+])
+def test_mcp_with_stdio_servers_does_not_load_the_http_library(home, project, tmp_path,
+                                                               args, loaded):
+    # python -X importtime lists every module imported (as tests/test_startup.py reads it)
     write_servers(user_config_path(home), {"fault": fault("normal", tmp_path / "pids")})
     env = {**os.environ, "MINIAGENT_HOME": str(home), "PYTHONPATH": ROOT}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "miniagent", "mcp", "list"],
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "miniagent", "mcp", *args],
                           cwd=project, env=env, capture_output=True, text=True, timeout=60)
     names = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
              if line.startswith("import time:") and "|" in line}
-    assert done.returncode == 0 and "miniagent.mcp.servers" in names
+    assert done.returncode == 0 and loaded in names
     assert [name for name in names if name.split(".")[0] in ("requests", "urllib3")] == []
 
 

@@ -149,7 +149,7 @@ def entry_problem(entry: Any) -> Optional[str]:
     if written == "sse":
         return ('type "sse" (the legacy SSE transport) is not supported; try the '
                 "server's streamable HTTP endpoint, often /mcp instead of /sse")
-    if written is not None and written not in TYPES:
+    if written is not None and (not isinstance(written, str) or written not in TYPES):
         return f"type must be one of stdio, http, streamable-http (got {shown(written)})"
     if "command" in entry and "url" in entry:
         return "command and url must not both be given (a server is stdio or HTTP)"

@@ -118,6 +118,8 @@ def test_the_fields_of_the_other_transport_are_dropped(home, project):
     ({"type": "stdio"}, "command (stdio) or url (streamable HTTP) must be given"),
     ({"type": "ws", "url": "https://h"},
      'type must be one of stdio, http, streamable-http (got "ws")'),
+    ({"type": ["stdio"], "command": "x"},
+     'type must be one of stdio, http, streamable-http (got ["stdio"])'),
     ({"type": "http", "command": "x"}, 'type must be "stdio" with a command (got "http")'),
     ({"type": "stdio", "url": "https://h"},
      'type must be "http" or "streamable-http" with a url (got "stdio")'),

@@ -152,3 +152,12 @@ def test_close_is_idempotent_and_safe_from_two_threads(tmp_path):
 def test_describe_shows_the_command_as_a_shell_would_read_it(tmp_path):
     transport = StdioTransport("npx", ["-y", "@x/server", "a b"], {}, str(tmp_path))
     assert transport.describe() == "npx -y @x/server 'a b'"
+
+
+def test_a_tail_that_is_one_long_line_is_kept_not_dropped(tmp_path):
+    script = "head -c 5000 /dev/zero | tr '\\000' x >&2; exit 1"
+    transport = StdioTransport("/bin/sh", ["-c", script], {"PATH": "/usr/bin:/bin"}, str(tmp_path))
+    recorder = Recorder(transport)
+    transport.start()
+    assert recorder.closed.get(timeout=10) == "exited with status 1: " + "x" * 2000
+    transport.close()

@@ -79,6 +79,10 @@ class McpClient:
         On failure the transport is closed (no process left) and McpError raised."""
         try:
             self._connection.start()
+        except TransportClosed as exc:  # it never ran: "command not found: npx"
+            self.close()
+            raise McpError(self._prefix() + str(exc)) from exc
+        try:
             result = self._connection.request("initialize", {
                 "protocolVersion": PROTOCOL_VERSION,
                 "capabilities": {},

@@ -182,8 +182,12 @@ class StdioTransport(Transport):
         removed: fit for an error message."""
         with self._stderr_lock:
             text = self._stderr.decode("utf-8", errors="replace")
-        text = CONTROL_CHARACTERS.sub(" ", ESCAPE_SEQUENCE.sub("", text))
-        return one_line(text[-STDERR_SHOWN_CHARS:], STDERR_SHOWN_CHARS)
+        lines = text[-STDERR_SHOWN_CHARS:].splitlines()
+        if len(text) > STDERR_SHOWN_CHARS and len(lines) > 1:
+            lines = lines[1:]  # the first one was cut in the middle
+        text = " ".join(lines)
+        return one_line(CONTROL_CHARACTERS.sub(" ", ESCAPE_SEQUENCE.sub("", text)),
+                        STDERR_SHOWN_CHARS)
 
     # --- Stopping ----------------------------------------------------------------------
 

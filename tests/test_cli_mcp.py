@@ -16,7 +16,7 @@ import pytest
 
 from fake_server import FakeServer
 from helpers import answer, call, is_alive, run_cli, wait_gone
-from reference_servers import reference_server
+from mcp.reference_servers import reference_server
 
 FAULT = str(Path(__file__).parent / "mcp" / "fault_server.py")
 BOUND = 60
@@ -157,9 +157,10 @@ def test_tools_flags_choose_mcp_tools_as_pi_does(home, tmp_path):
     pid_file = tmp_path / "pids"
     write_mcp_json(home, {"fault": fault("normal", pid_file)})
     with FakeServer([answer("1"), answer("2"), answer("3")]) as srv:
-        run_with(srv, "--tools", "read", "-p", "hi", cwd=tmp_path)
-        run_with(srv, "--tools", "read,mcp__fault__e*", "-p", "hi", cwd=tmp_path)
-        run_with(srv, "--exclude-tools", "mcp__*,*_mcp_*", "-p", "hi", cwd=tmp_path)
+        for flags in (["--tools", "read"], ["--tools", "read,mcp__fault__e*"],
+                      ["--exclude-tools", "mcp__*,*_mcp_*"]):
+            result = run_with(srv, *flags, "-p", "hi", cwd=tmp_path)
+            assert result.returncode == 0, result.stderr
     kept, chosen, excluded = (offered(request) for request in srv.requests)
     assert kept[0] == "read" and "mcp__fault__echo" in kept and "read_mcp_resource" in kept
     assert chosen == ["read", "mcp__fault__echo", "mcp__fault__embedded"]
@@ -196,7 +197,35 @@ def test_a_crash_mid_call_is_a_tool_error_and_the_next_call_starts_it_again(home
     with FakeServer(turns) as srv:
         result = run_with(srv, "-p", "crash", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    crashed = tool_results(srv.requests[1])[0]["content"]
-    assert 'MCP server "fault"' in json.dumps(crashed) and "next call" in json.dumps(crashed)
+    crashed = json.loads(json.dumps(tool_results(srv.requests[1])[0]["content"]))
+    assert 'MCP server "fault"' in str(crashed) and "again on the next call" in str(crashed)
     assert "again" in json.dumps(tool_results(srv.requests[2])[-1])
     assert len(pids(pid_file)) == 2 and all_gone(pid_file)
+
+
+def test_rpc_state_and_commands_show_the_servers(home, tmp_path):
+    from helpers import write_script
+    from rpc_driver import Rpc
+    pid_file = tmp_path / "pids"
+    write_mcp_json(home, {"fault": fault("normal", pid_file),
+                          "broken": {"command": "/nonexistent/mcp-server"}})
+    rpc = Rpc(tmp_path, "--provider", "scripted", "--no-session",
+              "--script", write_script(tmp_path, [answer("hi")]))
+    try:
+        rpc.call({"type": "prompt", "message": "hi"})  # the first prompt waits for them
+        rpc.until(lambda record: record["type"] == "agent_settled")
+        servers = rpc.call({"type": "get_state"})["mcpServers"]
+        commands = rpc.call({"type": "get_commands"})["commands"]
+        status, _, stderr = rpc.close()
+    finally:
+        rpc.kill()
+    assert [(server["name"], server["state"]) for server in servers] == [
+        ("fault", "connected"), ("broken", "failed")]
+    assert "echo" in servers[0]["tools"] and "command not found" in servers[1]["error"]
+    assert commands == [{"name": "mcp", "description": "MCP servers: fault (connected), "
+                                                       "broken (failed)",
+                         "source": "extension", "sourceInfo": {
+                             "path": "builtin:mcp", "source": "builtin", "scope": "temporary",
+                             "origin": "top-level"}}]
+    assert status == 0 and stderr.count("MCP server") == 1, stderr
+    assert all_gone(pid_file)

@@ -18,6 +18,7 @@ Left out: which tools are offered (servers.py) and what a call does (tools.py).
 
 import hashlib
 import re
+from fnmatch import fnmatchcase
 from typing import Callable
 
 MAX_TOOL_NAME = 64
@@ -45,3 +46,12 @@ def tool_name(server: str, tool: str, taken: Callable[[str], bool] = lambda name
 def is_mcp_tool(name: str) -> bool:
     """Does this tool name belong to MCP (a server's tool or a resource tool)?"""
     return name.startswith(PREFIX) or name in RESOURCE_TOOLS
+
+
+def may_name_mcp_tools(entry: str) -> bool:
+    """Could this --tools / --exclude-tools entry name MCP tools? Their names are known
+    only once the servers answer, so such an entry is not checked at start-up.
+
+    Example: "mcp__git__*" -> True, "*_mcp_*" -> True (the resource tools), "rea*" -> False
+    """
+    return entry.startswith(PREFIX) or any(fnmatchcase(name, entry) for name in RESOURCE_TOOLS)

@@ -51,6 +51,7 @@ class ServerStatus:
     error: Optional[str] = None
     source: str = ""
     transport: str = ""
+    kind: str = ""  # "stdio" | "http"
 
 
 def make_transport(config: ServerConfig, cwd: str) -> Transport:
@@ -156,7 +157,8 @@ class ConnectedServer:
         transport = self._transport.describe() if self._transport else \
             (self.config.url or " ".join([self.config.command or ""] + self.config.args))
         names = [str(raw.get("name")) for raw in self.raw_tools] if self.state == "connected" else []
-        return ServerStatus(self.name, self.state, names, self.error, self.config.source, transport)
+        return ServerStatus(self.name, self.state, names, self.error, self.config.source,
+                            transport, self.config.kind)
 
 
 class McpServers:

@@ -225,10 +225,9 @@ def list_command(as_json: bool) -> int:
     except KeyboardInterrupt:  # Ctrl-C while servers connect: closed already, no traceback
         return 130
     if as_json:
-        print_json({"servers": [status_json(s, configs) for s in statuses],
-                    "warnings": warnings})
+        print_json({"servers": [status_json(s) for s in statuses], "warnings": warnings})
     else:
-        print_statuses(statuses, configs, home)
+        print_statuses(statuses, home)
     failed = [s for s in statuses if s.state not in ("connected", "disabled")]
     return 1 if warnings or failed else 0
 
@@ -252,33 +251,35 @@ def connect_all(configs: List[ServerConfig], cwd: str) -> List["ServerStatus"]:
     return statuses
 
 
-def status_json(status: "ServerStatus", configs: List[ServerConfig]) -> Dict[str, Any]:
-    return {"name": status.name, "state": status.state, "kind": kind_of(status, configs),
+def status_json(status: Any) -> Dict[str, Any]:
+    return {"name": status.name, "state": status.state, "kind": status.kind,
             "transport": status.transport, "source": status.source,
             "tools": list(status.tools), "error": status.error}
 
 
-def kind_of(status: "ServerStatus", configs: List[ServerConfig]) -> str:
-    return next((c.kind for c in configs if c.name == status.name), "")
-
-
-def print_statuses(statuses: List["ServerStatus"], configs: List[ServerConfig],
-                   home: Path) -> None:
-    """One line per server, its tools wrapped under it, then its error if any. What a
-    server sent (tool names, its stderr in an error) is shown, never obeyed."""
+def print_statuses(statuses: List[Any], home: Path) -> None:
     if not statuses:
         print(f"No MCP servers configured (add one: miniagent mcp add NAME -- CMD ARGS...; "
               f"file: {user_config_path(home)})")
         return
-    width = max(len(status.name) for status in statuses)
     columns = shutil.get_terminal_size((100, 24)).columns
+    print("\n".join(status_lines(statuses, columns)))
+
+
+def status_lines(statuses: List[Any], columns: int) -> List[str]:
+    """One line per server, its tools wrapped under it, then its error if any (the
+    REPL's /mcp shows the same). What a server sent (tool names, its stderr in an
+    error) is shown, never obeyed."""
+    width = max((len(status.name) for status in statuses), default=0)
+    lines = []
     for status in statuses:
-        print(f"{status.name:<{width}}  {status.state:<10} {kind_of(status, configs):<5}  "
-              f"{for_terminal(status.transport)}")
+        lines.append(f"{status.name:<{width}}  {status.state:<10} {status.kind:<5} "
+                     f"{for_terminal(status.transport)}")
         if status.state == "connected":
             tools = ", ".join(for_terminal(name) for name in status.tools) or "none"
-            print(textwrap.fill(tools, width=max(40, columns), initial_indent="  tools: ",
-                                subsequent_indent="         ", break_long_words=False,
-                                break_on_hyphens=False))
+            lines.append(textwrap.fill(tools, width=max(40, columns), initial_indent="  tools: ",
+                                       subsequent_indent="         ", break_long_words=False,
+                                       break_on_hyphens=False))
         if status.error:
-            print(f"  error: {for_terminal(status.error)}")
+            lines.append(f"  error: {for_terminal(status.error)}")
+    return lines

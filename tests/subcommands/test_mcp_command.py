@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, run_cli, start_cli, wait_gone
+from mcp.reference_servers import reference_server
 from miniagent.mcp.config import load_servers, project_config_path, user_config_path
 from miniagent.project.trust import record_trust
 
 MCP_TESTS = Path(__file__).parents[1] / "mcp"
 FAULT = str(MCP_TESTS / "fault_server.py")
-sys.path.insert(0, str(MCP_TESTS))  # only tests/ is on the path; the one finder lives there
-from reference_servers import reference_server  # noqa: E402
 
 
 @pytest.fixture

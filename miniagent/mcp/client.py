@@ -37,14 +37,17 @@ import threading
 from typing import Callable, List, Optional
 
 from .. import __version__
+from ..messages import one_line
 from .jsonrpc import Connection, RequestAborted, RequestTimeout, RpcError
-from .transport import Transport, TransportClosed
+from .transport import SessionExpired, Transport, TransportClosed
 
 PROTOCOL_VERSION = "2025-11-25"
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 METHOD_NOT_FOUND = -32601
 MAX_PAGES = 100
 """A server whose nextCursor never ends is cut off here."""
+MAX_ERROR_CHARS = 2500
+"""Room for an error and the stderr tail a stdio transport quotes (~2 KB)."""
 
 
 class McpError(Exception):
@@ -154,23 +157,32 @@ class McpClient:
         self._connection.close()
 
     def _request(self, what: str, method: str, params: Optional[dict] = None,
-                 **options) -> dict:
+                 abort: Optional[threading.Event] = None, max_total: Optional[float] = None,
+                 with_progress: bool = False) -> dict:
         """One request, its failures turned into McpError; `what` names it in the error."""
         try:
-            return self._connection.request(method, params, timeout=self.timeout, **options)
+            return self._connection.request(method, params, timeout=self.timeout, abort=abort,
+                                            max_total=max_total, with_progress=with_progress)
+        except SessionExpired as exc:
+            # The HTTP server forgot us: this client is done (alive turns False), and
+            # whoever holds it connects a new one.
+            self.close()
+            raise self._error(what, exc) from exc
         except (TransportClosed, RequestTimeout, RpcError) as exc:
             raise self._error(what, exc) from exc
 
     def _error(self, what: str, exc: Exception) -> McpError:
+        """The one-line McpError for a failed request; the server's own words (an error
+        message, its stderr) may hold line breaks, and are joined into the line."""
         if isinstance(exc, McpError):  # already says what is wrong, without the prefix
-            return McpError(self._prefix() + f"{what}: {exc}")
+            return McpError(one_line(self._prefix() + f"{what}: {exc}", MAX_ERROR_CHARS))
         detail = str(exc)
         tail = self.transport.stderr_tail()
         # A closed stdio transport already quotes stderr; a silent server may explain
         # itself there too.
         if isinstance(exc, RequestTimeout) and tail:
             detail += f" (stderr: {tail})"
-        return McpError(self._prefix() + f"{what} failed: {detail}")
+        return McpError(one_line(self._prefix() + f"{what} failed: {detail}", MAX_ERROR_CHARS))
 
     def _prefix(self) -> str:
         return f'MCP server "{self.name}": '

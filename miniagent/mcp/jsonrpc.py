@@ -48,6 +48,8 @@ from .transport import Transport, TransportClosed
 WAIT_STEP = 0.1
 """Longest single wait for an answer: how quickly an abort is noticed."""
 INTERNAL_ERROR = -32603
+MAX_SERVER_REQUESTS = 8
+"""Server requests handled at once; more wait on the reader thread."""
 
 
 class RpcError(Exception):
@@ -92,6 +94,7 @@ class Connection:
         self._pending: Dict[int, _Pending] = {}
         self._lock = threading.Lock()
         self._notifications: "queue.Queue[Optional[dict]]" = queue.Queue()
+        self._handlers = threading.BoundedSemaphore(MAX_SERVER_REQUESTS)
         transport.on_message = self._deliver
         transport.on_closed = self._closed
 
@@ -189,8 +192,10 @@ class Connection:
             return
         method = message.get("method")
         if isinstance(method, str) and "id" in message:
+            # A server flooding us with requests waits here, not in a thousand threads.
+            self._handlers.acquire()
             threading.Thread(target=self._answer_request, args=(message,), daemon=True,
-                             name=f"mcp-request-{method}").start()
+                             name="mcp-server-request").start()
         elif isinstance(method, str):
             self._notified(method, message.get("params"))
         elif "result" in message or "error" in message:
@@ -226,17 +231,19 @@ class Connection:
 
     def _answer_request(self, message: dict) -> None:
         """A server request, on a thread of its own: on_request's result, or its error."""
-        params = message.get("params")
-        reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
         try:
-            reply["result"] = self.on_request(message["method"],
-                                              params if isinstance(params, dict) else {})
-        except RpcError as exc:
-            reply["error"] = {"code": exc.code, "message": exc.message}
-        try:
+            params = message.get("params")
+            reply: Dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+            try:
+                reply["result"] = self.on_request(message["method"],
+                                                  params if isinstance(params, dict) else {})
+            except RpcError as exc:
+                reply["error"] = {"code": exc.code, "message": exc.message}
             self.transport.send(reply)
         except TransportClosed:
             pass  # the server is gone; it no longer needs the answer
+        finally:
+            self._handlers.release()
 
     def _closed(self, reason: str) -> None:
         """The transport is gone: remember why (the first reason wins), wake every

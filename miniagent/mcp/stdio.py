@@ -101,7 +101,9 @@ class StdioTransport(Transport):
     # --- Sending -----------------------------------------------------------------------
 
     def send(self, message: dict) -> None:
-        line = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+        # json.dumps escapes every line break (and, by default, every non-ASCII
+        # character), so the message is one line whatever its text holds.
+        line = json.dumps(message).encode("ascii") + b"\n"
         with self._send_lock:
             try:
                 self._proc.stdin.write(line)

@@ -7,11 +7,13 @@ import time
 
 import pytest
 
+import miniagent
 from helpers import is_alive, wait_gone
 from mcp.faults import fault_transport, server_pids
 from miniagent.mcp.client import McpClient, McpError
 from miniagent.mcp.jsonrpc import RequestAborted
 from miniagent.mcp.stdio import StdioTransport
+from miniagent.mcp.transport import SessionExpired, Transport
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +225,48 @@ def test_a_wrapper_and_its_server_are_both_gone_after_close(tmp_path):
     client.close()  # idempotent
     wrapper, server = server_pids(tmp_path)
     assert not is_alive(wrapper) and wait_gone(server)
+
+
+class ForgetfulTransport(Transport):
+    """Answers initialize, then says the session expired (as an HTTP server's 404)."""
+
+    def __init__(self):
+        self.sent = []
+
+    def start(self):
+        pass
+
+    def send(self, message):
+        self.sent.append(message)
+        if message.get("method") == "initialize":
+            self.on_message({"jsonrpc": "2.0", "id": message["id"],
+                             "result": {"protocolVersion": "2025-06-18", "capabilities": {}}})
+        elif "id" in message:
+            raise SessionExpired("the server ended the session (404)")
+
+    def close(self):
+        pass
+
+    def describe(self):
+        return "https://example.invalid/mcp"
+
+
+def test_the_handshake_offers_our_version_and_no_capabilities_and_accepts_an_older_one():
+    transport = ForgetfulTransport()
+    client = McpClient("web", transport)
+    client.connect()
+    assert client.alive and client.protocol_version == "2025-06-18"
+    assert transport.protocol_version == "2025-06-18"  # HTTP sends it from now on
+    initialize, initialized = transport.sent
+    assert initialize["params"] == {"protocolVersion": "2025-11-25", "capabilities": {},
+                                    "clientInfo": {"name": "miniagent",
+                                                   "version": miniagent.__version__}}
+    assert initialized == {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def test_an_expired_session_ends_the_client_so_its_owner_reconnects():
+    client = McpClient("web", ForgetfulTransport())
+    client.connect()
+    with pytest.raises(McpError, match='^MCP server "web": tools/list failed: the server ended'):
+        client.list_tools()
+    assert not client.alive

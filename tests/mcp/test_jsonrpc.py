@@ -243,3 +243,27 @@ def test_notifications_arrive_in_order_and_a_slow_handler_blocks_no_answer():
     assert [seen.get(timeout=5) for _ in range(3)] == [
         ("notifications/n0", {"n": 0}), ("notifications/n1", {"n": 1}),
         ("notifications/n2", {"n": 2})]
+
+
+def test_a_flood_of_server_requests_runs_a_few_handlers_at_a_time_and_answers_all():
+    lock = threading.Lock()
+    running, most = [0], [0]
+    release = threading.Event()
+
+    def on_request(method, params):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        release.wait(10)
+        with lock:
+            running[0] -= 1
+        return {}
+
+    transport, connection = connect(on_request=on_request)
+    flood = in_background(lambda: [transport.receive({"jsonrpc": "2.0", "id": n, "method": "ping"})
+                                   for n in range(20)])
+    release.set()
+    flood.get(timeout=10)
+    answered = sorted(transport.next_sent()["id"] for _ in range(20))
+    assert answered == list(range(20))
+    assert most[0] <= 8

@@ -13,6 +13,7 @@ It answers, in this order:
                                    models/choose.py
   4. Which project context?       trust, settings, extensions, skills (project/)
   5. Which tools and prompt?       --tools / --exclude-tools, then the system prompt
+  6. Which MCP servers?            mcp.json's, connecting in the background (mcp/)
 
 Example: `miniagent -c -p "and now the tests"` opens the newest session of this
 directory, restores its model and thinking level, and appends the new turn to its file.
@@ -29,7 +30,7 @@ from dataclasses import replace
 import shutil
 import sys
 import tempfile
-from typing import Callable, List, Optional, TextIO, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, TextIO, Tuple
 
 from .agent import Agent
 from .models.choose import Resolved, is_own_server, own_key, resolve
@@ -45,11 +46,15 @@ from .providers.scripted import demo_script, load_script, scripted_model
 from .session.ids import resolve_session
 from .session.tree import (Session, find_most_recent, fork_session,
                            parse_fork_argument, session_dir_for)
-from .project.resources import Project, choose_tools, load_project, system_prompt_builder
+from .project.resources import (Project, choose_tools, load_project, mcp_tool_filter,
+                                system_prompt_builder)
 from .project.system_prompt import render_sections
 from .project.settings import Settings
 from .models.window import probe_context_window
 from .modes.terminal import for_terminal
+
+if TYPE_CHECKING:  # for the reader and a type checker only: loaded when mcp.json has servers
+    from .mcp.servers import McpServers
 
 
 def read_prompt(words: List[str], piped_input: Optional[TextIO]) -> str:
@@ -103,6 +108,7 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
     base_url = args.base_url
     if not (args.provider or args.model or args.base_url) and restored and restored.model:
         base_url = restored.model.get("baseUrl")
+    mcp = start_mcp(args, project)
     if args.max_cost and not cost_is_known(model):
         say(f"miniagent: warning: no prices are known for {model.id}, so --max-cost "
             f"cannot apply (--max-turns can)")
@@ -112,7 +118,25 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
     return Harness(agent, session, compaction=project.settings.compaction,
                    limits=RunLimits(args.max_turns, args.max_cost), base_url=base_url,
                    compact_after_run=interactive, project=project, prompt_for=prompt_for,
-                   confirm_gate=gate)
+                   confirm_gate=gate, mcp=mcp)
+
+
+def start_mcp(args: argparse.Namespace, project: Project) -> Optional["McpServers"]:
+    """Begin connecting the MCP servers of mcp.json (the project's only when trusted),
+    unless --no-mcp; None when there is none to connect. Each failure is one warning."""
+    if args.no_mcp or args.demo:
+        return None
+    from .mcp.config import load_servers
+    configs, warnings = load_servers(project.home, project.cwd, project.trusted)
+    for warning in warnings:
+        say(f"miniagent: warning: {warning}")
+    if not any(config.enabled for config in configs):
+        return None
+    from .mcp.servers import McpServers
+    servers = McpServers(configs, project.cwd, keep=mcp_tool_filter(args),
+                         on_warning=lambda line: say(f"miniagent: warning: {line}"))
+    servers.start()
+    return servers
 
 
 def install_hooks(agent: Agent, project: Project,

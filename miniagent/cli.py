@@ -35,7 +35,7 @@ from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, us
 from .tools import ALL_TOOLS
 
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
-SUBCOMMANDS = ("sessions", "stats", "export", "script")
+SUBCOMMANDS = ("sessions", "stats", "export", "script", "mcp")
 
 EXAMPLES = """\
 examples:
@@ -52,6 +52,7 @@ examples:
   miniagent sessions search "x509 error"    find where something was said
   miniagent export SESSION.jsonl            the session as one HTML page
   miniagent script SESSION.jsonl            a script that replays it offline
+  miniagent mcp add time -- uvx mcp-server-time    an MCP server's tools in every run
 """
 
 
@@ -111,6 +112,8 @@ def add_project_flags(parser: argparse.ArgumentParser) -> None:
                         help="load an extension (a Python file with setup(api)); repeatable")
     parser.add_argument("--no-extensions", action="store_true",
                         help="load no extensions from ~/.miniagent or the project")
+    parser.add_argument("--no-mcp", action="store_true",
+                        help="connect no MCP server (mcp.json) and offer no MCP tool")
     parser.add_argument("--system-prompt", metavar="TEXT|FILE",
                         help="replace the opening of the system prompt")
     parser.add_argument("--append-system-prompt", metavar="TEXT|FILE",
@@ -222,8 +225,7 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
         from .tools.hardening.reaper import adopt_orphans
         adopt_orphans()
     from .assemble import build_harness, prepare_cwd, read_prompt
-    from .modes.print_mode import run
-    from .errors import SessionError, SkillError
+    from .errors import SessionError
     try:
         rpc = args.mode == "rpc"  # stdin carries the protocol, never the prompt
         prompt = "" if args.demo or rpc else read_prompt(args.prompt,
@@ -244,6 +246,17 @@ def start(args: argparse.Namespace, stdin: Optional[TextIO], on_terminal: bool,
         return 1
     except KeyboardInterrupt:  # Ctrl-C while the piped prompt or a server was awaited
         return 130
+    try:
+        return run_front_end(harness, args, prompt, cwd, interactive, rpc)
+    finally:
+        harness.close()  # the MCP servers stop: no process of theirs is left
+
+
+def run_front_end(harness, args: argparse.Namespace, prompt: str, cwd: str,
+                  interactive: bool, rpc: bool) -> int:
+    """The assembled run, handed to rpc, the terminal, or print / JSON mode."""
+    from .errors import SkillError
+    from .modes.print_mode import run
     if says_it_cannot_fit(harness) and not (interactive or rpc):
         return 1  # every request would fail; the terminal stays open for /model
     if rpc:

@@ -63,12 +63,14 @@ from .limits import RunLimits
 from .moves import SessionMoves
 from .worker import Work, Worker
 from ..messages import Message, is_failed, user_message
+from ..mcp.naming import is_mcp_tool
 from ..models.thinking import clamp_level
 from ..session.tree import Session
 from ..project.system_prompt import render_sections
 from .records import record_settings, record_system, system_checkpoint
 
 if TYPE_CHECKING:  # for the reader and a type checker only: loading it costs start-up time
+    from ..mcp.servers import McpServers
     from ..project.resources import Project
 
 
@@ -107,7 +109,8 @@ class Harness(SessionMoves):
                  compact_after_run: bool = True, max_retries: int = MAX_RETRIES,
                  base_delay: Optional[float] = None, project: Optional["Project"] = None,
                  prompt_for: Optional[Callable[[List[Any]], Dict[str, str]]] = None,
-                 confirm_gate: Optional[ConfirmationGate] = None):
+                 confirm_gate: Optional[ConfirmationGate] = None,
+                 mcp: Optional["McpServers"] = None):
         self.agent = agent
         self.session = session or Session.create(agent.cwd, persist=False)
         self.compaction = compaction or CompactionSettings()
@@ -124,6 +127,7 @@ class Harness(SessionMoves):
         self.project = project
         self.prompt_for = prompt_for
         self.confirm_gate = confirm_gate
+        self.mcp = mcp  # the MCP servers (mcp/servers.py), or None
         self.worker = Worker()  # the run's thread, its abort Event and its wait
         agent.convert_to_llm = convert_to_llm  # summaries etc. become wire messages
         agent.should_stop = self.limits.should_stop
@@ -202,10 +206,20 @@ class Harness(SessionMoves):
         self.check_compaction()
         if self._stop.is_set():
             return self.agent.messages[-1] if self.agent.messages else {}
+        self._offer_mcp_tools()
         record_system(self.session, self.prompt_sections(), self.agent.tools)
         self.agent.prompt(self._with_extension_messages(text), abort=self._stop)
         self._settle()
         return self.agent.messages[-1]
+
+    def _offer_mcp_tools(self) -> None:
+        """Before each prompt: the MCP servers' tools as they are now (the first prompt
+        waits for the servers to connect, at most 10 s), after the run's own tools."""
+        if self.mcp is None:
+            return
+        self.mcp.before_prompt()
+        own = [tool for tool in self.agent.tools if not is_mcp_tool(tool.name)]
+        self.set_tools(own + self.mcp.tools())
 
     def _with_extension_messages(self, text: Any) -> Any:
         """The prompt, followed by the messages extensions added (api.add_message) since
@@ -341,6 +355,11 @@ class Harness(SessionMoves):
 
     def outcome(self) -> Any:
         return self.worker.outcome()
+
+    def close(self) -> None:
+        """The front end is done: stop the MCP servers, so no process is left."""
+        if self.mcp is not None:
+            self.mcp.close()
 
     def abort(self) -> None:
         """Stop the run, a compaction, or the wait before a retry, at once."""

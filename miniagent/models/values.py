@@ -9,7 +9,9 @@ pi 1.6 reads it, in one of three forms:
     "!pass show lmstudio"     a shell command: its output, stripped (first char "!")
 
 A variable that is unset (or only whitespace), or a command that fails or prints
-nothing, leaves the value unresolved (None): the caller says what is missing.
+nothing, leaves the value unresolved (None): the caller says what is missing. An MCP
+server's `env` and `headers` (mcp/config.py) read them as pi does there instead: an
+unset variable is empty text (`unset_ok`), since many servers run fine without one.
 
 A command runs only for the provider a run uses, once, when miniagent starts. It comes
 from the user's own file alone: miniagent reads no models.json from a project, so a
@@ -36,21 +38,25 @@ def is_command(spec: str) -> bool:
     return spec.startswith("!")
 
 
-def resolve_value(spec: Optional[str], env: Mapping[str, str]) -> Optional[str]:
+def resolve_value(spec: Optional[str], env: Mapping[str, str],
+                  unset_ok: bool = False) -> Optional[str]:
     """The text a value stands for, or None when it cannot be had now.
 
     Examples: "$KEY" with KEY=abc -> "abc";  "Bearer ${KEY}" -> "Bearer abc";
-    "$KEY" with KEY unset -> None;  "cost$$" -> "cost$";  "!echo hi" -> "hi"
+    "$KEY" with KEY unset -> None (with unset_ok: "");  "cost$$" -> "cost$";
+    "!echo hi" -> "hi"
     """
     if not spec:
         return None
     if is_command(spec):
         return run_command(spec[1:])
-    return expand_variables(spec, env)
+    return expand_variables(spec, env, unset_ok)
 
 
-def expand_variables(spec: str, env: Mapping[str, str]) -> Optional[str]:
-    """`$NAME` and `${NAME}` replaced by their values; None if any is unset."""
+def expand_variables(spec: str, env: Mapping[str, str],
+                     unset_ok: bool = False) -> Optional[str]:
+    """`$NAME` and `${NAME}` replaced by their values; None if any is unset, unless
+    `unset_ok` (then an unset variable is replaced by nothing)."""
     missing = []
 
     def substitute(match: "re.Match[str]") -> str:
@@ -62,7 +68,7 @@ def expand_variables(spec: str, env: Mapping[str, str]) -> Optional[str]:
             missing.append(braced or bare)
         return value
     text = _REFERENCE.sub(substitute, spec)
-    return None if missing else text
+    return None if missing and not unset_ok else text
 
 
 def variables_named(spec: Optional[str]) -> list:

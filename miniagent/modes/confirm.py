@@ -14,7 +14,8 @@ reason as the call's error result and can ask or try something else.
 
 The rules:
   * `bash` shows the command, `edit` a short diff of each change, `write` the path,
-    the size and the first lines of the new content;
+    the size and the first lines of the new content; an MCP server's tool
+    (`mcp__server__tool`, which may do anything its server can) its arguments as JSON;
   * `y` runs it, `a` runs it and every later call of the same tool unasked (an `a`
     said to a write lets later writes through, never a bash command); anything else
     means no, and so does an empty line or the end of input (a closed pipe must never
@@ -32,6 +33,7 @@ reads the terminal itself, through /dev/tty when stdin is a pipe.
 Left out: remembering answers across runs (of the process), per-command allow lists.
 """
 
+import json
 import os
 import sys
 import threading
@@ -43,6 +45,7 @@ from ..tools.hardening.diff import generate_diff
 
 Ask = Callable[[str], str]
 GATED = ("bash", "edit", "write")
+MCP_PREFIX = "mcp__"  # every MCP server tool is asked about too (the resource tools only read)
 SHOWN_LINES = 20  # of a diff or a new file: enough to judge, short enough to read
 
 
@@ -59,7 +62,7 @@ class ConfirmGate:
 
     def __call__(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         name = event["toolCall"]["name"]
-        if name not in self.gated:
+        if name not in self.gated and not name.startswith(MCP_PREFIX):
             return None
         with self._lock:  # one question at a time, and "a" seen by every waiting call
             if name in self.always:
@@ -117,7 +120,8 @@ def describe_for_confirmation(name: str, args: Dict[str, Any]) -> str:
             shown, _ = generate_diff(change.get("oldText", ""), change.get("newText", ""))
             diff += shown.split("\n")
         return f"edit wants to change {args.get('path')}:\n" + indent(diff)
-    return f"{name} wants to run with {args}"
+    shown = json.dumps(args, ensure_ascii=False, indent=2).split("\n")
+    return f"{name} wants to run with:\n" + indent(shown)
 
 
 def indent(lines: List[str]) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 from .extensions import Extensions, load_extensions
+from ..mcp.naming import may_name_mcp_tools
 from ..files.home import miniagent_home
 from .system_prompt import Sections, build_prompt_sections, read_text_or_file
 from .settings import Settings, load_settings
@@ -132,11 +133,30 @@ def select_names(entries: List[str], base: List[str], known: List[str], source: 
 
 
 def _matching(entry: str, known: List[str], source: str) -> List[str]:
-    """The known tools an entry names: itself, or those a `*` pattern matches (fnmatch)."""
+    """The known tools an entry names: itself, or those a `*` pattern matches (fnmatch).
+    An MCP name (`mcp__...`) is checked later, against what the servers offer."""
     found = [name for name in known if fnmatchcase(name, entry)]
-    if not found:
+    if not found and not may_name_mcp_tools(entry):
         raise ValueError(f"{source}: unknown tool '{entry}'; the tools are: {', '.join(known)}")
     return found
+
+
+def mcp_tool_filter(args: argparse.Namespace) -> Callable[[str], bool]:
+    """Which MCP tools the model is offered, by name, as pi decides it: all of them,
+    unless a --tools entry starts with `mcp__` (then those the `mcp__` entries match);
+    --exclude-tools removes its matches, and --no-tools removes every one.
+
+    Example: --tools read,'mcp__time__*' keeps mcp__time__now and drops mcp__git__log;
+             --tools read,bash keeps both (it names no MCP tool)
+    """
+    chosen = [entry for entry in split_names(args.tools or "") if entry.startswith("mcp__")]
+    excluded = split_names(args.exclude_tools or "")
+
+    def keep(name: str) -> bool:
+        if args.no_tools or any(fnmatchcase(name, entry) for entry in excluded):
+            return False
+        return not chosen or any(fnmatchcase(name, entry) for entry in chosen)
+    return keep
 
 
 def tools_named(names: List[str], project: Project) -> List[Tool]:

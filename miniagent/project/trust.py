@@ -41,7 +41,8 @@ from ..files.safeopen import read_json_file
 from .settings import project_config_dir
 
 # What counts as "something to load" in a project's .miniagent/ folder.
-PROJECT_RESOURCES = ("settings.json", "skills", "extensions", "SYSTEM.md", "APPEND_SYSTEM.md")
+PROJECT_RESOURCES = ("settings.json", "skills", "extensions", "SYSTEM.md", "APPEND_SYSTEM.md",
+                     "mcp.json")
 
 
 def is_trusted(cwd: str, home: Path) -> Optional[bool]:

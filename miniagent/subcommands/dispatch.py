@@ -1,4 +1,4 @@
-"""Subcommands: looking at sessions without running a model.
+"""Subcommands: looking at sessions (and MCP servers) without running a model.
 
     miniagent sessions [--all] [--json]      this directory's sessions, newest first
     miniagent sessions search QUERY          full-text search (search.py)
@@ -6,6 +6,7 @@
     miniagent stats SESSION... [--json]      prompts, turns, tool calls, tokens, cost
     miniagent export SESSION [-o OUT]        the session as an HTML page (export.py)
     miniagent script SESSION [-o SCRIPT]     the session as a replayable script
+    miniagent mcp list|add|remove ...        MCP servers: check them, edit mcp.json
 
 A SESSION is a file or a session id or id prefix, as `--session` takes it (ids.py); the
 list shows each id by its shortest unique prefix.
@@ -13,10 +14,11 @@ list shows each id by its shortest unique prefix.
 They are recognised only as the first word of the command line (cli.py), read session
 files (ours and pi's, every format version) and never modify them. None of them makes a
 request, so none imports the HTTP library: `miniagent sessions` starts as fast as
-`--version`.
+`--version`. `mcp` is the one that edits a file and connects (mcp_command.py), and it
+too loads the HTTP library only to list an HTTP server.
 
 Left out: the session format itself (session/tree.py), the figures (session/stats.py), the page
-(export.py), the script (script.py) and the index (search.py).
+(export.py), the script (script.py), the index (search.py) and MCP (mcp_command.py).
 """
 
 import os
@@ -39,6 +41,9 @@ def run_subcommand(name: str, argv: List[str]) -> int:
     if name == "script":
         from .script import main as script_main
         return script_main(argv)
+    if name == "mcp":
+        from .mcp_command import main as mcp_main
+        return mcp_main(argv)
     return stats_command(argv)
 
 

@@ -22,6 +22,12 @@ def test_an_unset_or_blank_variable_leaves_the_value_unresolved():
     assert resolve_value(None, ENV) is None and resolve_value("", ENV) is None
 
 
+def test_unset_ok_reads_an_unset_variable_as_empty_text():
+    # MCP's env and headers (mcp/config.py): a server often runs fine without one
+    assert resolve_value("Bearer ${MISSING}", ENV, unset_ok=True) == "Bearer "
+    assert resolve_value("$KEY-$BLANK", ENV, unset_ok=True) == "abc-"
+
+
 def test_escapes_give_a_literal_dollar_and_bang():
     assert resolve_value("cost$$5", ENV) == "cost$5"
     assert resolve_value("$!not-a-command", ENV) == "!not-a-command"

@@ -37,6 +37,7 @@ Left out: aliases of the user's own, prompt templates.
 
 import difflib
 import re
+import shutil
 from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, NamedTuple,
                     Optional, Sequence, Tuple)
 
@@ -253,6 +254,19 @@ def list_tools(repl: "Repl", argument: str) -> None:
     repl.note("\n".join(lines) or "no tools: the model can only talk")
 
 
+def show_mcp(repl: "Repl", argument: str) -> None:
+    """/mcp: this run's MCP servers, their state, tools and errors (as `miniagent mcp
+    list` shows them, without connecting again)."""
+    servers = repl.harness.mcp
+    if servers is None:
+        repl.note("no MCP servers in this run (miniagent mcp add NAME -- CMD ARGS... adds "
+                  "one to ~/.miniagent/mcp.json; --no-mcp turns them off)")
+        return
+    from ...subcommands.mcp_command import status_lines
+    columns = shutil.get_terminal_size((100, 24)).columns
+    repl.note("\n".join(status_lines(servers.statuses(), columns - 1)))
+
+
 def queue_follow_up(repl: "Repl", argument: str) -> None:
     if not argument:
         repl.note("usage: /followup TEXT (sent when the agent has finished)")
@@ -330,6 +344,7 @@ SLASH_COMMANDS: Dict[str, SlashCommand] = {
     "export": SlashCommand(slash_session.export_session,
                            "[FILE.md|FILE.html] write the session out"),
     "search": SlashCommand(slash_session.search, "WORDS find them in this project's sessions"),
+    "mcp": SlashCommand(show_mcp, "the MCP servers: state, tools, errors"),
     "trust": SlashCommand(show_or_set_trust, "[yes|no] show or change this project's trust"),
     "confirm": SlashCommand(reset_confirm, "ask again about the tools --confirm always allows"),
     "followup": SlashCommand(queue_follow_up,

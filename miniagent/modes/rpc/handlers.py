@@ -145,6 +145,9 @@ class Commands:
                  "pendingMessageCount": agent.pending_count}
         if session.name:  # omitted when unset, as in pi
             state["sessionName"] = session.name
+        if self.harness.mcp is not None:  # ours: pi's state has no MCP part
+            state["mcpServers"] = [mcp_server_state(status)
+                                   for status in self.harness.mcp.statuses()]
         return state
 
     def get_messages(self, request: dict) -> Dict[str, Any]:
@@ -166,6 +169,13 @@ class Commands:
         commands += [{"name": f"skill:{skill.name}", "description": skill.description,
                       "source": "skill", "sourceInfo": source_info(str(skill.path), cwd)}
                      for skill in project.skills]
+        if self.harness.mcp is not None:  # as pi lists its built-in MCP extension's /mcp
+            servers = ", ".join(f"{status.name} ({status.state})"
+                                for status in self.harness.mcp.statuses())
+            commands.append({"name": "mcp", "description": f"MCP servers: {servers}",
+                             "source": "extension", "sourceInfo": {
+                                 "path": "builtin:mcp", "source": "builtin",
+                                 "scope": "temporary", "origin": "top-level"}})
         return {"commands": commands}
 
     # --- Compaction --------------------------------------------------------------------------
@@ -245,3 +255,11 @@ def source_info(path: str, cwd: str) -> Dict[str, str]:
     inside = path.startswith(cwd.rstrip("/") + "/")
     return {"path": path, "source": "local", "scope": "project" if inside else "user",
             "origin": "top-level"}
+
+
+def mcp_server_state(status: Any) -> Dict[str, Any]:
+    """One MCP server in get_state: {name, state, tools, error?}."""
+    state = {"name": status.name, "state": status.state, "tools": status.tools}
+    if status.error:
+        state["error"] = status.error
+    return state

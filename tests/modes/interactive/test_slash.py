@@ -437,3 +437,24 @@ def test_rpc_get_available_models_answers_the_same_list(tmp_path):
     assert [(m["provider"], m["id"]) for m in listed[:2]] == [
         ("openai-compatible", "qwen-a"), ("openai-compatible", "qwen-b")]
     assert len([line for line in shown.splitlines() if re.match(r" +\d+\. ", line)]) == len(listed)
+
+
+def test_mcp_shows_the_servers_their_state_and_tools(tmp_path):
+    from pathlib import Path
+    from miniagent.mcp.config import ServerConfig
+    from miniagent.mcp.servers import McpServers
+    fault = str(Path(__file__).parents[2] / "mcp" / "fault_server.py")
+    servers = McpServers([ServerConfig("fault", "mcp.json", sys.executable, [fault, "normal"]),
+                          ServerConfig("off", "mcp.json", "off-server", enabled=False)],
+                         str(tmp_path))
+    servers.start()
+    servers.wait_ready(10)
+    try:
+        shown = Repl_(tmp_path, [], mcp=servers).do("/mcp")
+    finally:
+        servers.close()
+    lines = shown.splitlines()
+    assert lines[0].startswith("fault  connected  stdio ") and lines[0].endswith("normal")
+    assert lines[1].startswith("  tools: echo, add, image, fail,")
+    assert any(line.startswith("off    disabled   stdio off-server") for line in lines)
+    assert "no MCP servers in this run" in Repl_(tmp_path, []).do("/mcp")

@@ -70,12 +70,14 @@ def test_a_harness_prompt_runs_the_agent_on_the_worker_and_returns_at_once():
 # Every thread miniagent starts, and its role. A run gets the worker's thread only; the
 # others serve HTTP reads and their abort, parallel tool calls, the summariser's two
 # requests, rpc's stdin reader and its commands answered later, and MCP: each server's
-# connecting and closing, a child server's stdout and stderr readers, and a server's
-# requests and notifications handled off the reader. (The terminal's spinner needs
-# none: the REPL's main thread redraws it between keys.)
+# connecting and closing, a child server's stdout and stderr readers, an HTTP server's
+# event streams (one reader each), and a server's requests and notifications handled
+# off the reader. (The terminal's spinner needs none: the REPL's main thread redraws it
+# between keys.)
 THREAD_STARTERS = {"harness/worker.py": 1, "http/transport.py": 2, "toolcalls.py": 1,
                    "compaction/compaction.py": 1, "modes/rpc/rpc_mode.py": 2,
-                   "mcp/servers.py": 2, "mcp/stdio.py": 2, "mcp/jsonrpc.py": 2}
+                   "mcp/servers.py": 2, "mcp/stdio.py": 2, "mcp/jsonrpc.py": 2,
+                   "mcp/http.py": 1}
 
 
 def test_no_module_starts_a_thread_of_its_own_for_the_run():

@@ -28,8 +28,9 @@ Two timeouts bound a call: connecting (10 s) and every wait for data (600 s, lik
 SDKs, as a reasoning model may think for minutes without sending a byte; the
 environment's MINIAGENT_READ_TIMEOUT changes it). One
 requests.Session is shared by every call: keep-alive saves a TCP and TLS handshake per
-turn. Only the HTTP providers import this module, so a run with the scripted model (and
-`--version`, `--help`) never loads requests.
+turn. Only the HTTP providers and MCP's HTTP transport (mcp/http.py, which has its own
+session) import this module, so a run with the scripted model (and `--version`,
+`--help`) never loads requests.
 
 Failures are exceptions: errors.HTTPError before the body starts, StreamError after,
 errors.Aborted when abort is set.

@@ -8,6 +8,7 @@ import time
 import pytest
 from mcp.mcp_http_server import McpHttpServer
 
+from miniagent.mcp.client import McpClient, McpError
 from miniagent.mcp.http import LEGACY_SSE, HttpTransport
 from miniagent.mcp.http_stream import STREAM_ENDED
 from miniagent.mcp.transport import SessionExpired, TransportClosed
@@ -378,3 +379,25 @@ def test_close_cuts_short_a_send_waiting_for_its_status_line(connect):
 def test_describe_drops_credentials_and_query():
     transport = HttpTransport("https://me:secret@example.com:8443/mcp?api_key=k#x", {})
     assert transport.describe() == "https://example.com:8443/mcp"
+
+
+# --- With the client ------------------------------------------------------------------------
+
+
+def test_an_expired_session_is_an_error_naming_it_and_a_new_client_starts_afresh():
+    # (server-everything answers an unknown session with 400, not the spec's 404, so
+    # this is not a reference-server test.)
+    with McpHttpServer(sse={"tools/call"}) as srv:
+        client = McpClient("scripted", HttpTransport(srv.url, {}), timeout=10)
+        client.connect()
+        srv.expire_session()
+        with pytest.raises(McpError, match=r'^MCP server "scripted": .*the server ended the session \(404\)'):
+            client.call_tool("echo", {"message": "hi"}, threading.Event())
+        assert not client.alive  # so servers.py starts a new client on the next call
+        again = McpClient("scripted", HttpTransport(srv.url, {}), timeout=10)
+        again.connect()
+        result = again.call_tool("echo", {"message": "hi"}, threading.Event())
+        assert result["content"] == [{"type": "text", "text": "Echo: hi"}]
+        client.close()
+        again.close()
+    assert [r["headers"].get("mcp-session-id") for r in srv.of("DELETE")] == ["s-2"]

@@ -26,7 +26,7 @@ Left out: connecting, reconnecting and the list of servers (servers.py); the nam
 import json
 from typing import Any, Callable, Dict, List, Optional, Protocol
 
-from ..tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted
+from ..tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .naming import RESOURCE_TOOLS
 from .results import limit_text, model_content, resource_content, text_block
 
@@ -47,8 +47,9 @@ def server_tool(server: Server, raw: Dict[str, Any], name: str,
 
     def execute(call_id: str, args: Dict[str, Any], ctx: ToolContext) -> ToolResult:
         check_not_aborted(ctx.abort)
+        shown = lambda params: ctx.on_update(text_result(progress_text(params)))
         result = server.request(f"tool {tool}", lambda client: client.call_tool(
-            tool, args, ctx.abort), ctx.abort)
+            tool, args, ctx.abort, on_progress=shown), ctx.abort)
         blocks, details = model_content(server.name, result, can_read())
         details = {"server": server.name, "tool": tool, **details}
         if result.get("isError"):
@@ -58,6 +59,17 @@ def server_tool(server: Server, raw: Dict[str, Any], name: str,
 
     return Tool(name=name, description=describe(server.name, raw),
                 parameters=input_schema(raw.get("inputSchema")), execute=execute)
+
+
+def progress_text(params: Dict[str, Any]) -> str:
+    """A progress notification as the live line a front end shows while the call runs.
+
+    Example: {"progress": 3, "total": 10, "message": "indexing"} -> "indexing (3/10)"
+    """
+    done, total = params.get("progress"), params.get("total")
+    count = f"{done}/{total}" if total is not None else f"{done}"
+    message = params.get("message")
+    return f"{message} ({count})" if isinstance(message, str) and message else f"progress {count}"
 
 
 def describe(server: str, raw: Dict[str, Any]) -> str:

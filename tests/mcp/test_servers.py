@@ -38,8 +38,9 @@ def wait_until(condition, seconds=5):
     return condition()
 
 
-def run(tool, **args):
-    return tool.execute("call-1", args, ToolContext(cwd=".", abort=threading.Event()))
+def run(tool, on_update=lambda partial: None, **args):
+    return tool.execute("call-1", args, ToolContext(cwd=".", abort=threading.Event(),
+                                                    on_update=on_update))
 
 
 def test_tools_are_named_per_server_chosen_by_keep_and_resources_add_three(tmp_path):
@@ -100,3 +101,17 @@ def test_a_disabled_server_is_listed_and_never_started(tmp_path):
     assert [(status.name, status.state) for status in servers.statuses()] == [("off", "disabled")]
     assert servers.tools() == [] and pids(tmp_path) == []
     servers.close()
+
+
+def test_progress_reaches_the_front_end_as_live_text(tmp_path):
+    servers, _ = started([fault("a", "normal", tmp_path)], tmp_path)
+    seen = []
+    try:
+        servers.before_prompt()
+        tool = next(tool for tool in servers.tools() if tool.name == "mcp__a__progress")
+        result = run(tool, on_update=lambda partial: seen.append(partial.content[0]["text"]),
+                     steps=2)
+    finally:
+        servers.close()
+    assert seen == ["progress 1", "progress 2"]
+    assert result.content[0]["text"] == "done after 2 steps"

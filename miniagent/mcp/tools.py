@@ -31,6 +31,11 @@ from .naming import RESOURCE_TOOLS
 from .results import limit_text, model_content, resource_content, text_block
 
 
+MAX_DESCRIPTION = 8000
+"""Characters of a server's tool description the model is told (the longest real ones,
+GitHub's, are a few thousand): a server cannot fill the context with one."""
+
+
 class Server(Protocol):
     """What a tool needs of its server (servers.py's ConnectedServer)."""
 
@@ -73,12 +78,15 @@ def progress_text(params: Dict[str, Any]) -> str:
 
 
 def describe(server: str, raw: Dict[str, Any]) -> str:
-    """The server's own description, else its title, else where the tool comes from."""
-    title = raw.get("title") or (raw.get("annotations") or {}).get("title")
+    """The server's own description (within MAX_DESCRIPTION: every request carries it),
+    else its title, else where the tool comes from."""
+    annotations = raw.get("annotations")
+    title = raw.get("title") or (annotations.get("title") if isinstance(annotations, dict) else None)
     description = raw.get("description")
     if isinstance(description, str) and description.strip():
-        return description.strip()
-    return str(title) if title else f"MCP tool {raw['name']} from server {server}"
+        text = description.strip()
+        return text if len(text) <= MAX_DESCRIPTION else text[:MAX_DESCRIPTION] + "…"
+    return str(title)[:MAX_DESCRIPTION] if title else f"MCP tool {raw['name']} from server {server}"
 
 
 def input_schema(schema: Any) -> Dict[str, Any]:

@@ -111,3 +111,10 @@ def test_progress_is_shown_with_its_message_and_total():
     from miniagent.mcp.tools import progress_text
     assert progress_text({"progress": 3, "total": 10, "message": "indexing"}) == "indexing (3/10)"
     assert progress_text({"progress": 0.5}) == "progress 0.5"
+
+
+def test_a_huge_description_is_cut_so_a_server_cannot_fill_the_context():
+    from miniagent.mcp.tools import MAX_DESCRIPTION
+    tool = server_tool(FakeServer("s"), {"name": "x", "description": "y" * 10**6},
+                       "mcp__s__x", lambda: False)
+    assert len(tool.description) == MAX_DESCRIPTION + 1 and tool.description.endswith("…")

@@ -46,8 +46,8 @@ SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 METHOD_NOT_FOUND = -32601
 MAX_PAGES = 100
 """A server whose nextCursor never ends is cut off here."""
-MAX_ERROR_CHARS = 2500
-"""Room for an error and the stderr tail a stdio transport quotes (~2 KB)."""
+MAX_ERROR_CHARS = 1000
+"""Room for an error and the stderr tail a stdio transport quotes (600 characters)."""
 
 
 class McpError(Exception):

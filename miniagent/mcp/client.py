@@ -46,8 +46,8 @@ SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 METHOD_NOT_FOUND = -32601
 MAX_PAGES = 100
 """A server whose nextCursor never ends is cut off here."""
-MAX_ERROR_CHARS = 2500
-"""Room for an error and the stderr tail a stdio transport quotes (~2 KB)."""
+MAX_ERROR_CHARS = 1000
+"""Room for an error and the stderr tail a stdio transport quotes (600 characters)."""
 
 
 class McpError(Exception):
@@ -133,11 +133,13 @@ class McpClient:
         raise McpError(self._prefix() + f"tools/list: more than {MAX_PAGES} pages of tools")
 
     def call_tool(self, name: str, arguments: dict, abort: threading.Event,
-                  max_total: float = 600.0) -> dict:
-        """Call one tool; the raw CallToolResult dict (isError is the caller's to read)."""
+                  max_total: float = 600.0,
+                  on_progress: Optional[Callable[[dict], None]] = None) -> dict:
+        """Call one tool; the raw CallToolResult dict (isError is the caller's to read).
+        `on_progress(params)` hears the server's progress notifications for it."""
         return self._request(f'tools/call "{name}"', "tools/call",
-                             {"name": name, "arguments": arguments},
-                             abort=abort, max_total=max_total, with_progress=True)
+                             {"name": name, "arguments": arguments}, abort=abort,
+                             max_total=max_total, with_progress=True, on_progress=on_progress)
 
     def list_resources(self, cursor: Optional[str] = None) -> dict:
         return self._request("resources/list", "resources/list", _page(cursor))
@@ -158,11 +160,13 @@ class McpClient:
 
     def _request(self, what: str, method: str, params: Optional[dict] = None,
                  abort: Optional[threading.Event] = None, max_total: Optional[float] = None,
-                 with_progress: bool = False) -> dict:
+                 with_progress: bool = False,
+                 on_progress: Optional[Callable[[dict], None]] = None) -> dict:
         """One request, its failures turned into McpError; `what` names it in the error."""
         try:
             return self._connection.request(method, params, timeout=self.timeout, abort=abort,
-                                            max_total=max_total, with_progress=with_progress)
+                                            max_total=max_total, with_progress=with_progress,
+                                            on_progress=on_progress)
         except SessionExpired as exc:
             # The HTTP server forgot us: this client is done (alive turns False), and
             # whoever holds it connects a new one.

@@ -73,10 +73,12 @@ class RequestAborted(Exception):
 class _Pending:
     """One request waiting for its answer."""
 
-    def __init__(self, with_progress: bool) -> None:
+    def __init__(self, with_progress: bool,
+                 on_progress: Optional[Callable[[dict], None]] = None) -> None:
         self.answered = threading.Event()  # set by the answer, or by the transport closing
         self.answer: Optional[dict] = None
         self.with_progress = with_progress
+        self.on_progress = on_progress  # hears each progress notification's params
         self.last_heard = time.monotonic()  # progress moves it forward
 
 
@@ -108,9 +110,10 @@ class Connection:
 
     def request(self, method: str, params: Optional[dict] = None, *, timeout: float,
                 abort: Optional[threading.Event] = None, max_total: Optional[float] = None,
-                with_progress: bool = False) -> dict:
+                with_progress: bool = False,
+                on_progress: Optional[Callable[[dict], None]] = None) -> dict:
         """Send a request and wait for its result (see the module docstring)."""
-        pending = _Pending(with_progress)
+        pending = _Pending(with_progress, on_progress)
         with self._lock:
             if self.closed_reason is not None:
                 raise TransportClosed(self.closed_reason)
@@ -218,6 +221,8 @@ class Connection:
                 pending = self._pending.get(token) if isinstance(token, int) else None
             if pending is not None and pending.with_progress:
                 pending.last_heard = time.monotonic()  # the server is working: restart the clock
+                if pending.on_progress is not None:
+                    pending.on_progress(params)
             return
         self._notifications.put({"method": method, "params": params})
 

@@ -34,7 +34,7 @@ from .config import ServerConfig, resolved_command, resolved_cwd, resolved_env, 
 from .jsonrpc import RequestAborted
 from .naming import tool_name
 from .tools import resource_tools, server_tool
-from .transport import Transport
+from .transport import SessionExpired, Transport
 
 CONNECT_WAIT = 10.0
 """How long the first request waits for the servers still connecting (seconds;
@@ -117,15 +117,25 @@ class ConnectedServer:
                 abort: threading.Event) -> Dict[str, Any]:
         """`call(client)` on a live client (a server that died is started again first);
         its failures as ToolErrors the model can read."""
+        try:
+            return self._call(what, call, may_retry=True)
+        except McpError:  # an HTTP server forgot the session (404) and never saw the
+            return self._call(what, call, may_retry=False)  # request: initialize, ask again
+
+    def _call(self, what: str, call: Callable[[McpClient], Dict[str, Any]],
+              may_retry: bool) -> Dict[str, Any]:
         client = self._live_client()
         try:
             return call(client)
         except RequestAborted:
             raise ToolError("Operation aborted") from None
         except McpError as exc:
+            if may_retry and isinstance(exc.__cause__, SessionExpired):
+                raise
             if not client.alive:
                 self.fail(str(exc))
-                raise ToolError(f"{exc}; miniagent starts the server again on the next call") from None
+                raise ToolError(f"{exc}; miniagent starts the server again on the next "
+                                f"call") from None
             raise ToolError(f"{exc} (asking for {what})") from None
 
     def _live_client(self) -> McpClient:

@@ -46,7 +46,7 @@ from .transport import Transport, TransportClosed
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 STDERR_KEPT_BYTES = 4096
-STDERR_SHOWN_CHARS = 2000
+STDERR_SHOWN_CHARS = 600  # the end of a traceback: where the reason is
 STOP_SECONDS = 1.0
 """How long each gentle step of close() waits before the next, firmer one."""
 EXITED_SECONDS = 1.0
@@ -180,7 +180,7 @@ class StdioTransport(Transport):
                     del self._stderr[:-STDERR_KEPT_BYTES]
 
     def stderr_tail(self) -> str:
-        """The last lines of stderr (~2 KB) as one line, escapes and control characters
+        """The last lines of stderr (~600 characters) as one line, escapes and control characters
         removed: fit for an error message."""
         with self._stderr_lock:
             text = self._stderr.decode("utf-8", errors="replace")

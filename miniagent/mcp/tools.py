@@ -26,9 +26,14 @@ Left out: connecting, reconnecting and the list of servers (servers.py); the nam
 import json
 from typing import Any, Callable, Dict, List, Optional, Protocol
 
-from ..tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted
+from ..tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .naming import RESOURCE_TOOLS
 from .results import limit_text, model_content, resource_content, text_block
+
+
+MAX_DESCRIPTION = 8000
+"""Characters of a server's tool description the model is told (the longest real ones,
+GitHub's, are a few thousand): a server cannot fill the context with one."""
 
 
 class Server(Protocol):
@@ -47,8 +52,9 @@ def server_tool(server: Server, raw: Dict[str, Any], name: str,
 
     def execute(call_id: str, args: Dict[str, Any], ctx: ToolContext) -> ToolResult:
         check_not_aborted(ctx.abort)
+        shown = lambda params: ctx.on_update(text_result(progress_text(params)))
         result = server.request(f"tool {tool}", lambda client: client.call_tool(
-            tool, args, ctx.abort), ctx.abort)
+            tool, args, ctx.abort, on_progress=shown), ctx.abort)
         blocks, details = model_content(server.name, result, can_read())
         details = {"server": server.name, "tool": tool, **details}
         if result.get("isError"):
@@ -60,13 +66,27 @@ def server_tool(server: Server, raw: Dict[str, Any], name: str,
                 parameters=input_schema(raw.get("inputSchema")), execute=execute)
 
 
+def progress_text(params: Dict[str, Any]) -> str:
+    """A progress notification as the live line a front end shows while the call runs.
+
+    Example: {"progress": 3, "total": 10, "message": "indexing"} -> "indexing (3/10)"
+    """
+    done, total = params.get("progress"), params.get("total")
+    count = f"{done}/{total}" if total is not None else f"{done}"
+    message = params.get("message")
+    return f"{message} ({count})" if isinstance(message, str) and message else f"progress {count}"
+
+
 def describe(server: str, raw: Dict[str, Any]) -> str:
-    """The server's own description, else its title, else where the tool comes from."""
-    title = raw.get("title") or (raw.get("annotations") or {}).get("title")
+    """The server's own description (within MAX_DESCRIPTION: every request carries it),
+    else its title, else where the tool comes from."""
+    annotations = raw.get("annotations")
+    title = raw.get("title") or (annotations.get("title") if isinstance(annotations, dict) else None)
     description = raw.get("description")
     if isinstance(description, str) and description.strip():
-        return description.strip()
-    return str(title) if title else f"MCP tool {raw['name']} from server {server}"
+        text = description.strip()
+        return text if len(text) <= MAX_DESCRIPTION else text[:MAX_DESCRIPTION] + "…"
+    return str(title)[:MAX_DESCRIPTION] if title else f"MCP tool {raw['name']} from server {server}"
 
 
 def input_schema(schema: Any) -> Dict[str, Any]:

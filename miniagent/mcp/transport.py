@@ -67,5 +67,5 @@ class Transport:
         raise NotImplementedError
 
     def stderr_tail(self) -> str:
-        """stdio: the last ~2 KB of the server's stderr, as one line; http: ""."""
+        """stdio: the last ~600 characters of the server's stderr, as one line; http: ""."""
         return ""

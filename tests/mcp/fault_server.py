@@ -13,9 +13,9 @@
     wrapper [MODE]   like npx: starts MODE (normal) as its own child and waits for it
 
 The normal server's tools: echo, add, image, fail (isError), structured
-(structuredContent), embedded (an embedded resource), changed (sends tools/list_changed,
-then answers), progress (reports progress every 0.2 s, `steps` times, then answers;
-steps 0 = forever), sleep (never answers), cancelled (what notifications/cancelled it
+(structuredContent), embedded (an embedded resource), changed (adds a tool "added",
+sends tools/list_changed, then answers), progress (reports progress every 0.2 s,
+`steps` times, then answers; steps 0 = forever), sleep (never answers), cancelled (what notifications/cancelled it
 got), ask (sends the client the request `method`, answers with the client's answer),
 crash (exits with status 1 mid-call).
 
@@ -95,7 +95,10 @@ def call_tool(request_id, params):
     if name == "embedded":
         return answer(request_id, {"content": [{"type": "resource",
                                                 "resource": CONTENTS["test://text"]}]})
-    if name == "changed":
+    if name == "changed":  # a new tool, "added", then the news
+        if not any(tool["name"] == "added" for tool in TOOLS):
+            TOOLS.append({"name": "added", "description": "the added tool",
+                          "inputSchema": {"type": "object", "properties": {}}})
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         return answer(request_id, text("changed"))
     if name == "progress":

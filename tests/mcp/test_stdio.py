@@ -159,5 +159,5 @@ def test_a_tail_that_is_one_long_line_is_kept_not_dropped(tmp_path):
     transport = StdioTransport("/bin/sh", ["-c", script], {"PATH": "/usr/bin:/bin"}, str(tmp_path))
     recorder = Recorder(transport)
     transport.start()
-    assert recorder.closed.get(timeout=10) == "exited with status 1: " + "x" * 2000
+    assert recorder.closed.get(timeout=10) == "exited with status 1: " + "x" * 600
     transport.close()

@@ -13,7 +13,7 @@ class FakeClient:
     def __init__(self):
         self.calls = []
 
-    def call_tool(self, name, arguments, abort):
+    def call_tool(self, name, arguments, abort, on_progress=None):
         self.calls.append((name, arguments))
         if name == "fail":
             return {"content": [{"type": "text", "text": "no such city"}], "isError": True}
@@ -105,3 +105,16 @@ def test_templates_and_reading_a_resource():
         {"server": "a", "uriTemplate": "file:///{path}", "name": "files"}]}
     result = read.execute("c", {"server": "a", "uri": "file:///a"}, context())
     assert result.content == [{"type": "text", "text": "contents of file:///a"}]
+
+
+def test_progress_is_shown_with_its_message_and_total():
+    from miniagent.mcp.tools import progress_text
+    assert progress_text({"progress": 3, "total": 10, "message": "indexing"}) == "indexing (3/10)"
+    assert progress_text({"progress": 0.5}) == "progress 0.5"
+
+
+def test_a_huge_description_is_cut_so_a_server_cannot_fill_the_context():
+    from miniagent.mcp.tools import MAX_DESCRIPTION
+    tool = server_tool(FakeServer("s"), {"name": "x", "description": "y" * 10**6},
+                       "mcp__s__x", lambda: False)
+    assert len(tool.description) == MAX_DESCRIPTION + 1 and tool.description.endswith("…")

@@ -5,6 +5,8 @@ as a person sees it: the screen (tests/vt_screen.py), scrollback included."""
 import json
 import re
 import signal
+
+import pytest
 from contextlib import contextmanager
 
 from fake_server import FakeServer, status
@@ -472,3 +474,39 @@ def test_ctrl_d_while_the_agent_works_quits_once_it_is_done(tmp_path):
         (tmp_path / "go").write_text("")
         assert term.wait() == 0
         assert "Finished." in term.screen()  # the run was not cut short
+
+
+def fault_server_home(tmp_path):
+    """A miniagent home whose mcp.json names the scripted fault server (tests/mcp/)."""
+    import sys
+    from pathlib import Path
+    home = tmp_path / "home"
+    home.mkdir()
+    fault = str(Path(__file__).parents[2] / "mcp" / "fault_server.py")
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {"fault": {
+        "command": sys.executable, "args": [fault, "normal"],
+        "env": {"FAULT_PID_FILE": str(tmp_path / "pids")}}}}))
+    return tmp_path / "pids"
+
+
+@pytest.mark.parametrize("leave", ["ctrl-d", "sigterm"])
+def test_mcp_tools_in_the_repl_and_no_server_left_when_it_ends(tmp_path, leave):
+    pid_file = fault_server_home(tmp_path)
+    turns = [{"content": [call("mcp__fault__echo", text="from the server")]},
+             {"content": [text("Echoed.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        term.send("echo it\r")
+        term.expect_screen("Echoed.")
+        assert any(line.strip() == "from the server" for line in term.screen())
+        term.send("/mcp\r")
+        term.expect_screen("tools: echo, add")
+        if leave == "ctrl-d":
+            term.send(CTRL_D)
+            assert term.wait() == 0
+        else:
+            term.process.send_signal(signal.SIGTERM)
+            assert term.wait() == 143
+    assert any(line.startswith("fault  connected  stdio") for line in term.screen())
+    pids = [int(pid) for pid in pid_file.read_text().split()]
+    assert pids and all(wait_gone(pid) for pid in pids)

@@ -30,8 +30,9 @@ the timeout, or until close()).
 The rest is a few headers and rules:
 
 - `Mcp-Session-Id`: the server may hand one out with its answer to initialize; we send
-  it on every later request. A 404 to it means the server forgot the session:
-  SessionExpired tells the client to initialize again.
+  it on every later request. A 404 to it (a 400 from the official TypeScript servers)
+  means the server forgot the session: SessionExpired tells the client to initialize
+  again.
 - `MCP-Protocol-Version`: the version initialize agreed, on every later request.
 - A stream cut before its answer arrived is resumed: a GET with `Last-Event-ID` (the
   last event id we got) asks the server to replay what followed. Without an id, or
@@ -186,9 +187,11 @@ class HttpTransport(Transport):
             body = self._read_body(response, MAX_ERROR_BYTES)
         except TransportClosed:
             body = b""  # the status alone says enough
-        if status == 404 and self._session_id:
+        # The spec says 404; the official TypeScript servers (server-everything) answer a
+        # session they no longer know with 400 "No valid session ID provided".
+        if status in (404, 400) and self._session_id:
             self._session_id = None
-            raise SessionExpired("the server ended the session (404)")
+            raise SessionExpired(f"the server ended the session ({status})")
         if status in (400, 404, 405) and not self._session_id and self._speaks_legacy_sse():
             raise TransportClosed(LEGACY_SSE)
         raise TransportClosed(status_message(status, body, self.describe()))

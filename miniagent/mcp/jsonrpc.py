@@ -79,6 +79,7 @@ class _Pending:
         self.answer: Optional[dict] = None
         self.with_progress = with_progress
         self.on_progress = on_progress  # hears each progress notification's params
+        self.failure: Optional[TransportClosed] = None  # the send failed: this, raised
         self.last_heard = time.monotonic()  # progress moves it forward
 
 
@@ -127,12 +128,31 @@ class Connection:
             meta = dict(message["params"].get("_meta") or {}, progressToken=request_id)
             message["params"]["_meta"] = meta
         try:
-            self.transport.send(message)
+            self._send_meanwhile(message, pending)
             self._wait(method, request_id, pending, timeout, abort, max_total)
         finally:
             with self._lock:
                 del self._pending[request_id]
         return self._result_of(pending)
+
+    def _send_meanwhile(self, message: dict, pending: _Pending) -> None:
+        """Send on a thread of its own while the caller waits: over HTTP a send lasts
+        until the server answers (a JSON answer comes with its headers), and the wait
+        must watch the abort and the clock from the start. A failed send ends the wait
+        at once, with its own error (SessionExpired stays itself)."""
+        def failed(exc: TransportClosed) -> None:
+            pending.failure = exc
+            pending.answered.set()
+        self._send_in_background(message, failed)
+
+    def _send_in_background(self, message: dict,
+                            on_failure: Callable[[TransportClosed], None]) -> None:
+        def send() -> None:
+            try:
+                self.transport.send(message)
+            except TransportClosed as exc:
+                on_failure(exc)
+        threading.Thread(target=send, daemon=True, name="mcp-send").start()
 
     def _wait(self, method: str, request_id: int, pending: _Pending, timeout: float,
               abort: Optional[threading.Event], max_total: Optional[float]) -> None:
@@ -151,15 +171,18 @@ class Connection:
                 raise RequestTimeout(f"no answer within {timeout:g} s")
 
     def _cancel(self, method: str, request_id: int, reason: str) -> None:
+        """Tell the server we gave up, without waiting for that send either (a stalled
+        HTTP server would hold it too); a server already gone needs no telling."""
         # The spec forbids cancelling initialize: the session is abandoned instead.
         if method == "initialize":
             return
-        try:
-            self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
-        except TransportClosed:
-            pass  # nobody left to tell
+        message = {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": request_id, "reason": reason}}
+        self._send_in_background(message, lambda exc: None)
 
     def _result_of(self, pending: _Pending) -> dict:
+        if pending.failure is not None:
+            raise pending.failure
         answer = pending.answer
         if answer is None:  # woken by the transport closing, not by an answer
             raise TransportClosed(self.closed_reason or "closed")

@@ -76,7 +76,7 @@ def test_a_harness_prompt_runs_the_agent_on_the_worker_and_returns_at_once():
 # between keys.)
 THREAD_STARTERS = {"harness/worker.py": 1, "http/transport.py": 2, "toolcalls.py": 1,
                    "compaction/compaction.py": 1, "modes/rpc/rpc_mode.py": 2,
-                   "mcp/servers.py": 2, "mcp/stdio.py": 2, "mcp/jsonrpc.py": 2,
+                   "mcp/servers.py": 2, "mcp/stdio.py": 2, "mcp/jsonrpc.py": 3,
                    "mcp/http.py": 1}
 
 

@@ -9,6 +9,7 @@ import pytest
 from mcp.mcp_http_server import McpHttpServer
 
 from miniagent.mcp.client import McpClient, McpError
+from miniagent.mcp.jsonrpc import RequestAborted
 from miniagent.mcp.http import LEGACY_SSE, HttpTransport
 from miniagent.mcp.http_stream import STREAM_ENDED
 from miniagent.mcp.transport import SessionExpired, TransportClosed
@@ -401,3 +402,20 @@ def test_an_expired_session_is_an_error_naming_it_and_a_new_client_starts_afresh
         client.close()
         again.close()
     assert [r["headers"].get("mcp-session-id") for r in srv.of("DELETE")] == ["s-2"]
+
+
+def test_abort_ends_a_call_to_a_server_that_answers_with_its_headers_late():
+    # A JSON answer comes with its headers: the send itself lasts as long as the call.
+    with McpHttpServer() as srv:
+        client = McpClient("slow", HttpTransport(srv.url, {}, timeout=60), timeout=60)
+        client.connect()
+        srv.knobs["stall_before_headers"] = 60
+        abort = threading.Event()
+        threading.Timer(0.2, abort.set).start()
+        started = time.monotonic()
+        try:
+            with pytest.raises(RequestAborted):
+                client.call_tool("echo", {"message": "x"}, abort)
+            assert time.monotonic() - started < 5
+        finally:
+            client.close()

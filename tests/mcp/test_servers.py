@@ -115,3 +115,19 @@ def test_progress_reaches_the_front_end_as_live_text(tmp_path):
         servers.close()
     assert seen == ["progress 1", "progress 2"]
     assert result.content[0]["text"] == "done after 2 steps"
+
+
+def test_a_forgotten_http_session_is_initialized_again_and_the_call_answered(tmp_path):
+    from mcp.mcp_http_server import McpHttpServer
+    with McpHttpServer() as srv:
+        servers, warnings = started([ServerConfig("web", "mcp.json", url=srv.url)], tmp_path)
+        try:
+            servers.before_prompt()
+            echo = next(tool for tool in servers.tools() if tool.name == "mcp__web__echo")
+            srv.expire_session()  # the server restarted: the session it gave is gone
+            assert run(echo, message="hi").content == [{"type": "text", "text": "Echo: hi"}]
+        finally:
+            servers.close()
+    assert warnings == []
+    initializes = [r for r in srv.of("POST") if r["body"].get("method") == "initialize"]
+    assert len(initializes) == 2

@@ -59,15 +59,18 @@ def all_gone(pid_file):
 def test_mcp_server_time_answers_the_models_call(home, tmp_path):
     write_mcp_json(home, {"time": {"command": reference_server("time")[0]}})
     turns = [{"content": [call("mcp__time__get_current_time", timezone="UTC")]},
+             {"content": [call("mcp__time__get_current_time", timezone="Mars/Olympus")]},
              answer("It is late.")]
     with FakeServer(turns) as srv:
         result = run_with(srv, "-p", "what time is it?", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "It is late."
-    first, second = srv.requests
+    first, second, third = srv.requests
     assert "mcp__time__get_current_time" in offered(first)
-    answer_text = json.dumps(tool_results(second))
-    assert '\\"timezone\\": \\"UTC\\"' in answer_text and "datetime" in answer_text
+    answered = json.loads(tool_results(second)[0]["content"])
+    assert answered["timezone"] == "UTC" and "datetime" in answered
+    refused = tool_results(third)[-1]["content"]  # isError: the server's words, as an error
+    assert "Mars/Olympus" in refused
 
 
 def test_mcp_server_git_reports_on_a_repository(home, tmp_path):
@@ -180,7 +183,7 @@ def test_a_broken_server_is_one_warning_and_the_run_goes_on(home, tmp_path, entr
     write_mcp_json(home, {"broken": fault(entry, pid_file) if isinstance(entry, str) else entry})
     started = time.monotonic()
     with FakeServer([answer("fine")]) as srv:
-        result = run_with(srv, "-p", "hi", cwd=tmp_path, env={"MINIAGENT_MCP_WAIT": "1"})
+        result = run_with(srv, "-p", "hi", cwd=tmp_path, env={"MINIAGENT_MCP_WAIT": "0.5"})
     assert time.monotonic() - started < 15
     assert result.returncode == 0 and result.stdout.strip() == "fine"
     warnings = [line for line in result.stderr.splitlines() if "MCP server" in line]

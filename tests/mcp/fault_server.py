@@ -14,8 +14,8 @@
 
 The normal server's tools: echo, add, image, fail (isError), structured
 (structuredContent), embedded (an embedded resource), changed (adds a tool "added",
-sends tools/list_changed, then answers), progress (reports progress every 0.2 s,
-`steps` times, then answers; steps 0 = forever), sleep (never answers), cancelled (what notifications/cancelled it
+sends tools/list_changed, then answers), progress (reports progress `steps` times,
+every `every` s (0.2), then answers; steps 0 = forever), sleep (never answers), cancelled (what notifications/cancelled it
 got), ask (sends the client the request `method`, answers with the client's answer),
 crash (exits with status 1 mid-call).
 
@@ -102,8 +102,8 @@ def call_tool(request_id, params):
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         return answer(request_id, text("changed"))
     if name == "progress":
-        threading.Thread(target=report_progress, args=(request_id, token, args.get("steps", 5)),
-                         daemon=True).start()
+        threading.Thread(target=report_progress, daemon=True, args=(
+            request_id, token, args.get("steps", 5), args.get("every", 0.2))).start()
         return None
     if name == "sleep":
         return None  # never answered
@@ -119,13 +119,13 @@ def call_tool(request_id, params):
     return error(request_id, -32602, f"unknown tool {name}")
 
 
-def report_progress(request_id, token, steps):
+def report_progress(request_id, token, steps, every):
     step = 0
     while steps == 0 or step < steps:
         step += 1
         send({"jsonrpc": "2.0", "method": "notifications/progress",
               "params": {"progressToken": token, "progress": step}})
-        time.sleep(0.2)
+        time.sleep(every)
     answer(request_id, text(f"done after {step} steps"))
 
 

@@ -128,28 +128,28 @@ def test_initialize_is_never_cancelled():
 
 def test_progress_restarts_the_timeout_but_max_total_still_ends_the_request():
     transport, connection = connect()
-    outcome = in_background(connection.request, "tools/call", {"name": "x"}, timeout=0.5,
+    outcome = in_background(connection.request, "tools/call", {"name": "x"}, timeout=0.25,
                             max_total=30, with_progress=True)
     sent = transport.next_sent()
     token = sent["params"]["_meta"]["progressToken"]
     assert sent["params"]["name"] == "x"
-    for step in range(6):  # 1.2 s of work, reported every 0.2 s: over two timeouts
+    for step in range(6):  # 0.6 s of work, reported every 0.1 s: over two timeouts
         transport.receive({"jsonrpc": "2.0", "method": "notifications/progress",
                            "params": {"progressToken": token, "progress": step}})
-        time.sleep(0.2)  # the server working, not a wait for the connection
+        time.sleep(0.1)  # the server working, not a wait for the connection
     transport.receive(answer(sent["id"], {"done": True}))
     assert outcome.get(timeout=5) == {"done": True}
 
-    outcome = in_background(connection.request, "tools/call", timeout=0.5, max_total=1.0,
+    outcome = in_background(connection.request, "tools/call", timeout=0.25, max_total=0.5,
                             with_progress=True)
     token = transport.next_sent()["params"]["_meta"]["progressToken"]
     started = time.monotonic()
     while outcome.empty() and time.monotonic() - started < 10:
         transport.receive({"jsonrpc": "2.0", "method": "notifications/progress",
                            "params": {"progressToken": token, "progress": 1}})
-        time.sleep(0.1)
+        time.sleep(0.05)
     error = outcome.get(timeout=5)
-    assert isinstance(error, RequestTimeout) and "1 s in total" in str(error)
+    assert isinstance(error, RequestTimeout) and "0.5 s in total" in str(error)
     assert time.monotonic() - started < 5
 
 

@@ -110,7 +110,7 @@ def test_progress_reaches_the_front_end_as_live_text(tmp_path):
         servers.before_prompt()
         tool = next(tool for tool in servers.tools() if tool.name == "mcp__a__progress")
         result = run(tool, on_update=lambda partial: seen.append(partial.content[0]["text"]),
-                     steps=2)
+                     steps=2, every=0.05)
     finally:
         servers.close()
     assert seen == ["progress 1", "progress 2"]

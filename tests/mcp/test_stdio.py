@@ -11,6 +11,7 @@ import pytest
 
 from helpers import is_alive, wait_gone
 from mcp.faults import fault_transport, server_pids
+from miniagent.mcp import stdio
 from miniagent.mcp.stdio import StdioTransport
 from miniagent.mcp.transport import TransportClosed
 
@@ -113,7 +114,13 @@ def test_a_50_mb_line_ends_the_transport_without_holding_it_in_memory(tmp_path):
     assert wait_gone(server_pids(tmp_path)[0])
 
 
-def test_close_escalates_to_sigkill_for_a_server_deaf_to_stdin_and_sigterm(tmp_path):
+@pytest.fixture
+def quick_steps(monkeypatch):
+    """close() waits 1 s before each firmer step; the steps, not the second, are tested."""
+    monkeypatch.setattr(stdio, "STOP_SECONDS", 0.2)
+
+
+def test_close_escalates_to_sigkill_for_a_server_deaf_to_stdin_and_sigterm(tmp_path, quick_steps):
     transport, recorder = started("stubborn", tmp_path)
     transport.send(INITIALIZE)
     recorder.messages.get(timeout=10)  # it runs, SIGTERM ignored from here on
@@ -124,7 +131,7 @@ def test_close_escalates_to_sigkill_for_a_server_deaf_to_stdin_and_sigterm(tmp_p
     assert recorder.closed.get(timeout=10) == "was killed by signal 9"
 
 
-def test_close_stops_the_grandchild_of_a_wrapper_like_npx(tmp_path):
+def test_close_stops_the_grandchild_of_a_wrapper_like_npx(tmp_path, quick_steps):
     transport, recorder = started("wrapper", tmp_path, "stubborn")
     wrapper, server = wait_for_pids(tmp_path, 2)
     transport.send(INITIALIZE)

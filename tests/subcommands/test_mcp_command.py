@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from helpers import ROOT, run_cli, start_cli, wait_gone
-from mcp.reference_servers import reference_server
 from miniagent.mcp.config import load_servers, project_config_path, user_config_path
 from miniagent.project.trust import record_trust
 
@@ -227,14 +226,6 @@ def test_an_untrusted_projects_servers_are_not_listed_nor_started(home, project,
     record_trust(str(project), True, home)
     result = mcp("list", cwd=project)
     assert result.returncode == 0 and result.stdout.split()[:2] == ["proj", "connected"]
-
-
-def test_list_against_the_real_mcp_server_time(home, project):
-    write_servers(user_config_path(home), {"time": {"command": reference_server("time")[0]}})
-    result = mcp("list", cwd=project)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.split()[:2] == ["time", "connected"]
-    assert "get_current_time" in result.stdout and "convert_time" in result.stdout
 
 
 @pytest.mark.parametrize("args,loaded", [

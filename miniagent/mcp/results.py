@@ -40,7 +40,8 @@ MAX_TEXT_BYTES = 20 * 1024
 Blocks = List[Dict[str, Any]]
 
 
-def model_content(server: str, result: Dict[str, Any], can_read: bool = False) -> Tuple[Blocks, Dict]:
+def model_content(server: str, result: Dict[str, Any],
+                  can_read: bool = False) -> Tuple[Blocks, Dict]:
     """(blocks for the model, details) of a CallToolResult; `can_read` says the
     resource tools can read this server's resources (a link then says how)."""
     raw = result.get("content")
@@ -91,21 +92,24 @@ def resource_content(resource: Dict[str, Any]) -> Blocks:
     try:
         path = save_temp(data, extension_of(uri))
     except OSError as exc:
-        return [text_block(f"[Binary resource {uri} ({kind}) could not be saved: {exc.strerror or exc}]")]
+        reason = exc.strerror or exc
+        return [text_block(f"[Binary resource {uri} ({kind}) could not be saved: {reason}]")]
     return [text_block(f"[Binary resource {uri} ({kind}) saved to {path}]")]
 
 
 def is_text_type(mime: str) -> bool:
     """Blobs of these types are text the model can read."""
     kind = mime.split(";", 1)[0].strip().lower()
-    return kind.startswith("text/") or kind == "application/json" or kind.endswith(("+json", "+xml"))
+    return (kind.startswith("text/") or kind == "application/json"
+            or kind.endswith(("+json", "+xml")))
 
 
 def extension_of(uri: str) -> str:
     """The file extension a saved blob gets: the URI's own (".pdf"), else ".bin"."""
     tail = uri.rsplit("/", 1)[-1]
     stem, dot, extension = tail.rpartition(".")
-    return f".{extension}" if dot and stem and extension.isalnum() and len(extension) <= 8 else ".bin"
+    plain = dot and stem and extension.isalnum() and len(extension) <= 8
+    return f".{extension}" if plain else ".bin"
 
 
 def text_block(text: str) -> Dict[str, Any]:

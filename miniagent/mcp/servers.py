@@ -81,13 +81,14 @@ class ConnectedServer:
         self._transport: Optional[Transport] = None
         self.closed = False  # the run is ending: no reconnecting
 
-    def connect(self) -> None:
-        """Start the server, make the handshake, list its tools; McpError when it fails."""
+    def connect(self, abort: Optional[threading.Event] = None) -> None:
+        """Start the server, make the handshake, list its tools; McpError when it fails
+        (RequestAborted when `abort` is set meanwhile)."""
         self._transport = make_transport(self.config, self.cwd)
         client = McpClient(self.name, self._transport, self.config.timeout,
                            on_tools_changed=self._note_tools_changed)
         try:
-            client.connect()
+            client.connect(abort)
             raw = client.list_tools() if "tools" in client.capabilities else []
         except BaseException:
             client.close()
@@ -111,21 +112,23 @@ class ConnectedServer:
 
     @property
     def has_resources(self) -> bool:
-        return self.state == "connected" and "resources" in self.client.capabilities
+        """Did the server say it has resources (when it last connected)?"""
+        client = self.client
+        return client is not None and "resources" in client.capabilities
 
     def request(self, what: str, call: Callable[[McpClient], Dict[str, Any]],
                 abort: threading.Event) -> Dict[str, Any]:
         """`call(client)` on a live client (a server that died is started again first);
         its failures as ToolErrors the model can read."""
         try:
-            return self._call(what, call, may_retry=True)
+            return self._call(what, call, abort, may_retry=True)
         except McpError:  # an HTTP server forgot the session (404) and never saw the
-            return self._call(what, call, may_retry=False)  # request: initialize, ask again
+            return self._call(what, call, abort, may_retry=False)  # request: ask again
 
     def _call(self, what: str, call: Callable[[McpClient], Dict[str, Any]],
-              may_retry: bool) -> Dict[str, Any]:
-        client = self._live_client()
+              abort: threading.Event, may_retry: bool) -> Dict[str, Any]:
         try:
+            client = self._live_client(abort)
             return call(client)
         except RequestAborted:
             raise ToolError("Operation aborted") from None
@@ -138,7 +141,7 @@ class ConnectedServer:
                                 f"call") from None
             raise ToolError(f"{exc} (asking for {what})") from None
 
-    def _live_client(self) -> McpClient:
+    def _live_client(self, abort: threading.Event) -> McpClient:
         with self._lock:
             if self.client is not None and self.client.alive:
                 return self.client
@@ -148,7 +151,7 @@ class ConnectedServer:
                 self.client.close()
                 self.client = None
             try:
-                self.connect()
+                self.connect(abort)
             except McpError as exc:
                 self.fail(str(exc))
                 raise ToolError(str(exc)) from None
@@ -166,7 +169,8 @@ class ConnectedServer:
     def status(self) -> ServerStatus:
         transport = self._transport.describe() if self._transport else \
             (self.config.url or " ".join([self.config.command or ""] + self.config.args))
-        names = [str(raw.get("name")) for raw in self.raw_tools] if self.state == "connected" else []
+        connected = self.state == "connected"
+        names = [str(raw.get("name")) for raw in self.raw_tools] if connected else []
         return ServerStatus(self.name, self.state, names, self.error, self.config.source,
                             transport, self.config.kind)
 
@@ -237,21 +241,23 @@ class McpServers:
         resources; only those `keep` allows."""
         tools: List[Tool] = []
         taken = set()
-        readable = lambda: [server for server in self.servers if server.has_resources]
+        # A server that crashed keeps its tools (raw_tools): its next call starts it again.
         for server in self.servers:
-            if server.state != "connected":
-                continue
-            can_read = lambda server=server: server.has_resources
             for raw in server.raw_tools:
                 if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
                     continue
                 name = tool_name(server.name, raw["name"], taken.__contains__)
                 taken.add(name)
                 if self.keep(name):
-                    tools.append(server_tool(server, raw, name, can_read))
-        if readable():
-            tools.extend(tool for tool in resource_tools(readable) if self.keep(tool.name))
+                    tools.append(server_tool(server, raw, name))
+        if self.with_resources():
+            tools.extend(tool for tool in resource_tools(self.with_resources)
+                         if self.keep(tool.name))
         return tools
+
+    def with_resources(self) -> List[ConnectedServer]:
+        """The servers the resource tools reach."""
+        return [server for server in self.servers if server.has_resources]
 
     def close(self) -> None:
         """Stop every server, in parallel; returns once all are gone."""

@@ -40,13 +40,13 @@ class Server(Protocol):
     """What a tool needs of its server (servers.py's ConnectedServer)."""
 
     name: str
+    has_resources: bool
 
     def request(self, what: str, call: Callable[[Any], Dict[str, Any]],
                 abort: Any) -> Dict[str, Any]: ...
 
 
-def server_tool(server: Server, raw: Dict[str, Any], name: str,
-                can_read: Callable[[], bool]) -> Tool:
+def server_tool(server: Server, raw: Dict[str, Any], name: str) -> Tool:
     """The Tool for one entry of the server's `tools/list`, offered as `name`."""
     tool = str(raw["name"])
 
@@ -55,7 +55,7 @@ def server_tool(server: Server, raw: Dict[str, Any], name: str,
         shown = lambda params: ctx.on_update(text_result(progress_text(params)))
         result = server.request(f"tool {tool}", lambda client: client.call_tool(
             tool, args, ctx.abort, on_progress=shown), ctx.abort)
-        blocks, details = model_content(server.name, result, can_read())
+        blocks, details = model_content(server.name, result, server.has_resources)
         details = {"server": server.name, "tool": tool, **details}
         if result.get("isError"):
             text = "\n".join(block["text"] for block in blocks if block["type"] == "text")
@@ -80,8 +80,8 @@ def progress_text(params: Dict[str, Any]) -> str:
 def describe(server: str, raw: Dict[str, Any]) -> str:
     """The server's own description (within MAX_DESCRIPTION: every request carries it),
     else its title, else where the tool comes from."""
-    annotations = raw.get("annotations")
-    title = raw.get("title") or (annotations.get("title") if isinstance(annotations, dict) else None)
+    annotations = raw["annotations"] if isinstance(raw.get("annotations"), dict) else {}
+    title = raw.get("title") or annotations.get("title")
     description = raw.get("description")
     if isinstance(description, str) and description.strip():
         text = description.strip()
@@ -178,11 +178,16 @@ def tagged(server: str, items: Any) -> List[Dict[str, Any]]:
     can use."""
     kept = []
     for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict) or str(item.get("uri", item.get("uriTemplate", ""))).startswith("ui://"):
+        if not isinstance(item, dict) or is_app_interface(item):
             continue
         kept.append({"server": server, **{key: value for key, value in item.items()
                                           if key not in ("_meta", "icons")}})
     return kept
+
+
+def is_app_interface(item: Dict[str, Any]) -> bool:
+    """An MCP App's user interface (`ui://`): for hosts that draw it, not for a model."""
+    return str(item.get("uri", item.get("uriTemplate", ""))).startswith("ui://")
 
 
 def read_item(servers: Callable[[], List[Server]], args: Dict[str, Any],

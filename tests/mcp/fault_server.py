@@ -15,9 +15,9 @@
 The normal server's tools: echo, add, image, fail (isError), structured
 (structuredContent), embedded (an embedded resource), changed (adds a tool "added",
 sends tools/list_changed, then answers), progress (reports progress `steps` times,
-every `every` s (0.2), then answers; steps 0 = forever), sleep (never answers), cancelled (what notifications/cancelled it
-got), ask (sends the client the request `method`, answers with the client's answer),
-crash (exits with status 1 mid-call).
+every `every` s (0.2), then answers; steps 0 = forever), sleep (never answers),
+cancelled (what notifications/cancelled it got), ask (sends the client the request
+`method`, answers with the client's answer), crash (exits with status 1 mid-call).
 
 Each process appends its pid to the file named by $FAULT_PID_FILE, so a test can check
 none is left after close. Standard library only.

@@ -6,10 +6,12 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from helpers import wait_gone
 from miniagent.mcp.config import ServerConfig
 from miniagent.mcp.servers import McpServers
-from miniagent.tools import ToolContext
+from miniagent.tools import ToolContext, ToolError
 
 FAULT = str(Path(__file__).with_name("fault_server.py"))
 
@@ -131,3 +133,19 @@ def test_a_forgotten_http_session_is_initialized_again_and_the_call_answered(tmp
     assert warnings == []
     initializes = [r for r in srv.of("POST") if r["body"].get("method") == "initialize"]
     assert len(initializes) == 2
+
+
+def test_a_server_that_crashed_keeps_its_tools_and_the_next_call_starts_it_again(tmp_path):
+    servers, _ = started([fault("a", "normal", tmp_path)], tmp_path)
+    try:
+        servers.before_prompt()
+        tools = {tool.name: tool for tool in servers.tools()}
+        with pytest.raises(ToolError, match="starts the server again on the next call"):
+            run(tools["mcp__a__crash"])
+        servers.before_prompt()  # the next prompt: the tools are still offered
+        tools = {tool.name: tool for tool in servers.tools()}
+        assert run(tools["mcp__a__echo"], text="back").content[0]["text"] == "back"
+        assert servers.statuses()[0].state == "connected"
+    finally:
+        servers.close()
+    assert len(pids(tmp_path)) == 2 and all(wait_gone(pid) for pid in pids(tmp_path))

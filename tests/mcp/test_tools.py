@@ -34,7 +34,7 @@ class FakeClient:
 
 class FakeServer:
     def __init__(self, name):
-        self.name, self.client = name, FakeClient()
+        self.name, self.client, self.has_resources = name, FakeClient(), True
 
     def request(self, what, call, abort):
         return call(self.client)
@@ -48,7 +48,7 @@ def test_a_server_tool_keeps_its_description_and_gets_an_object_schema():
     server = FakeServer("time")
     tool = server_tool(server, {"name": "now", "description": " The time. ",
                                 "inputSchema": {"properties": {"tz": {"type": "string"}}}},
-                       "mcp__time__now", lambda: False)
+                       "mcp__time__now")
     assert tool.spec() == {"name": "mcp__time__now", "description": "The time.",
                            "parameters": {"type": "object",
                                           "properties": {"tz": {"type": "string"}}}}
@@ -58,13 +58,13 @@ def test_a_server_tool_keeps_its_description_and_gets_an_object_schema():
 
 
 def test_a_tool_without_description_says_where_it_comes_from():
-    tool = server_tool(FakeServer("s"), {"name": "x"}, "mcp__s__x", lambda: False)
+    tool = server_tool(FakeServer("s"), {"name": "x"}, "mcp__s__x")
     assert tool.description == "MCP tool x from server s"
     assert tool.parameters == {"type": "object", "properties": {}}
 
 
 def test_an_error_result_is_a_tool_error_with_the_servers_words():
-    tool = server_tool(FakeServer("s"), {"name": "fail"}, "mcp__s__fail", lambda: False)
+    tool = server_tool(FakeServer("s"), {"name": "fail"}, "mcp__s__fail")
     with pytest.raises(ToolError, match="^no such city$"):
         tool.execute("c1", {}, context())
 
@@ -72,7 +72,7 @@ def test_an_error_result_is_a_tool_error_with_the_servers_words():
 def test_arguments_are_validated_against_the_servers_schema():
     tool = server_tool(FakeServer("s"), {"name": "x", "inputSchema": {
         "type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}},
-        "mcp__s__x", lambda: False)
+        "mcp__s__x")
     assert validate_arguments(tool, {"n": "5"}) == {"n": 5}
     with pytest.raises(ToolError, match="n: missing required property"):
         validate_arguments(tool, {})
@@ -116,5 +116,5 @@ def test_progress_is_shown_with_its_message_and_total():
 def test_a_huge_description_is_cut_so_a_server_cannot_fill_the_context():
     from miniagent.mcp.tools import MAX_DESCRIPTION
     tool = server_tool(FakeServer("s"), {"name": "x", "description": "y" * 10**6},
-                       "mcp__s__x", lambda: False)
+                       "mcp__s__x")
     assert len(tool.description) == MAX_DESCRIPTION + 1 and tool.description.endswith("…")

@@ -31,12 +31,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
-from xml.sax.saxutils import escape, quoteattr
 
 from ..errors import SkillError
 from ..files.safeopen import TEXT_LIMIT, read_regular
 from .settings import project_config_dir
-from .wrappers import defuse_closing_tags
+from .wrappers import defuse_closing_tags, escape_text, quote_attribute
 
 SKILL_FILE = "SKILL.md"
 NAME_RULE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # e.g. "pdf-tools"
@@ -174,9 +173,9 @@ def format_skills(skills: Sequence[Skill]) -> str:
              "it. A relative path inside a skill file starts at that file's folder.",
              "", "<available_skills>"]
     for skill in listed:
-        lines += ["  <skill>", f"    <name>{escape(skill.name)}</name>",
-                  f"    <description>{escape(skill.description)}</description>",
-                  f"    <location>{escape(str(skill.path))}</location>", "  </skill>"]
+        lines += ["  <skill>", f"    <name>{escape_text(skill.name)}</name>",
+                  f"    <description>{escape_text(skill.description)}</description>",
+                  f"    <location>{escape_text(str(skill.path))}</location>", "  </skill>"]
     lines.append("</available_skills>")
     return "\n".join(lines)
 
@@ -204,6 +203,6 @@ def expand_skill_command(text: str, skills: Sequence[Skill]) -> Optional[str]:
         known = ", ".join(s.name for s in skills) or "none are loaded"
         raise SkillError(f"Unknown skill {name!r}. Available skills: {known}.")
     inside = f"Relative paths below start at {skill.path.parent}.\n\n{skill.body}"
-    expanded = (f"<skill name={quoteattr(skill.name)} location={quoteattr(str(skill.path))}>\n"
+    expanded = (f"<skill name={quote_attribute(skill.name)} location={quote_attribute(str(skill.path))}>\n"
                 f"{defuse_closing_tags(inside)}\n</skill>")  # the body cannot close it
     return expanded + ("\n\n" + args.strip() if args.strip() else "")

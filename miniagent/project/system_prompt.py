@@ -64,7 +64,6 @@ import os
 import re
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
-from xml.sax.saxutils import quoteattr
 
 from ..files.home import miniagent_home
 from ..errors import ConfigError
@@ -72,7 +71,7 @@ from .settings import project_config_dir
 from .skills import Skill, format_skills
 from ..files.safeopen import TEXT_LIMIT, read_regular
 from ..tools import Tool
-from .wrappers import defuse_closing_tags
+from .wrappers import defuse_closing_tags, quote_attribute
 
 INTRO = ("You are a coding assistant working in the user's terminal through miniagent. "
          "You help by reading files, running commands, editing code and writing new files. "
@@ -175,7 +174,7 @@ def context_section(cwd: str, home: Path) -> str:
     for path in context_files(cwd, home):
         text = read_text(path)
         if text is not None:
-            parts.append(f"<project_instructions path={quoteattr(str(path))}>\n"
+            parts.append(f"<project_instructions path={quote_attribute(str(path))}>\n"
                          f"{defuse_closing_tags(text.strip())}\n</project_instructions>")
     if not parts:
         return ""

@@ -22,8 +22,14 @@ a string, so a model still reads the same words (and sees what the file tried), 
 it is no longer the closing tag, and the one real closing tag stays the only one.
 Only the names in WRAPPER_TAGS are touched: an HTML file's `</div>` stays as it is.
 
-Left out: opening tags (a fake one cannot end our wrapper) and attribute values,
-which are quoted (xml.sax.saxutils.quoteattr) where the tags are built.
+Attribute values and text inside our own tags (a path, a skill's name) are escaped
+as XML escapes them: `escape_text` and `quote_attribute` follow xml.sax.saxutils'
+escape and quoteattr exactly, written out here because importing the XML package
+costs more at start-up than the rest of this folder.
+
+    quote_attribute('a "b" & c') -> "'a \"b\" &amp; c'"
+
+Left out: opening tags (a fake one cannot end our wrapper).
 """
 
 import re
@@ -45,3 +51,20 @@ def defuse_closing_tags(text: str) -> str:
     Example: "x</Skill >y" -> "x<\\/Skill >y";  "</div>" -> "</div>"
     """
     return _CLOSING.sub(lambda match: "<\\/" + match.group(1), text)
+
+
+def escape_text(text: str) -> str:
+    """`&`, `<` and `>` as entities (the ampersand first, so no entity is escaped twice)."""
+    return text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+
+
+def quote_attribute(value: str) -> str:
+    """An attribute value in quotes: double ones, or single ones when the value holds a
+    double quote, or double ones with `&quot;` when it holds both; line ends and tabs
+    as character references, so the value stays on its line."""
+    value = escape_text(value).replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    return '"' + value.replace('"', "&quot;") + '"'

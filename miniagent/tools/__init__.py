@@ -32,6 +32,7 @@ use objects, arrays, scalars and enums only, and so do pi's.
 """
 
 import copy
+import importlib
 import json
 import threading
 from dataclasses import dataclass, field
@@ -154,14 +155,17 @@ ALL_TOOLS = ["read", "bash", "edit", "write", "grep", "find", "ls"]
 def create_tools(names: Optional[List[str]] = None, shell: Optional[str] = None) -> List[Tool]:
     """Build the named tools (default: read, bash, edit, write); unknown names raise
     ValueError. `shell` is the one bash runs commands with (None: bash from PATH)."""
-    # Imported here, not at the top: each tool module imports this one.
-    from . import bash, edit, find, grep, ls, read, write
-    factories = {"read": read.create_tool, "bash": lambda: bash.create_tool(shell),
-                 "edit": edit.create_tool, "write": write.create_tool,
-                 "grep": grep.create_tool, "find": find.create_tool, "ls": ls.create_tool}
     tools = []
     for name in names if names is not None else DEFAULT_TOOLS:
-        if name not in factories:
+        if name not in ALL_TOOLS:
             raise ValueError(f"Unknown tool '{name}'. Available: {', '.join(ALL_TOOLS)}")
-        tools.append(factories[name]())
+        tools.append(create_tool(name, shell))
     return tools
+
+
+def create_tool(name: str, shell: Optional[str] = None) -> Tool:
+    """One built-in tool, from its module (tools/NAME.py), imported only now: a run
+    that never offers grep never loads its matcher (the start-up budget). Each tool
+    module imports this one, so the import cannot sit at the top either."""
+    module = importlib.import_module(f"{__name__}.{name}")
+    return module.create_tool(shell) if name == "bash" else module.create_tool()

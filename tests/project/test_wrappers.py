@@ -1,3 +1,4 @@
+"""Our tags around foreign text: the escaping of what goes inside and into attributes."""
 
 
 def test_escaping_is_xml_saxutils_to_the_byte():

@@ -49,7 +49,7 @@ from .session.tree import (Session, find_most_recent, fork_session,
 from .project.resources import (Project, choose_tools, load_project, mcp_tool_filter,
                                 system_prompt_builder)
 from .project.system_prompt import render_sections
-from .project.settings import Settings
+from .project.settings import Settings, config_files
 from .models.window import probe_context_window
 from .modes.terminal import for_terminal
 
@@ -124,8 +124,9 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
 def start_mcp(args: argparse.Namespace, project: Project) -> Optional["McpServers"]:
     """Begin connecting the MCP servers of mcp.json (the project's only when trusted),
     unless --no-mcp; None when there is none to connect. Each failure is one warning."""
-    if args.no_mcp or args.demo:
-        return None
+    files = config_files("mcp.json", project.home, project.cwd, project.trusted)
+    if args.no_mcp or args.demo or not any(path.exists() for path in files):
+        return None  # and the MCP package is never loaded (the start-up budget)
     from .mcp.config import load_servers
     configs, warnings = load_servers(project.home, project.cwd, project.trusted)
     for warning in warnings:

@@ -36,10 +36,6 @@ def models_file(env: Optional[Mapping[str, str]] = None) -> Path:
     return miniagent_home(env) / "models.json"
 
 
-def settings_file(home: Path) -> Path:
-    return Path(home) / "settings.json"
-
-
 def trust_file(home: Path) -> Path:
     return Path(home) / "trust.json"
 

@@ -63,7 +63,6 @@ from .limits import RunLimits
 from .moves import SessionMoves
 from .worker import Work, Worker
 from ..messages import Message, is_failed, user_message
-from ..mcp.naming import is_mcp_tool
 from ..models.thinking import clamp_level
 from ..session.tree import Session
 from ..project.system_prompt import render_sections
@@ -128,6 +127,7 @@ class Harness(SessionMoves):
         self.prompt_for = prompt_for
         self.confirm_gate = confirm_gate
         self.mcp = mcp  # the MCP servers (mcp/servers.py), or None
+        self.mcp_tools: List[Any] = []  # their tools as last offered, after the run's own
         self.worker = Worker()  # the run's thread, its abort Event and its wait
         agent.convert_to_llm = convert_to_llm  # summaries etc. become wire messages
         agent.should_stop = self.limits.should_stop
@@ -218,8 +218,10 @@ class Harness(SessionMoves):
         if self.mcp is None:
             return
         self.mcp.before_prompt()
-        own = [tool for tool in self.agent.tools if not is_mcp_tool(tool.name)]
-        self.set_tools(own + self.mcp.tools())
+        offered = {tool.name for tool in self.mcp_tools}
+        self.mcp_tools = self.mcp.tools()
+        own = [tool for tool in self.agent.tools if tool.name not in offered]
+        self.set_tools(own + self.mcp_tools)
 
     def _with_extension_messages(self, text: Any) -> Any:
         """The prompt, followed by the messages extensions added (api.add_message) since

@@ -55,7 +55,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 from ..errors import ConfigError
 from ..files.safeopen import read_json_file
 from ..models.values import resolve_value
-from ..project.settings import project_config_dir
+from ..project.settings import config_files
 from ..project.trust import replace_atomically
 
 DEFAULT_TIMEOUT = 60.0  # seconds a server has to answer one request
@@ -195,11 +195,10 @@ def load_servers(home: Path, cwd: str,
     only when `trusted` (and not at all when the project folder is the home itself)."""
     warnings: List[str] = []
     servers: Dict[str, ServerConfig] = {}  # by server_key; a replaced one keeps its place
-    user_file = user_config_path(home)
+    user_file, *project_files = config_files("mcp.json", home, cwd, trusted)
     for key, (name, entry) in read_entries(user_file, warnings).items():
         add_checked(servers, key, name, entry, str(user_file), warnings)
-    if trusted and project_config_dir(cwd, home) is not None:
-        project_file = project_config_path(cwd)
+    for project_file in project_files:
         for key, (name, entry) in read_entries(project_file, warnings).items():
             if is_override(entry):
                 override_enabled(servers, key, name, entry, str(project_file), warnings)

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Callable, List, Optional
 
 from .extensions import Extensions, load_extensions
-from ..mcp.naming import may_name_mcp_tools
 from ..files.home import miniagent_home
 from .system_prompt import Sections, build_prompt_sections, read_text_or_file
 from .settings import Settings, load_settings
@@ -136,9 +135,12 @@ def _matching(entry: str, known: List[str], source: str) -> List[str]:
     """The known tools an entry names: itself, or those a `*` pattern matches (fnmatch).
     An MCP name (`mcp__...`) is checked later, against what the servers offer."""
     found = [name for name in known if fnmatchcase(name, entry)]
-    if not found and not may_name_mcp_tools(entry):
-        raise ValueError(f"{source}: unknown tool '{entry}'; the tools are: {', '.join(known)}")
-    return found
+    if found:
+        return found
+    from ..mcp.naming import may_name_mcp_tools  # loaded only for an entry no tool matches
+    if may_name_mcp_tools(entry):
+        return []
+    raise ValueError(f"{source}: unknown tool '{entry}'; the tools are: {', '.join(known)}")
 
 
 def mcp_tool_filter(args: argparse.Namespace) -> Callable[[str], bool]:

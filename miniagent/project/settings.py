@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from ..compaction.compaction import CompactionSettings
-from ..files.home import settings_file
 from ..files.safeopen import read_json_file
 from ..errors import ConfigError
 from ..models.thinking import LEVELS
@@ -100,15 +99,22 @@ def project_config_dir(cwd: str, home: Path) -> Optional[Path]:
     return candidate
 
 
+def config_files(name: str, home: Path, cwd: str, trusted: bool) -> List[Path]:
+    """Where a configuration file of this name is read, weakest first: the home's, then
+    the project's when the project is trusted (settings.json, mcp.json).
+
+    Example: ("mcp.json", ~/.miniagent, ~/app, True) -> [~/.miniagent/mcp.json,
+             ~/app/.miniagent/mcp.json]
+    """
+    project = project_config_dir(cwd, home)
+    return [Path(home) / name] + ([project / name] if trusted and project is not None else [])
+
+
 def load_settings(home: Path, cwd: str, trusted: bool) -> Settings:
     """Read the global file and, when trusted, the project's; merge; check. Raises
     ConfigError naming the file and field of the first mistake."""
     merged: Dict[str, Any] = {}
-    project = project_config_dir(cwd, home)
-    files = [settings_file(home)]
-    if trusted and project is not None:
-        files.append(project / "settings.json")
-    for path in files:
+    for path in config_files("settings.json", home, cwd, trusted):
         if path.exists():
             merge_one_level(merged, read_settings_file(path))
     given = merged.pop("compaction", {})

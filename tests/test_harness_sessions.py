@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from helpers import answer, echo_tool, make_agent
-from miniagent.compaction.compaction import CompactionSettings
+from miniagent.compaction.estimate import CompactionSettings
 from miniagent.harness.harness import Harness, NothingToCompact
 from miniagent.session.stats import SUMMARIES, file_stats
 from miniagent.session.tree import Session

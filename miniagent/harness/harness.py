@@ -53,9 +53,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
 
 from ..agent import Agent
 from .reply_retry import MAX_RETRIES, retry_base_delay, retry_transient_failures
-from ..compaction.compaction import (CompactionSettings, compact, estimate_context_tokens,
-                                     is_context_overflow, last_usable_usage, nothing_to_compact_message,
-                                     prepare_compaction, should_compact)
+from ..compaction.estimate import (CompactionSettings, estimate_context_tokens,
+                                   is_context_overflow, last_usable_usage, should_compact)
 from ..errors import CompactionError, SessionError
 from ..session.convert import convert_to_llm
 from .lifecycle import Lifecycle
@@ -302,6 +301,8 @@ class Harness(SessionMoves):
                 abort: Optional[threading.Event] = None):
         """Summarize the older part of the session now (the terminal's /compact, rpc's
         compact); raises CompactionError with the reason when there is nothing to do."""
+        # Loaded only now: a run that never compacts never loads the summarizer.
+        from ..compaction.compaction import compact, nothing_to_compact_message, prepare_compaction
         branch = self.session.get_branch()
         model = self.agent.model
         preparation = prepare_compaction(branch, self.compaction, model.context_window)

@@ -13,8 +13,6 @@ Left out: deleting sessions or entries (the tree is append-only); merging branch
 import os
 from typing import Any, Optional, Tuple
 
-from ..compaction.branch_summary import (collect_entries_to_summarize, prepare_branch_summary,
-                                         summarize_branch)
 from ..messages import text_of
 from ..session.tree import Session
 
@@ -82,6 +80,9 @@ class SessionMoves:
 
     def _summarize_branch_left(self, target_id: str,
                                instructions: Optional[str]) -> Tuple[str, Any]:
+        # Loaded only now, as the compaction it builds on (the start-up budget).
+        from ..compaction.branch_summary import (collect_entries_to_summarize,
+                                                 prepare_branch_summary, summarize_branch)
         by_id = {entry["id"]: entry for entry in self.session.entries}
         left = collect_entries_to_summarize(by_id, self.session.leaf_id, target_id)
         model = self.agent.model

@@ -32,7 +32,7 @@ import random
 import re
 import threading
 
-from ..compaction.compaction import is_context_overflow
+from ..compaction.estimate import is_context_overflow
 from ..http.classify import asked_wait, is_final, retry_asked
 from ..messages import Message, is_failed
 

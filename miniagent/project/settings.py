@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from ..compaction.compaction import CompactionSettings
+from ..compaction.estimate import CompactionSettings
 from ..files.safeopen import read_json_file
 from ..errors import ConfigError
 from ..models.thinking import LEVELS

@@ -7,7 +7,7 @@ from helpers import call, reply, text
 from miniagent import providers
 from miniagent.compaction.branch_summary import (NO_BRANCH_CONTENT, collect_entries_to_summarize,
                                       prepare_branch_summary, summarize_branch)
-from miniagent.compaction.compaction import CompactionSettings
+from miniagent.compaction.estimate import CompactionSettings
 from miniagent.errors import CompactionError
 from miniagent.messages import text_of, tool_result_message, user_message
 from miniagent.providers.scripted import parse_script, scripted_model

@@ -9,10 +9,12 @@ import pytest
 
 from helpers import FIXTURES, call, text
 from miniagent import providers
-from miniagent.compaction.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER, CompactionSettings, compact,
-                                             context_tokens, estimate_context_tokens, estimate_tokens,
-                                             find_cut_point, is_context_overflow, last_usable_usage,
-                                             nothing_to_compact_message, prepare_compaction, should_compact)
+from miniagent.compaction.compaction import (NO_PRIOR_HISTORY, SPLIT_TURN_HEADER, compact,
+                                             find_cut_point, nothing_to_compact_message,
+                                             prepare_compaction)
+from miniagent.compaction.estimate import (CompactionSettings, context_tokens,
+                                           estimate_context_tokens, estimate_tokens,
+                                           is_context_overflow, last_usable_usage, should_compact)
 from miniagent.errors import CompactionError
 from miniagent.http.errors import http_error_message
 from miniagent.messages import (assistant_message, estimate_tokens_of, image_block, text_of, tool_result_message,

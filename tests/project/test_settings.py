@@ -5,7 +5,7 @@ import json
 import pytest
 
 from miniagent.errors import ConfigError
-from miniagent.compaction.compaction import CompactionSettings
+from miniagent.compaction.estimate import CompactionSettings
 from miniagent.project.settings import Settings, load_settings, project_config_dir
 
 

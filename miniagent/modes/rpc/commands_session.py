@@ -24,7 +24,7 @@ past what Python's encoder writes); get_entries carries the same entries, flat.
 
 from typing import Any, Callable, Dict, Optional
 
-from ...compaction.compaction import estimate_context_tokens, last_usable_usage
+from ...compaction.estimate import estimate_context_tokens, last_usable_usage
 from ...harness.harness import Harness
 from ...messages import text_of
 from ...session.stats import TOKEN_FIELDS, session_totals

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import pytest
 
 from helpers import call, make_agent, models_server, text
-from miniagent.compaction.compaction import CompactionSettings
+from miniagent.compaction.estimate import CompactionSettings
 from miniagent.modes.confirm import ConfirmGate
 from miniagent.modes.rpc.commands_model import ModelCommands
 from miniagent.models.choose import resolve

@@ -40,9 +40,7 @@ from .models.registry import Model
 from .models.thinking import clamp_level
 from .errors import ConfigError, SessionError
 from .modes.output import say, stderr_on_terminal
-from .modes.picker import choose_number, numbered, recent_sessions, session_row
 from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_available, terminal_asker
-from .providers.scripted import demo_script, load_script, scripted_model
 from .session.ids import resolve_session
 from .session.tree import (Session, find_most_recent, fork_session,
                            parse_fork_argument, session_dir_for)
@@ -180,6 +178,7 @@ def open_session(args: argparse.Namespace, cwd: str, on_terminal: bool) -> Sessi
 
 def pick_session(cwd: str, folder: str) -> str:
     """-r: a numbered list of this directory's recent sessions, then a number."""
+    from .modes.picker import choose_number, numbered, recent_sessions, session_row
     found = recent_sessions(cwd, folder)
     if not found:
         raise SessionError("no sessions in this directory yet")
@@ -203,12 +202,8 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
                  settings: Settings) -> Tuple[Model, Optional[str]]:
     """The model and key. Strongest first: the flags, what a resumed session last used
     (when its provider is still usable), settings.json, the registry's default."""
-    if args.demo:
-        return scripted_model(demo_script()), None
-    if args.provider == "scripted" or args.script:
-        if not args.script:
-            raise ValueError("--provider scripted needs --script FILE")
-        return scripted_model(load_script(args.script)), None
+    if args.demo or args.provider == "scripted" or args.script:
+        return scripted_choice(args)
     announce = announcer()
     flags_given = args.provider or args.model or args.base_url
     if recorded and not flags_given and recorded.get("provider") != "scripted":
@@ -230,6 +225,16 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
         raise ConfigError(f"settings.json (defaultProvider {settings.defaultProvider!r}, "
                           f"defaultModel {settings.defaultModel!r}): {exc}") from None
     return probe_window_or_warn(chosen, announce)
+
+
+def scripted_choice(args: argparse.Namespace) -> Tuple[Model, None]:
+    """The offline model: the demo's script, or --script FILE's (loaded only then)."""
+    from .providers.scripted import demo_script, load_script, scripted_model
+    if args.demo:
+        return scripted_model(demo_script()), None
+    if not args.script:
+        raise ValueError("--provider scripted needs --script FILE")
+    return scripted_model(load_script(args.script)), None
 
 
 def announcer() -> Callable[[str], None]:

@@ -73,3 +73,93 @@ def test_a_call_imports_only_the_provider_it_uses(model, loaded, not_loaded, tmp
     status, names = imported_modules(["-c", RUN_ONE_TURN.format(model=model)], tmp_path)
     assert status == 0 and loaded in names
     assert [name for name in not_loaded if f"miniagent.providers.{name}" in names] == []
+
+
+# --- The start-up budget of a print run (issue 22) -----------------------------------------
+#
+# What a one-turn `-p` run against a local OpenAI-compatible server may load: the spine,
+# the one provider, the session writer and what the project actually has. Everything
+# else (the other provider, compaction's summarizer, skills, MCP, search, export, rpc,
+# the terminal UI past its colours, the other tools) loads only when a run uses it.
+PRINT_RUN_BUDGET = {
+    # the entry point and the assembly of a run
+    "miniagent", "miniagent.cli", "miniagent.assemble", "miniagent.errors",
+    # the core: the loop, its agent and events, the messages
+    "miniagent.agent", "miniagent.loop", "miniagent.toolcalls", "miniagent.events",
+    "miniagent.messages",
+    # the harness around it: retries, limits, the session records, the worker thread
+    "miniagent.harness", "miniagent.harness.harness", "miniagent.harness.lifecycle",
+    "miniagent.harness.limits", "miniagent.harness.moves", "miniagent.harness.records",
+    "miniagent.harness.reply_retry", "miniagent.harness.worker",
+    # when to compact (not how: compaction.compaction loads when one is due)
+    "miniagent.compaction", "miniagent.compaction.estimate", "miniagent.compaction.overhead",
+    # the session writer (and the reader a resumed session needs)
+    "miniagent.session", "miniagent.session.check", "miniagent.session.convert",
+    "miniagent.session.file", "miniagent.session.ids", "miniagent.session.migrate",
+    "miniagent.session.rebuild", "miniagent.session.store", "miniagent.session.system_entry",
+    "miniagent.session.tree",
+    # the one provider, its stream assembly and hardening, and HTTP
+    "miniagent.providers", "miniagent.providers.openai", "miniagent.providers.builder",
+    "miniagent.providers.compat", "miniagent.providers.guard", "miniagent.providers.history",
+    "miniagent.providers.jsonpartial", "miniagent.http", "miniagent.http.classify",
+    "miniagent.http.errors", "miniagent.http.sse", "miniagent.http.transport",
+    # choosing the model (and asking an unknown local one for its window)
+    "miniagent.models", "miniagent.models.choose", "miniagent.models.registry",
+    "miniagent.models.served", "miniagent.models.thinking", "miniagent.models.values",
+    "miniagent.models.window",
+    # the project: trust, settings, the prompt (the extensions' registry, empty here)
+    "miniagent.project", "miniagent.project.resources", "miniagent.project.settings",
+    "miniagent.project.system_prompt", "miniagent.project.trust", "miniagent.project.wrappers",
+    "miniagent.project.extensions",
+    # the four default tools and their hardening
+    "miniagent.tools", "miniagent.tools.read", "miniagent.tools.bash", "miniagent.tools.edit",
+    "miniagent.tools.write", "miniagent.tools.hardening", "miniagent.tools.hardening.binary",
+    "miniagent.tools.hardening.coerce", "miniagent.tools.hardening.diff",
+    "miniagent.tools.hardening.edit_args", "miniagent.tools.hardening.filelock",
+    "miniagent.tools.hardening.fuzzy", "miniagent.tools.hardening.lines",
+    "miniagent.tools.hardening.paths", "miniagent.tools.hardening.process",
+    "miniagent.tools.hardening.reaper", "miniagent.tools.hardening.truncate",
+    # print mode: its output, the prompt's @files, --confirm's hook chain, the colours
+    "miniagent.modes", "miniagent.modes.print_mode", "miniagent.modes.render",
+    "miniagent.modes.output", "miniagent.modes.terminal", "miniagent.modes.attach",
+    "miniagent.modes.confirm", "miniagent.files", "miniagent.files.home",
+    "miniagent.files.redaction", "miniagent.files.safeopen", "miniagent.tui", "miniagent.tui.style",
+}
+
+# The child runs miniagent as its console script does, then names what it loaded.
+LOADED_AT_EXIT = """
+import atexit, sys
+atexit.register(lambda: print("LOADED", *sorted(name for name in sys.modules
+                                                if name.startswith("miniagent")), file=sys.stderr))
+from miniagent.cli import main
+sys.exit(main())
+"""
+
+
+def modules_of_a_print_run(tmp_path, home):
+    from fake_server import FakeServer
+    from helpers import answer
+    with FakeServer([answer("hi")]) as srv:
+        env = {**os.environ, "MINIAGENT_HOME": str(home), "PYTHONPATH": str(REPO)}
+        done = subprocess.run([sys.executable, "-c", LOADED_AT_EXIT, "--base-url",
+                               srv.base_url + "/v1", "--model", "fake-model", "-p", "hi"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "hi", done.stderr
+    return set(done.stderr.split("LOADED", 1)[1].split())
+
+
+def test_a_print_run_loads_only_its_budget(tmp_path, home):
+    loaded = modules_of_a_print_run(tmp_path, home)
+    assert {"miniagent.providers.openai", "miniagent.session.file"} <= loaded  # it ran
+    assert sorted(loaded - PRINT_RUN_BUDGET) == []
+
+
+def test_what_the_project_has_is_loaded_for_it_alone(tmp_path, home):
+    # The same check sees a module outside the budget when the run needs it: a skill.
+    skill = home / "skills" / "review"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: review\ndescription: Review a diff.\n---\nRead it.\n")
+    (home / "mcp.json").write_text('{"mcpServers": {}}')
+    loaded = modules_of_a_print_run(tmp_path, home)
+    assert sorted(loaded - PRINT_RUN_BUDGET) == ["miniagent.mcp", "miniagent.mcp.config",
+                                                  "miniagent.project.skills"]

@@ -30,7 +30,6 @@ import re
 from typing import Any, Dict, List, Sequence, Tuple, Union
 
 from ..messages import Message, text_of, user_message
-from ..project.skills import expand_skill_command
 from ..tools import ToolContext, ToolError
 from ..tools.hardening.binary import SNIFF_BYTES, is_binary
 from ..tools.hardening.paths import resolve_read_path
@@ -115,5 +114,8 @@ def expand_prompt(text: str, cwd: str, skills: Sequence[Any] = ()) -> \
     Example: "/skill:review @diff.txt" -> (a user message holding the skill's text,
     the diff as a tagged block, and "@diff.txt"), [].
     """
-    expanded = expand_skill_command(text.lstrip(), skills)
+    expanded = None
+    if text.lstrip().startswith("/skill:"):  # the skills' reader loads for this alone
+        from ..project.skills import expand_skill_command
+        expanded = expand_skill_command(text.lstrip(), skills)
     return expand_attachments(text if expanded is None else expanded, cwd)

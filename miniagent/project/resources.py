@@ -24,15 +24,17 @@ import argparse
 from fnmatch import fnmatchcase
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from .extensions import Extensions, load_extensions
 from ..files.home import miniagent_home
 from .system_prompt import Sections, build_prompt_sections, read_text_or_file
-from .settings import Settings, load_settings
-from .skills import Skill, load_skills
+from .settings import Settings, config_files, load_settings
 from ..tools import ALL_TOOLS, DEFAULT_TOOLS, Tool, create_tools
 from .trust import resolve_trust
+
+if TYPE_CHECKING:  # the reader's and a type checker's: loaded only when skills exist
+    from .skills import Skill
 
 
 @dataclass
@@ -44,7 +46,7 @@ class Project:
     trusted: bool
     settings: Settings
     extensions: Extensions
-    skills: List[Skill] = field(default_factory=list)
+    skills: List["Skill"] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
 
 
@@ -62,9 +64,18 @@ def load_project(args: argparse.Namespace, cwd: str,
     settings = load_settings(home, cwd, trusted)
     extensions = load_extensions(home, cwd, trusted, args.extension or (),
                                  enabled=not args.no_extensions)
-    skills, warnings = load_skills(home, cwd, trusted)
+    skills, warnings = find_skills(home, cwd, trusted)
     return Project(cwd, home, trusted, settings, extensions, skills,
                    list(extensions.warnings) + list(warnings))
+
+
+def find_skills(home: Path, cwd: str, trusted: bool) -> Tuple[List["Skill"], List[str]]:
+    """The skills and their warnings (skills.py), whose reader is loaded only when a
+    skills folder exists (the start-up budget)."""
+    if not any(folder.is_dir() for folder in config_files("skills", home, cwd, trusted)):
+        return [], []
+    from .skills import load_skills
+    return load_skills(home, cwd, trusted)
 
 
 def choose_tools(args: argparse.Namespace, project: Project) -> List[Tool]:

@@ -34,7 +34,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import SkillError
 from ..files.safeopen import TEXT_LIMIT, read_regular
-from .settings import project_config_dir
+from .settings import config_files
 from .wrappers import defuse_closing_tags, escape_text, quote_attribute
 
 SKILL_FILE = "SKILL.md"
@@ -56,11 +56,7 @@ class Skill:
 def load_skills(home: Path, cwd: str, trusted: bool) -> Tuple[List[Skill], List[str]]:
     """The skills from the project (when trusted) and the home folder, and one warning
     line per file that was skipped or looks wrong."""
-    roots = []
-    project = project_config_dir(cwd, home)
-    if trusted and project is not None:
-        roots.append(project / "skills")
-    roots.append(Path(home) / "skills")
+    roots = list(reversed(config_files("skills", home, cwd, trusted)))  # the project's first
     skills: Dict[str, Skill] = {}
     warnings: List[str] = []
     for path in [file for root in roots for file in find_skill_files(root)]:

@@ -63,15 +63,17 @@ warnings for an unreadable AGENTS.md (it is skipped).
 import os
 import re
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from ..files.home import miniagent_home
 from ..errors import ConfigError
 from .settings import project_config_dir
-from .skills import Skill, format_skills
 from ..files.safeopen import TEXT_LIMIT, read_regular
 from ..tools import Tool
 from .wrappers import defuse_closing_tags, quote_attribute
+
+if TYPE_CHECKING:  # the reader's and a type checker's: loaded only when skills exist
+    from .skills import Skill
 
 INTRO = ("You are a coding assistant working in the user's terminal through miniagent. "
          "You help by reading files, running commands, editing code and writing new files. "
@@ -94,7 +96,7 @@ def build_system_prompt(tools: List[Tool], cwd: str, **options) -> str:
 def build_prompt_sections(tools: List[Tool], cwd: str, *, home: Optional[Path] = None,
                           trusted: bool = False, custom_prompt: Optional[str] = None,
                           append_prompt: Optional[str] = None,
-                          skills: Sequence[Skill] = ()) -> Sections:
+                          skills: Sequence["Skill"] = ()) -> Sections:
     """The sections in the order the module docstring gives, empty ones left out.
 
     `custom_prompt` / `append_prompt` are the flags' texts (see read_text_or_file); when
@@ -113,7 +115,7 @@ def build_prompt_sections(tools: List[Tool], cwd: str, *, home: Optional[Path] =
              "addendum": append_prompt,
              "project_context": context_section(cwd, home),
              # a skill is useless to a model that cannot read its file
-             "skills": format_skills(skills) if "read" in names else "",
+             "skills": skills_section(skills) if "read" in names else "",
              "cwd": defuse_closing_tags(cwd)}
     sections = {}
     for name, text in texts.items():
@@ -121,6 +123,15 @@ def build_prompt_sections(tools: List[Tool], cwd: str, *, home: Optional[Path] =
             text = text.strip("\n")
             sections[name] = text if name == "preamble" else f"<{name}>\n{text}\n</{name}>"
     return sections
+
+
+def skills_section(skills: Sequence["Skill"]) -> str:
+    """The list of skills (skills.py), or "" without any: a run with no skills never
+    loads their reader (the start-up budget)."""
+    if not skills:
+        return ""
+    from .skills import format_skills
+    return format_skills(skills)
 
 
 def render_sections(sections: Sections) -> str:

@@ -26,7 +26,6 @@ or "aborted", its errorMessage the exception's one line.
 Left out: localisation, and error bodies beyond the first 64 KB (transport.py reads no more).
 """
 
-import html
 import ipaddress
 import json
 import re
@@ -144,6 +143,7 @@ def page_text(page: str) -> str:
 
     Example: '<html><head><title>502 Bad Gateway</title></head><body>...' -> "502 Bad Gateway"
     """
+    import html  # an error page's entities; loaded only when a server sends one
     for pattern in (_TITLE, _HEADING):
         found = pattern.search(page)
         if found and _TAG.sub("", found.group(1)).strip():

@@ -40,7 +40,7 @@ into the final message (guard.py).
 """
 
 import json
-import uuid
+import secrets
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .jsonpartial import parse_arguments, parse_partial
@@ -140,7 +140,7 @@ class MessageBuilder:
                 block[INVALID_ARGUMENTS] = clean_text(joined[:MAX_INVALID_KEPT])
             block["name"] = clean_text(block["name"])
             # Some servers send "" or no id at all (Gemini, local servers).
-            block["id"] = clean_text(block["id"]) or f"call_{uuid.uuid4().hex[:24]}"
+            block["id"] = clean_text(block["id"]) or f"call_{secrets.token_hex(12)}"
         else:
             block[block["type"]] += joined
 

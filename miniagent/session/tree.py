@@ -38,8 +38,8 @@ for the model (rebuild.py), summarizing (compaction.py).
 """
 
 import os
+import secrets
 import threading
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Dict, List, Optional, Tuple
@@ -232,7 +232,7 @@ class Session:
             entry_id = os.urandom(4).hex()
             if entry_id not in self._by_id:
                 return entry_id
-        return uuid.uuid4().hex
+        return secrets.token_hex(16)  # after 100 clashes in a row, a longer id
 
     # --- The tree ------------------------------------------------------------------------
 

@@ -24,7 +24,9 @@ the server again, which is what it did before this file existed.
 
 Left out: a lock. Two runs answering at the same moment each rewrite the file with
 their own entry added; the later rename wins, and the other's answer is asked again
-next time. Losing a cache entry costs a few requests, never a wrong answer.
+next time. Losing a cache entry costs a few requests, never a wrong answer. And a
+server restarted with a larger window: nothing overflows to say so, so the smaller
+window is planned with until the day is over (deleting windows.json asks at once).
 """
 
 import json

@@ -283,17 +283,22 @@ def model_for(harness: Harness, provider: str, model_id: str) -> Tuple[Resolved,
 def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None]] = None
                          ) -> Tuple[Model, Optional[str]]:
     """The chosen model, with the window its server serves when the registry does not
-    know the model: one HTTP request asks the server (models/window.py; on_ask(url)
-    hears first); when it answers, the guess's warnings are not needed, otherwise they
-    are printed."""
+    know the model: the answer remembered from an earlier run (models/window_cache.py),
+    or asked of the server (models/window.py; on_ask(url) hears first) and remembered;
+    when there is one, the guess's warnings are not needed, otherwise they are printed."""
     model = chosen.model
     window = None
     for notice in chosen.notices:
         say(f"miniagent: {notice}")
     if not chosen.known and model.api == "openai-completions":
-        if on_ask is not None:
-            on_ask(model.base_url)
-        window = probe_context_window(model.base_url, model.id, chosen.api_key)
+        from .models.window_cache import known_window, remember_window  # only this case needs it
+        window = known_window(model.base_url, model.id)
+        if window is None:
+            if on_ask is not None:
+                on_ask(model.base_url)
+            window = probe_context_window(model.base_url, model.id, chosen.api_key)
+            if window:
+                remember_window(model.base_url, model.id, window)
     if window:
         model = replace(model, context_window=window, max_tokens=min(model.max_tokens, window))
     else:

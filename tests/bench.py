@@ -3,7 +3,7 @@
 Every figure is printed as a ratio against a yardstick measured in the same run on the
 same machine, so the numbers mean something on a slow laptop and a fast server alike.
 Rows come from this file (the agent loop) and from the bench_* modules beside it
-(plumbing, providers, tools); each exposes rows() yielding
+(start-up, plumbing, providers, tools ...); each exposes rows() yielding
 (figure, value, yardstick, ratio) tuples.
 
 Tests never assert timings; this script is where speed and memory are watched.
@@ -22,6 +22,7 @@ import bench_plumbing  # noqa: E402
 import bench_providers  # noqa: E402
 import bench_search  # noqa: E402
 import bench_sessions  # noqa: E402
+import bench_startup  # noqa: E402
 import bench_terminal  # noqa: E402
 import bench_tools  # noqa: E402
 from miniagent.agent import Agent  # noqa: E402
@@ -86,7 +87,7 @@ def abort_once(settle: float) -> float:
 
 
 def main():
-    sections = [loop_overhead_rows, abort_latency_rows, bench_plumbing.rows,
+    sections = [loop_overhead_rows, abort_latency_rows, bench_startup.rows, bench_plumbing.rows,
                 bench_providers.rows, bench_tools.rows, bench_sessions.rows, bench_terminal.rows,
                 bench_search.rows]
     print(f"{'figure':58} {'value':>14}   {'yardstick':<28} {'ratio':>12}")

@@ -13,7 +13,9 @@ or {"turns": [...]}, one turn per POST, served in order:
 
 A POST to .../chat/completions gets an OpenAI Chat Completions stream, a POST to
 .../v1/messages an Anthropic Messages stream. GET /v1/models and /api/tags (Ollama)
-list one model. Running out of turns is an HTTP 500 that says so.
+list one model. Running out of turns is an HTTP 500 that says so. The window probe's
+questions (models/window.py) get 404s, or with FakeServer(turns, window=N) a llama.cpp
+/props that serves N tokens.
 
 A turn may carry a "fault" instead of, or on top of, its content:
 
@@ -36,8 +38,10 @@ A turn may carry a "fault" instead of, or on top of, its content:
     {"chunk_size": 1}                    at most N bytes per HTTP chunk (default: an event)
 
 Usage: with FakeServer(turns) as srv: srv.base_url ...; srv.requests holds one
-{"path", "headers" (lower-case names), "body", "client" (host, port)} per request
-received (the client's port tells whether a connection was kept alive).
+{"path", "headers" (lower-case names), "body", "client" (host, port)} per POST
+received (the client's port tells whether a connection was kept alive); the GETs and
+Ollama's POST /api/show, which ask about the server rather than send the agent's
+requests, are kept apart in srv.questions as "GET /props", "POST /api/show" ...
 """
 
 import base64
@@ -68,9 +72,11 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeServer:
     """The server, started and stopped as a context manager; one thread per connection."""
 
-    def __init__(self, script):
+    def __init__(self, script, window=None):
         self.turns = script["turns"] if isinstance(script, dict) else list(script)
+        self.window = window  # the n_ctx GET /props answers with; None: a 404
         self.requests = []
+        self.questions = []  # "GET /props": what was asked about the server
         self.stopping = threading.Event()  # ends stalls and delays at shutdown
         self.go_on = threading.Event()  # ends a hold_after_pieces fault
         self.hung_up = threading.Event()  # the client closed a held connection
@@ -318,7 +324,11 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # keep test output clean
 
     def do_GET(self):
-        if self.path.endswith("/models"):
+        fake = self.server.fake
+        fake.questions.append(f"GET {self.path}")
+        if self.path == "/props" and fake.window:
+            self._send_json(200, {"default_generation_settings": {"n_ctx": fake.window}})
+        elif self.path.endswith("/models"):
             self._send_json(200, {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "fake"}]})
         elif self.path.endswith("/api/tags"):
             self._send_json(200, {"models": [{"name": MODEL, "model": MODEL}]})
@@ -329,7 +339,8 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.path.endswith("/api/show"):  # Ollama's model facts: the window probe asks,
-            # like a GET it is not recorded, so srv.requests counts what the agent sent
+            # kept apart like a GET, so srv.requests counts what the agent sent
+            fake.questions.append(f"POST {self.path}")
             return self._send_json(404, {"error": f"no route for POST {self.path}"})
         try:
             request = json.loads(raw)

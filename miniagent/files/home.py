@@ -8,6 +8,7 @@ that knows the layout, so a reader sees all of it at once:
         models.json       your providers and models, merged over the built-in list
         settings.json     global settings (a trusted project may add its own)
         trust.json        which project folders you trusted, or refused
+        windows.json      the windows local servers said they serve, asked once a day
         history.jsonl     the REPL's input history, one JSON string per entry
         history           the history of before (readline's), read once if .jsonl is not there
         sessions/         one folder per project, one JSONL file per session
@@ -38,6 +39,10 @@ def models_file(env: Optional[Mapping[str, str]] = None) -> Path:
 
 def trust_file(home: Path) -> Path:
     return Path(home) / "trust.json"
+
+
+def windows_file() -> Path:
+    return miniagent_home() / "windows.json"
 
 
 def history_file() -> Path:

@@ -248,7 +248,10 @@ class Harness(SessionMoves):
 
     def _recover_from_overflow(self) -> None:
         """The request did not fit the window: compact, then continue the turn, once.
-        A second overflow after that ends the run with a line saying so."""
+        A second overflow after that ends the run with a line saying so. A window the
+        server told an earlier run is forgotten: it may have been restarted smaller."""
+        from ..models.window_cache import forget_window  # rare: not loaded for every run
+        forget_window(self.agent.model.base_url, self.agent.model.id)
         if not self._auto_compact("overflow", will_retry=True):
             return  # the overflow error stays the run's outcome
         if is_failed(self.agent.messages[-1]):

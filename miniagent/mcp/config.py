@@ -53,10 +53,10 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError
+from ..files.atomic import replace_atomically
 from ..files.safeopen import read_json_file
 from ..models.values import resolve_value
 from ..project.settings import config_files
-from ..project.trust import replace_atomically
 
 DEFAULT_TIMEOUT = 60.0  # seconds a server has to answer one request
 TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http"}  # written -> kind

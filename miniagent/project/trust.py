@@ -31,10 +31,10 @@ Left out: trusting single files or resources one by one, and Windows (fcntl lock
 import fcntl
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Dict, Optional
 
+from ..files.atomic import replace_atomically
 from ..files.home import miniagent_home, trust_file
 from ..errors import ConfigError
 from ..files.safeopen import read_json_file
@@ -102,16 +102,3 @@ def read_decisions(home: Path) -> Dict[str, bool]:
                           f"fix or delete it")
     return data
 
-
-def replace_atomically(path: Path, text: str) -> None:
-    """Write to a temporary file beside `path`, then rename it over `path` in one step."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())  # the bytes are on disk before the name points at them
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..errors import ExportError
-from ..project.trust import replace_atomically
+from ..files.atomic import replace_atomically
 
 
 def write_output(text: str, out_path: Optional[str], session_path: str, suffix: str) -> str:

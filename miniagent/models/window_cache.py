@@ -1,0 +1,102 @@
+"""Remembering the window a server serves: asked once a day, not on every run.
+
+Asking a local server for its window (window.py) costs up to four requests before the
+first prompt is sent, and a server seldom changes its size between two runs. So the
+answer is kept in the miniagent home, one entry per server and model:
+
+    ~/.miniagent/windows.json
+    {"http://127.0.0.1:8080/v1 qwen2.5-coder": {"window": 4096, "askedAt": 1764662400000}}
+
+    known_window(url, model)            the window asked less than a day ago, or None
+    remember_window(url, model, 4096)   after the server answered
+    forget_window(url, model)           after a request overflowed: the server was
+                                        restarted smaller, so the next run asks again
+
+`askedAt` is milliseconds since 1970, as pi writes times. A day is the longest a stale
+answer lives; an overflow ends it sooner. The file keeps the 200 most recently asked
+entries, so a user who tries many models does not grow it for ever.
+
+The file is ours, but anything may be at its name: not JSON, the wrong shape, a FIFO,
+a directory. A cache is never worth a failed start-up, so whatever cannot be read is
+treated as empty (and rewritten on the next answer), entries of the wrong shape are
+skipped, and a write that fails (a read-only home) is skipped too: the next run asks
+the server again, which is what it did before this file existed.
+
+Left out: a lock. Two runs answering at the same moment each rewrite the file with
+their own entry added; the later rename wins, and the other's answer is asked again
+next time. Losing a cache entry costs a few requests, never a wrong answer. And a
+server restarted with a larger window: nothing overflows to say so, so the smaller
+window is planned with until the day is over (deleting windows.json asks at once).
+"""
+
+import json
+import time
+from typing import Any, Dict, Optional
+
+from ..files.atomic import replace_atomically
+from ..files.home import windows_file
+from ..files.safeopen import TEXT_LIMIT, read_regular
+
+ASK_AGAIN_MS = 24 * 60 * 60 * 1000  # a day
+MAX_ENTRIES = 200
+
+Entries = Dict[str, Dict[str, int]]
+
+
+def known_window(base_url: str, model_id: str) -> Optional[int]:
+    """The window remembered for this server and model, if it was asked within a day."""
+    entry = read_entries().get(entry_key(base_url, model_id))
+    if entry is None or now_ms() - entry["askedAt"] > ASK_AGAIN_MS:
+        return None
+    return entry["window"]
+
+
+def remember_window(base_url: str, model_id: str, window: int) -> None:
+    """Keep the server's answer, asked now."""
+    entries = read_entries()
+    entries[entry_key(base_url, model_id)] = {"window": window, "askedAt": now_ms()}
+    write_entries(entries)
+
+
+def forget_window(base_url: str, model_id: str) -> None:
+    """Drop the remembered window (a request overflowed it); nothing to do without one."""
+    entries = read_entries()
+    if entries.pop(entry_key(base_url, model_id), None) is not None:
+        write_entries(entries)
+
+
+def entry_key(base_url: str, model_id: str) -> str:
+    """Example: ("http://127.0.0.1:8080/v1/", "qwen") -> "http://127.0.0.1:8080/v1 qwen"."""
+    return f"{base_url.rstrip('/')} {model_id}"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def read_entries() -> Entries:
+    """The file's well-formed entries; an unreadable file is an empty cache."""
+    try:
+        data = json.loads(read_regular(str(windows_file()), TEXT_LIMIT))
+    except (OSError, ValueError, RecursionError):  # missing, a FIFO, too large, not JSON
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: entry for key, entry in data.items() if is_entry(entry)}
+
+
+def is_entry(entry: Any) -> bool:
+    """{"window": 4096, "askedAt": 1764662400000}: two positive whole numbers."""
+    return isinstance(entry, dict) and all(
+        type(entry.get(name)) is int and entry[name] > 0 for name in ("window", "askedAt"))
+
+
+def write_entries(entries: Entries) -> None:
+    """The newest MAX_ENTRIES entries, written atomically; a failed write is skipped."""
+    newest = sorted(entries.items(), key=lambda item: item[1]["askedAt"])[-MAX_ENTRIES:]
+    path = windows_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_atomically(path, json.dumps(dict(newest), indent=1) + "\n")
+    except OSError:  # a read-only home, a directory at the name: asked again next run
+        pass

@@ -1,0 +1,96 @@
+"""The window a local server serves, asked once and remembered (issue 22): a second run
+against the same unknown model asks nothing, a day-old answer is asked again, an
+overflow forgets it, and a windows.json that is not ours never stops a run."""
+
+import json
+import os
+import time
+
+import pytest
+
+from fake_server import FakeServer, status
+from helpers import answer, run_cli
+
+WINDOW_QUESTIONS = ("GET /props", "POST /api/show", "GET /api/ps", "GET /api/v0/models")
+OVERFLOW = {"error": {"message": "This model's maximum context length is 32768 tokens. "
+                      "However, your messages resulted in 40000 tokens.",
+                      "type": "invalid_request_error", "code": "context_length_exceeded"}}
+
+
+def run(srv, tmp_path, prompt="hi"):
+    """One -p run against the test server's model, which no registry knows."""
+    return run_cli("--base-url", srv.base_url + "/v1", "--model", "local-model", "-p", prompt,
+                   cwd=str(tmp_path))
+
+
+def window_questions(srv):
+    return [question for question in srv.questions if question in WINDOW_QUESTIONS]
+
+
+def remembered(home):
+    return json.loads((home / "windows.json").read_text())
+
+
+def test_a_second_run_against_the_same_unknown_local_model_makes_no_window_request(
+        tmp_path, private_home):
+    with FakeServer([answer("one"), answer("two")], window=32768) as srv:
+        assert run(srv, tmp_path).stdout == "one\n"
+        asked_first = window_questions(srv)
+        second = run(srv, tmp_path)
+        asked_both = window_questions(srv)
+    assert asked_first == ["GET /props"]  # llama.cpp's answer ends the probe
+    assert second.returncode == 0 and second.stdout == "two\n", second.stderr
+    assert asked_both == asked_first  # nothing asked the second time
+    [entry] = remembered(private_home).values()
+    assert entry["window"] == 32768
+
+
+def test_the_remembered_window_is_the_one_the_next_run_plans_with(tmp_path):
+    with FakeServer([], window=600) as srv:  # too small for the prompt and tools
+        first, second = run(srv, tmp_path), run(srv, tmp_path)
+        asked = window_questions(srv)
+    assert asked == ["GET /props"]
+    assert first.returncode == second.returncode == 1
+    assert "more than this model's 600-token window" in second.stderr
+
+
+def test_a_day_old_answer_is_asked_again(tmp_path, private_home):
+    with FakeServer([answer("one")], window=32768) as srv:
+        day_and_a_minute_ago = int(time.time() * 1000) - (24 * 60 + 1) * 60 * 1000
+        (private_home / "windows.json").write_text(json.dumps({
+            f"{srv.base_url}/v1 local-model": {"window": 600, "askedAt": day_and_a_minute_ago}}))
+        result = run(srv, tmp_path)
+        asked = window_questions(srv)
+    assert result.returncode == 0 and result.stdout == "one\n", result.stderr  # not 600
+    assert asked == ["GET /props"]
+    [entry] = remembered(private_home).values()
+    assert entry["window"] == 32768 and entry["askedAt"] > day_and_a_minute_ago
+
+
+def test_an_overflow_forgets_the_window_so_the_next_run_asks_again(tmp_path, private_home):
+    turns = [answer("one"), status(400, body=OVERFLOW), answer("three")]
+    with FakeServer(turns, window=32768) as srv:
+        assert run(srv, tmp_path).returncode == 0
+        overflowed = run(srv, tmp_path, "a long prompt")
+        assert remembered(private_home) == {}
+        third = run(srv, tmp_path)
+        asked = window_questions(srv)
+    assert overflowed.returncode == 1 and "context length" in overflowed.stderr
+    assert third.stdout == "three\n"
+    assert asked == ["GET /props", "GET /props"]  # the first run and the third
+    assert [entry["window"] for entry in remembered(private_home).values()] == [32768]
+
+
+@pytest.mark.parametrize("planted", ["not json", "a list", "wrong entries", "a fifo"])
+def test_a_windows_json_that_is_not_ours_is_ignored_and_rewritten(tmp_path, private_home,
+                                                                    planted):
+    path = private_home / "windows.json"
+    if planted == "a fifo":
+        os.mkfifo(path)  # reading it would wait for a writer for ever
+    else:
+        path.write_text({"not json": "{", "a list": "[1, 2]",
+                         "wrong entries": '{"x m": {"window": "big"}, "y m": 7}'}[planted])
+    with FakeServer([answer("one")], window=32768) as srv:
+        result = run(srv, tmp_path)
+    assert result.returncode == 0 and result.stdout == "one\n" and result.stderr == ""
+    assert [entry["window"] for entry in remembered(private_home).values()] == [32768]

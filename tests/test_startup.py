@@ -103,10 +103,10 @@ PRINT_RUN_BUDGET = {
     "miniagent.providers.compat", "miniagent.providers.guard", "miniagent.providers.history",
     "miniagent.providers.jsonpartial", "miniagent.http", "miniagent.http.classify",
     "miniagent.http.errors", "miniagent.http.sse", "miniagent.http.transport",
-    # choosing the model (and asking an unknown local one for its window)
+    # choosing the model (and asking an unknown local one for its window, remembered)
     "miniagent.models", "miniagent.models.choose", "miniagent.models.registry",
     "miniagent.models.served", "miniagent.models.thinking", "miniagent.models.values",
-    "miniagent.models.window",
+    "miniagent.models.window", "miniagent.models.window_cache", "miniagent.files.atomic",
     # the project: trust, settings, the prompt (the extensions' registry, empty here)
     "miniagent.project", "miniagent.project.resources", "miniagent.project.settings",
     "miniagent.project.system_prompt", "miniagent.project.trust", "miniagent.project.wrappers",

@@ -28,8 +28,6 @@ from typing import List, Optional, TextIO
 
 from . import __version__
 from .errors import STOP_SIGNALS, ConfigError, QuitNow
-from .harness.limits import parse_cost, parse_positive_int
-from .models.registry import list_models
 from .models.thinking import LEVELS
 from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 from .tools import ALL_TOOLS
@@ -136,6 +134,28 @@ def add_session_flags(parser: argparse.ArgumentParser) -> None:
                         help="where session files go (default: ~/.miniagent/sessions/<cwd>)")
 
 
+def parse_positive_int(value: str) -> int:
+    """argparse type for --max-turns: a whole number of at least 1."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1 (got {value!r})")
+    return number
+
+
+def parse_cost(value: str) -> float:
+    """argparse type for --max-cost: US dollars, more than zero."""
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not number > 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of dollars > 0 (got {value!r})")
+    return number
+
+
 def non_empty(value: str) -> str:
     """argparse type: a file name or id may not be empty (`--session ""`)."""
     if not value.strip():
@@ -181,6 +201,7 @@ def run_command_line(argv: List[str], stdin: Optional[TextIO], own_process: bool
     stdin = stdin or sys.stdin  # None when the process was started without one
     on_terminal = stdin is not None and stdin.isatty()
     if args.list_models:
+        from .models.registry import list_models
         try:
             print(list_models(provider=args.provider))
         except ConfigError as exc:

@@ -24,7 +24,6 @@ The same counts make the line that ends a run in the default text mode (`summary
 Left out: limits on time or tokens (Ctrl-C is the brake for those).
 """
 
-import argparse
 from typing import Any, Dict, Optional
 
 from ..messages import clean_usage
@@ -82,25 +81,3 @@ def cost_is_known(model: Any) -> bool:
     """A model with all prices at zero may be free (a local model) or simply unknown to
     the registry; either way --max-cost has nothing to count."""
     return any(value for value in (getattr(model, "cost", None) or {}).values())
-
-
-def parse_positive_int(value: str) -> int:
-    """argparse type for --max-turns: a whole number of at least 1."""
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1 (got {value!r})")
-    return number
-
-
-def parse_cost(value: str) -> float:
-    """argparse type for --max-cost: US dollars, more than zero."""
-    try:
-        number = float(value)
-    except ValueError:
-        number = -1.0
-    if not number > 0 or number == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number of dollars > 0 (got {value!r})")
-    return number

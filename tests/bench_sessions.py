@@ -3,25 +3,35 @@
 - Loading a 100,000-entry session (Session.open: read, parse, index the tree), per entry,
   against json.loads of the same lines: the least any JSONL reader must do. Goal: 2x.
 - Appending one entry to a session that already holds 1,000 and 100,000 entries: the cost
-  must not grow with the file (one open + one write per entry, nothing re-read).
+  must not grow with the file (one open + one write per entry, nothing re-read); and
+  against the floor of any appender: `os.write` of the same line on an open descriptor.
+- `miniagent stats` of a generated 100 MB session (2 KB text entries, no image) against
+  `json.loads` of its lines, each in a fresh process (bench_tools.py explains why), with
+  the peak memory of both. Goal: 2x the time, in 64 MB. The file is written once per run.
 """
 
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench_plumbing import best_of  # noqa: E402
+from bench_tools import mb, peak_rss_kb  # noqa: E402
 from miniagent.session.tree import Session  # noqa: E402
 from miniagent.session.file import to_line  # noqa: E402
 
 LOAD_ENTRIES = 100_000
 APPENDS = 200
 LOAD_GOAL = 2.0
+STATS_MEGABYTES = 100
+STATS_GOAL, STATS_MEMORY_GOAL_MB = 2.0, 64
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def write_session(path: str, count: int) -> None:
@@ -69,9 +79,12 @@ def append_rows(folder: str, big: str):
     large_path = os.path.join(folder, "large.jsonl")
     shutil.copyfile(big, large_path)
     small, large = time_appends(small_path), time_appends(large_path)
+    floor = time_raw_appends(os.path.join(folder, "raw.jsonl"))
     yield ("session append, 1,000 entries in the file (per entry)", f"{small * 1e6:.1f} us", "", "")
     yield (f"session append, {LOAD_ENTRIES:,} entries in the file (per entry)",
            f"{large * 1e6:.1f} us", f"at 1,000: {small * 1e6:.1f} us", f"{large / small:.2f}x (goal 1x)")
+    yield (f"session append, {LOAD_ENTRIES:,} entries, vs a bare os.write",
+           f"{large * 1e6:.1f} us", f"os.write {floor * 1e6:.1f} us", f"{large / floor:.1f}x")
 
 
 def time_appends(path: str) -> float:
@@ -88,6 +101,84 @@ def time_appends(path: str) -> float:
     return best_of(5, batch) / APPENDS
 
 
+def time_raw_appends(path: str) -> float:
+    """The floor of an append: the same line written with os.write on a descriptor opened
+    once with O_APPEND (an ordinary file object's write plus flush does the same)."""
+    line = to_line({"type": "message", "id": "00000000", "parentId": "ffffffff",
+                    "timestamp": "2026-01-01T00:00:00.000Z",
+                    "message": {"role": "user", "content": [{"type": "text", "text": "one more " * 8}],
+                                "timestamp": 3}}).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        return best_of(5, lambda: [os.write(fd, line) for _ in range(APPENDS)]) / APPENDS
+    finally:
+        os.close(fd)
+
+
+def write_big_session(path: str, megabytes: int) -> int:
+    """A v3 session of about `megabytes` MB: user prompts, replies with usage and a tool
+    call, tool results; every entry carries 2 KB of text. Returns the number of lines."""
+    text = ("The quick brown fox jumps over the lazy dog. " * 46)[:2048]
+    usage = {"input": 900, "output": 120, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1020,
+             "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0,
+                      "total": 0.003}}
+    kinds = [{"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1},
+             {"role": "assistant", "content": [{"type": "text", "text": text},
+                                               {"type": "toolCall", "id": "c1", "name": "read",
+                                                "arguments": {"path": "a.py"}}],
+              "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 2,
+              "usage": usage},
+             {"role": "toolResult", "toolCallId": "c1", "toolName": "read",
+              "content": [{"type": "text", "text": text}], "isError": False, "timestamp": 3}]
+    header = {"type": "session", "version": 3, "id": "bench", "cwd": "/bench",
+              "timestamp": "2026-01-01T00:00:00.000Z"}
+    lines, size, parent = 1, 0, None
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(to_line(header))
+        while size < megabytes * 1_000_000:
+            entry_id = f"{lines:08x}"
+            line = to_line({"type": "message", "id": entry_id, "parentId": parent,
+                            "timestamp": "2026-01-01T00:00:00.000Z",
+                            "message": kinds[lines % 3]})
+            file.write(line)
+            size, lines, parent = size + len(line), lines + 1, entry_id
+    return lines
+
+
+def stats_rows(folder: str):
+    path = os.path.join(folder, "100mb.jsonl")
+    lines = write_big_session(path, STATS_MEGABYTES)
+    stats_run = min((measure("stats", path) for _ in range(3)), key=lambda run: run["seconds"])
+    floor = min((measure("loads", path) for _ in range(3)), key=lambda run: run["seconds"])
+    yield (f"stats, {STATS_MEGABYTES} MB session ({lines:,} lines)", f"{stats_run['seconds']:.2f} s",
+           f"json.loads {floor['seconds']:.2f} s", f"{stats_run['seconds'] / floor['seconds']:.2f}x "
+           f"(goal {STATS_GOAL:.0f}x)")
+    yield (f"stats, {STATS_MEGABYTES} MB session, peak memory", mb(stats_run["peak_kb"]),
+           f"json.loads {mb(floor['peak_kb'])}", f"goal {STATS_MEMORY_GOAL_MB} MB")
+
+
+def measure(case: str, path: str) -> dict:
+    """Run one case in a fresh Python process: its seconds and peak memory."""
+    env = dict(os.environ, PYTHONPATH=REPO)
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--measure", case, path],
+                         env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def run_case(case: str, path: str) -> dict:
+    """The body of a measuring process: import first, then time one case. stats prints
+    its figures as the command does (to a pipe the parent reads)."""
+    from miniagent.subcommands.dispatch import run_subcommand
+    started = time.perf_counter()
+    if case == "stats":
+        run_subcommand("stats", [path])
+    else:
+        with open(path, "rb") as file:
+            for line in file:
+                json.loads(line)
+    return {"seconds": time.perf_counter() - started, "peak_kb": peak_rss_kb()}
+
+
 def rows():
     folder = tempfile.mkdtemp(prefix="miniagent-bench-sessions-")
     try:
@@ -95,10 +186,13 @@ def rows():
         write_session(big, LOAD_ENTRIES)
         yield from load_rows(big)
         yield from append_rows(folder, big)
+        yield from stats_rows(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[1:2] == ["--measure"]:
+    print(json.dumps(run_case(sys.argv[2], sys.argv[3])))
+elif __name__ == "__main__":
     for figure, value, yardstick, ratio in rows():
         print(f"{figure:58} {value:>14}   {yardstick:<28} {ratio:>12}")

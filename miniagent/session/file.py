@@ -35,12 +35,13 @@ fsync: an entry handed to the kernel survives a crash of this process; surviving
 power cut would need fsync per line, which pi does not pay for either.
 """
 
+import contextlib
 import fcntl
 import gc
 import json
 import os
 import tempfile
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..errors import SessionError
 from ..files.safeopen import open_regular
@@ -67,55 +68,58 @@ def is_header(value: Any) -> bool:
     return isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
 
 
-def read_text(path: str) -> str:
-    """The whole file as text. Bytes that are not UTF-8 (a line cut inside a character)
-    become U+FFFD, so they spoil only their own line."""
+def read_lines(path: str) -> Iterator[bytes]:
+    """The file's lines as bytes, one at a time, each with its "\\n" (the last may lack
+    it): memory holds one line, however big the file. Raises SessionError when the file
+    cannot be opened or read."""
     try:
         with open_regular(path) as file:  # a FIFO or /dev/zero here is refused, not read
-            return file.read().decode("utf-8", errors="replace")
+            yield from file
     except OSError as error:
         raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
 
 
-def parse_lines(path: str, text: str) -> Tuple[Dict[str, Any], List[dict], List[int], List[str]]:
-    """Split a session file's text into (header, entries, line numbers, warnings).
+def parse_entries(path: str, lines: Iterable[Tuple[int, bytes]],
+                  warnings: List[str]) -> Iterator[Tuple[int, Dict[str, Any]]]:
+    """(line number, entry) for each numbered line that holds one, as they are read.
 
     Blank lines are ignored; a line that is not a JSON object with a "type" is skipped
-    with a warning. The fields of each entry are checked later, by the store
-    (check.py), after an older file's entries have been migrated.
+    with a warning added to `warnings`. The fields of each entry are checked later, by
+    the store (check.py), after an older file's entries have been migrated.
 
-    Example: 'HEADER\\n{"type":"message",...}\\n{"ty' -> (header, [entry], [2],
-    ["FILE:3: skipped a malformed line"])
+    Example: lines 2-3 of 'HEADER\\n{"type":"message",...}\\n{"ty' -> (2, entry), and
+    the warning "FILE:3: skipped a malformed line"
     """
-    lines = text.split("\n")
-    header = first_line_header(path, lines[0])
-    entries, numbers, warnings = [], [], []
-    loads = json.loads
-    # Every parsed entry stays alive, and Python's cycle collector would walk the growing
-    # pile again and again while we build it (loading 100,000 entries took about twice
-    # as long).
-    # JSON cannot make reference cycles, so the collector has nothing to find here.
+    for number, line in lines:
+        entry = parse_line(line)
+        if entry is not None:
+            yield number, entry
+        elif line.strip():  # a blank line is not damage
+            warnings.append(f"{path}:{number}: {MALFORMED}")
+
+
+def parse_line(line: bytes) -> Optional[Dict[str, Any]]:
+    """The entry on one line, or None. Bytes that are not UTF-8 (a line cut inside a
+    character) become U+FFFD, so they spoil only their own line."""
+    try:
+        entry = json.loads(line.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+        return None
+    return entry if is_entry(entry) else None
+
+
+@contextlib.contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """While a caller keeps every parsed entry alive (loading a session), Python's cycle
+    collector would walk the growing pile again and again (loading 100,000 entries took
+    about twice as long). JSON cannot make reference cycles, so there is nothing to find."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for number, line in enumerate(lines[1:], 2):
-            if not line:
-                continue
-            try:
-                entry = loads(line)
-            except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
-                if line.isspace():
-                    continue  # a blank line is not damage
-                entry = None
-            if is_entry(entry):
-                entries.append(entry)
-                numbers.append(number)
-            else:
-                warnings.append(f"{path}:{number}: {MALFORMED}")
+        yield
     finally:
         if collecting:
             gc.enable()
-    return header, entries, numbers, warnings
 
 
 def is_entry(value: Any) -> bool:

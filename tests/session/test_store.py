@@ -104,7 +104,7 @@ def test_read_since_gives_only_what_was_added(home):
     assert first.restarted and first.header["id"] == session.id
     assert [entry["id"] for entry in first.entries] == [entry["id"] for entry in session.entries]
     unchanged = STORE.read_since(session.path, first.cursor)
-    assert (unchanged.header, unchanged.entries, unchanged.cursor) == (None, [], first.cursor)
+    assert (unchanged.header, list(unchanged.entries), unchanged.cursor) == (None, [], first.cursor)
     new_id = session.append_message({"role": "user", "content": "again", "timestamp": 3})
     later = STORE.read_since(session.path, first.cursor)
     assert not later.restarted and [entry["id"] for entry in later.entries] == [new_id]
@@ -125,11 +125,12 @@ def test_read_since_a_pi_v1_file_in_two_steps_gives_the_ids_load_gives(tmp_path)
     path = tmp_path / "v1.jsonl"
     path.write_bytes(b"\n".join(lines[:40]) + b"\n")
     first = STORE.read_since(str(path))
+    first_entries = list(first.entries)  # read as they are iterated: before the append
     with open(path, "ab") as file:
         file.write(b"\n".join(lines[40:]))
     second = STORE.read_since(str(path), first.cursor)
     assert not second.restarted
-    assert [entry["id"] for entry in first.entries + second.entries] == \
+    assert [entry["id"] for entry in [*first_entries, *second.entries]] == \
         [entry["id"] for entry in STORE.load(str(path)).entries]
 
 
@@ -138,7 +139,7 @@ def test_read_since_starts_again_when_the_file_shrank_or_changed(tmp_path):
     cursor = STORE.read_since(path).cursor
     write(tmp_path / "s.jsonl", HEADER % "x")
     shrunk = STORE.read_since(path, cursor)
-    assert shrunk.restarted and shrunk.entries == []
+    assert shrunk.restarted and list(shrunk.entries) == []
     write(tmp_path / "s.jsonl", HEADER % "x" + '{"type":"custom","id":"z9","parentId":null}\n'
           + '{"type":"custom","id":"a2","parentId":"z9"}\n')
     changed = STORE.read_since(path, cursor)

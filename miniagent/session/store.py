@@ -17,19 +17,8 @@ and the search index (search_index.py) two more, to catch up without reading eve
 writer of session files. The index is derived data beside the files: the JSONL files stay
 the truth, and the index can always be rebuilt from them.
 
-A cursor is the store's own business, kept by the reader as an opaque string. Here it
-says where the last reading stopped and what the file looked like then:
-
-    {"stamp": [5120, 1767225600000000000, 1234567, 1767225600000000000],
-     "offset": 5120, "lines": 12, "check": "9f.."}
-
-The same stamp (size, mtime, inode and ctime, in nanoseconds): nothing to read (not
-even the file is opened). The ctime is there because nobody can set it: an edit in
-place that keeps the size and puts the mtime back (`os.utime`) still changes it.
-Otherwise the reading goes on at `offset`, unless the file shrank or a byte before
-`offset` changed (`check` hashes them all): then it starts again from the top, and
-says so, so the reader drops what it kept of that file (a password redacted by hand
-must not stay findable).
+A cursor is the store's own business, kept by the reader as an opaque string (file.py
+says what it holds: where the last reading stopped and what the file looked like).
 
 The files sit in one folder per project, named after the working directory as pi does,
 so miniagent and pi can read each other's folders:
@@ -38,21 +27,19 @@ so miniagent and pi can read each other's folders:
 
 (`MINIAGENT_HOME` moves ~/.miniagent; `--session-dir` moves the project's folder.)
 
-Loading checks every entry's known fields (check.py): one of the wrong type is
-skipped with a warning naming FILE:LINE, and an empty node keeps its place in the tree.
+A file is read one line at a time (file.py): each entry is parsed, migrated and
+checked as it passes (check.py: one whose known fields have the wrong type is skipped
+with a warning naming FILE:LINE, and an empty node keeps its place in the tree), so
+`stats` of a 100 MB file needs no more memory than its longest line. Only `load`
+(resuming, the tree) keeps every entry. A listing parses just the lines it shows: the
+head, up to the first prompt, and the lines naming the session.
 
 "Newest" is the file's modification time: files are append-only, so that is the time of
 the last entry, and `-c` (find_most_recent) and the listing agree on which one is first.
 
-A big session is read as a stream: one line in memory at a time, each parsed, migrated
-and checked as it passes, so `stats` of a 100 MB file needs no more memory than its
-longest line. Only `load` (resuming, the tree) keeps every entry. A listing parses just
-the lines it shows: the head, up to the first prompt, and the lines naming the session.
-
 Left out: caching (a listing reads every file; search goes through the index instead).
 """
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -61,8 +48,9 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 from .check import entry_problem
 from ..messages import text_of
 from ..files.home import sessions_root
-from .file import (append_lines, create_lines, first_line_header, no_cycle_collection,
-                   parse_entries, parse_line, read_header, read_lines)
+from .file import (append_lines, create_lines, first_line_header, lines_after,
+                   no_cycle_collection, parse_entries, parse_line, read_header, read_lines,
+                   stamp_of)
 from ..errors import SessionError
 from .migrate import Migration, version_of
 from ..files.safeopen import open_regular
@@ -137,8 +125,7 @@ class SessionStore:
         raise NotImplementedError
 
     def stream(self, path: str) -> StreamedSession:
-        """load(), with the entries read as they are used. This default loads them all;
-        a store that can read as it goes does better."""
+        """load(), the entries read as they are used (this default loads them all)."""
         loaded = self.load(path)
         return StreamedSession(loaded.header, iter(loaded.entries), loaded.warnings,
                                loaded.version)
@@ -288,57 +275,10 @@ STORE = JSONLStore()  # the store every caller uses unless it is given another
 def read_tail(path: str, file: Any, status: os.stat_result, mark: Optional[dict]) -> SessionTail:
     """read_since for a JSONL file: the complete lines after the cursor (or all of them),
     parsed as they are read. The file is closed when they have all been read."""
-    header = first_line_header(path, file.readline(65536).decode("utf-8", errors="replace"))
-    check = hashlib.blake2b(digest_size=16)
-    if not (mark and mark["offset"] <= status.st_size
-            and hash_prefix(file, mark["offset"], check) == mark.get("check")):
-        mark = {"offset": 0, "lines": 0}  # new, shrunk or rewritten: from the top
-        check = hashlib.blake2b(digest_size=16)
-    file.seek(mark["offset"])
-    restarted = not mark["offset"]
-    reached = {"stamp": stamp_of(status), "offset": mark["offset"], "lines": mark["lines"]}
-    # Line mark["lines"] + 1 of the file comes first (version-1 ids are line numbers).
-    lines = enumerate(complete_lines(file, check, reached), mark["lines"] + 1)
-    if restarted:
-        next(lines, None)  # the header, read above
+    header, lines, restarted, where = lines_after(path, file, status, mark)
     # A version-1 file read from the middle: its first new entry gets no parentId.
     entries = checked(path, header, parse_entries(path, lines, []), [])
-    return SessionTail(header, entries, restarted,
-                       where=lambda: json.dumps({**reached, "check": check.hexdigest()}))
-
-
-def complete_lines(file: Any, check: Any, reached: Dict[str, Any]) -> Iterator[bytes]:
-    """The file's lines from where it stands, each fed to the hash and counted in
-    `reached` as it is read. A last line without its "\\n" is still being written: it
-    waits for next time. Closes the file at the end."""
-    with file:
-        for line in file:
-            if not line.endswith(b"\n"):
-                return
-            check.update(line)
-            reached["offset"] += len(line)
-            reached["lines"] += 1
-            yield line
-
-
-def stamp_of(status: os.stat_result) -> List[int]:
-    """What a file looked like (a list: the cursor is JSON)."""
-    return [status.st_size, status.st_mtime_ns, status.st_ino, status.st_ctime_ns]
-
-
-def hash_prefix(file: Any, offset: int, check: Any) -> str:
-    """Feed the file's first `offset` bytes to the hash `check`, a block at a time;
-    returns its hex digest. Reading them all costs one pass over the file on each
-    change, far less than parsing it again, and no edit before `offset` goes unseen."""
-    file.seek(0)
-    left = offset
-    while left:
-        block = file.read(min(left, 1 << 20))
-        if not block:
-            break
-        check.update(block)
-        left -= len(block)
-    return check.hexdigest()
+    return SessionTail(header, entries, restarted, where)
 
 
 # --- Folders and file names -------------------------------------------------------------

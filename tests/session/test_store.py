@@ -3,7 +3,7 @@
 import os
 
 
-from helpers import FIXTURES
+from helpers import FIXTURES, peak_memory, write_big_session
 from miniagent.session.tree import Session
 from miniagent.session.store import (STORE, find_most_recent, find_sessions_by_prefix,
                                     list_sessions, session_dir_for)
@@ -55,6 +55,25 @@ def test_a_listing_skips_bad_files_and_reads_pi_files(home, tmp_path):
     write(folder / "pi.jsonl", PI_V3.read_text())
     infos = list_sessions(session_dir=str(folder))
     assert [info.first_message for info in infos] == ["Explore error paths."]
+
+
+def test_a_listing_of_a_big_session_reads_it_a_line_at_a_time(home, tmp_path):
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    longest = write_big_session(folder / "big.jsonl", 1600, name="named at the start")
+    infos, peak = peak_memory(lambda: list_sessions(session_dir=str(folder)))
+    assert (infos[0].name, infos[0].entries) == ("named at the start", 1601)
+    assert infos[0].first_message.startswith("the quick brown fox")
+    assert peak < 2 * longest + 256 * 1024
+
+
+def test_a_stream_warns_of_a_torn_line_as_it_passes(tmp_path):
+    path = write(tmp_path / "s.jsonl", HEADER % "x" + '{"type":"custom","id":"a1","parentId":null,'
+                 '"timestamp":"t"}\n{"type":"cus')
+    streamed = STORE.stream(path)
+    assert streamed.header["id"] == "x" and streamed.warnings == []  # nothing read yet
+    assert [entry["id"] for entry in streamed.entries] == ["a1"]
+    assert streamed.warnings == [f"{path}:3: skipped a malformed line"]
 
 
 def test_find_by_prefix_looks_in_this_project_then_everywhere(home):

@@ -9,7 +9,7 @@ from contextlib import closing
 
 import pytest
 
-from helpers import FIXTURES, run_cli, write_script
+from helpers import FIXTURES, peak_memory, run_cli, write_big_session, write_script
 from miniagent.subcommands import search, search_index
 from miniagent.session.tree import Session, fork_session, parse_fork_argument
 from miniagent.session.store import JSONLStore
@@ -273,3 +273,15 @@ def test_a_password_redacted_in_place_is_no_longer_found(home):
         (before.st_size, before.st_mtime_ns, before.st_ino)
     assert found("hunter2") == ([], [])
     assert len(found("database")[0]) == 1  # indexed again from the top, once
+
+
+def test_indexing_a_big_session_reads_it_a_line_at_a_time(home, tmp_path):
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    path = str(folder / "big.jsonl")
+    longest = write_big_session(path, 1600)
+    counts, peak = peak_memory(lambda: search_index.rebuild([path]))
+    assert counts == {"sessions": 1, "entries": 1600}
+    assert peak < 2 * longest + 256 * 1024  # SQLite's own memory is not Python's
+    matches, _ = search_index.lookup('"brown fox"', [path], 5)
+    assert len(matches) == 5 and matches[0].file == path

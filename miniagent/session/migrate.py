@@ -25,6 +25,9 @@ characters, so it is a valid 8-hex id, and a reader can find the line):
 
 As in pi, firstKeptEntryIndex counts the file's parsed lines with the header as 0.
 
+Entries are migrated one at a time, as the store reads them (`Migration.apply`, in file
+order), so a big old file is never held whole to be converted.
+
 Left out: writing anything, and versions newer than 3 (read as they are).
 """
 
@@ -36,13 +39,6 @@ CURRENT_VERSION = 3
 def version_of(header: Dict[str, Any]) -> int:
     version = header.get("version")
     return version if isinstance(version, int) else 1
-
-
-def migrate(header: Dict[str, Any], entries: List[dict], line_numbers: List[int]) -> None:
-    """Bring entries read from a file of `header`'s version to version 3, in place."""
-    migration = Migration(header)
-    for entry, number in zip(entries, line_numbers):
-        migration.apply(entry, number)
 
 
 def line_id(line_number: int) -> str:

@@ -23,13 +23,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench_plumbing import best_of  # noqa: E402
 from bench_tools import mb, peak_rss_kb  # noqa: E402
+from helpers import write_big_session  # noqa: E402
 from miniagent.session.tree import Session  # noqa: E402
 from miniagent.session.file import to_line  # noqa: E402
 
 LOAD_ENTRIES = 100_000
 APPENDS = 200
 LOAD_GOAL = 2.0
-STATS_MEGABYTES = 100
+STATS_ENTRIES = 42_500  # prompts and replies of 2 KB text: about 100 MB
 STATS_GOAL, STATS_MEMORY_GOAL_MB = 2.0, 64
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -115,46 +116,17 @@ def time_raw_appends(path: str) -> float:
         os.close(fd)
 
 
-def write_big_session(path: str, megabytes: int) -> int:
-    """A v3 session of about `megabytes` MB: user prompts, replies with usage and a tool
-    call, tool results; every entry carries 2 KB of text. Returns the number of lines."""
-    text = ("The quick brown fox jumps over the lazy dog. " * 46)[:2048]
-    usage = {"input": 900, "output": 120, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1020,
-             "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0,
-                      "total": 0.003}}
-    kinds = [{"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1},
-             {"role": "assistant", "content": [{"type": "text", "text": text},
-                                               {"type": "toolCall", "id": "c1", "name": "read",
-                                                "arguments": {"path": "a.py"}}],
-              "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 2,
-              "usage": usage},
-             {"role": "toolResult", "toolCallId": "c1", "toolName": "read",
-              "content": [{"type": "text", "text": text}], "isError": False, "timestamp": 3}]
-    header = {"type": "session", "version": 3, "id": "bench", "cwd": "/bench",
-              "timestamp": "2026-01-01T00:00:00.000Z"}
-    lines, size, parent = 1, 0, None
-    with open(path, "w", encoding="utf-8") as file:
-        file.write(to_line(header))
-        while size < megabytes * 1_000_000:
-            entry_id = f"{lines:08x}"
-            line = to_line({"type": "message", "id": entry_id, "parentId": parent,
-                            "timestamp": "2026-01-01T00:00:00.000Z",
-                            "message": kinds[lines % 3]})
-            file.write(line)
-            size, lines, parent = size + len(line), lines + 1, entry_id
-    return lines
-
-
 def stats_rows(folder: str):
     path = os.path.join(folder, "100mb.jsonl")
-    lines = write_big_session(path, STATS_MEGABYTES)
+    write_big_session(path, STATS_ENTRIES)
+    megabytes = os.path.getsize(path) / 1e6
     runs = [(measure("stats", path), measure("loads", path)) for _ in range(5)]  # alternated
     stats_run = min((run for run, _ in runs), key=lambda run: run["seconds"])
     floor = min((run for _, run in runs), key=lambda run: run["seconds"])
-    yield (f"stats, {STATS_MEGABYTES} MB session ({lines:,} lines)", f"{stats_run['seconds']:.2f} s",
+    yield (f"stats, {megabytes:.0f} MB session ({STATS_ENTRIES:,} entries)", f"{stats_run['seconds']:.2f} s",
            f"json.loads {floor['seconds']:.2f} s", f"{stats_run['seconds'] / floor['seconds']:.2f}x "
            f"(goal {STATS_GOAL:.0f}x)")
-    yield (f"stats, {STATS_MEGABYTES} MB session, peak memory", mb(stats_run["peak_kb"]),
+    yield (f"stats, {megabytes:.0f} MB session, peak memory", mb(stats_run["peak_kb"]),
            f"json.loads {mb(floor['peak_kb'])}", f"goal {STATS_MEMORY_GOAL_MB} MB")
 
 

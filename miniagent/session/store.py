@@ -185,17 +185,21 @@ class JSONLStore(SessionStore):
     def describe(self, path: str) -> SessionInfo:
         """The listing row for one file, in one pass over its lines that parses only the
         head (up to the first prompt) and the lines that name the session."""
-        lines = read_lines(path)
-        header = first_line_header(path, next(lines, b"").decode("utf-8", "replace"))
-        facts, count = ListingFacts(), 0
-        for line in lines:
+        lines = enumerate(read_lines(path), 1)
+        header = first_line_header(path, next(lines, (1, b""))[1].decode("utf-8", "replace"))
+        # Migrated for their ids (a version-1 entry has none); the parents it gives the
+        # few lines parsed here are not the file's, and a listing does not look at them.
+        migration, facts, count = Migration(header), ListingFacts(), 0
+        for number, line in lines:
             if not line.strip():
                 continue
             count += 1
             if facts.first_message is None or b'"session_info"' in line:
                 entry = parse_line(line)
-                if entry is not None and entry_problem(entry) is None:
-                    facts.see(entry)
+                if entry is not None:
+                    migration.apply(entry, number)
+                    if entry_problem(entry) is None:
+                        facts.see(entry)
         return SessionInfo(path=path, id=header["id"], cwd=str(header.get("cwd") or ""),
                            modified=os.path.getmtime(path), entries=count,
                            name=facts.name or "",

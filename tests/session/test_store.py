@@ -9,6 +9,7 @@ from miniagent.session.store import (STORE, find_most_recent, find_sessions_by_p
                                     list_sessions, session_dir_for)
 
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"
+PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2025-01-01T00:00:00Z","cwd":"/p"}\n'
 
 
@@ -52,9 +53,11 @@ def test_a_listing_skips_bad_files_and_reads_pi_files(home, tmp_path):
     folder = tmp_path / "dir"
     write(folder / "bad.jsonl", "not a session\n")
     write(folder / "empty.jsonl", "")
-    write(folder / "pi.jsonl", PI_V3.read_text())
+    write(folder / "pi.jsonl", PI_V3.read_text(), mtime=2000)
+    write(folder / "pi-v1.jsonl", PI_V1.read_text(), mtime=1000)  # entries without ids
     infos = list_sessions(session_dir=str(folder))
-    assert [info.first_message for info in infos] == ["Explore error paths."]
+    assert [info.first_message[:30] for info in infos] == ["Explore error paths.",
+                                                           "alright, read @packages/coding"]
 
 
 def test_a_listing_of_a_big_session_reads_it_a_line_at_a_time(home, tmp_path):
@@ -114,7 +117,6 @@ def test_load_reports_entries_without_an_id(tmp_path):
 
 # --- read_since: what the search index reads --------------------------------------------
 
-PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 
 
 def test_read_since_gives_only_what_was_added(home):

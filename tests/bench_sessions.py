@@ -32,6 +32,7 @@ APPENDS = 200
 LOAD_GOAL = 2.0
 STATS_ENTRIES = 42_500  # prompts and replies of 2 KB text: about 100 MB
 STATS_GOAL, STATS_MEMORY_GOAL_MB = 2.0, 64
+APPENDED = {"role": "user", "content": [{"type": "text", "text": "one more " * 8}], "timestamp": 3}
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -92,11 +93,10 @@ def time_appends(path: str) -> float:
     """Seconds per append_message: the best of 5 batches (after a few appends that let the
     garbage collector settle after the load)."""
     session = Session.open(path)
-    message = {"role": "user", "content": [{"type": "text", "text": "one more " * 8}], "timestamp": 3}
 
     def batch():
         for _ in range(APPENDS):
-            session.append_message(message)
+            session.append_message(APPENDED)
 
     batch()
     return best_of(5, batch) / APPENDS
@@ -106,9 +106,7 @@ def time_raw_appends(path: str) -> float:
     """The floor of an append: the same line written with os.write on a descriptor opened
     once with O_APPEND (an ordinary file object's write plus flush does the same)."""
     line = to_line({"type": "message", "id": "00000000", "parentId": "ffffffff",
-                    "timestamp": "2026-01-01T00:00:00.000Z",
-                    "message": {"role": "user", "content": [{"type": "text", "text": "one more " * 8}],
-                                "timestamp": 3}}).encode("utf-8")
+                    "timestamp": "2026-01-01T00:00:00.000Z", "message": APPENDED}).encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         return best_of(5, lambda: [os.write(fd, line) for _ in range(APPENDS)]) / APPENDS
@@ -123,9 +121,10 @@ def stats_rows(folder: str):
     runs = [(measure("stats", path), measure("loads", path)) for _ in range(5)]  # alternated
     stats_run = min((run for run, _ in runs), key=lambda run: run["seconds"])
     floor = min((run for _, run in runs), key=lambda run: run["seconds"])
-    yield (f"stats, {megabytes:.0f} MB session ({STATS_ENTRIES:,} entries)", f"{stats_run['seconds']:.2f} s",
-           f"json.loads {floor['seconds']:.2f} s", f"{stats_run['seconds'] / floor['seconds']:.2f}x "
-           f"(goal {STATS_GOAL:.0f}x)")
+    seconds, floor_seconds = stats_run["seconds"], floor["seconds"]
+    yield (f"stats, {megabytes:.0f} MB session ({STATS_ENTRIES:,} entries)", f"{seconds:.2f} s",
+           f"json.loads {floor_seconds:.2f} s",
+           f"{seconds / floor_seconds:.2f}x (goal {STATS_GOAL:.0f}x)")
     yield (f"stats, {megabytes:.0f} MB session, peak memory", mb(stats_run["peak_kb"]),
            f"json.loads {mb(floor['peak_kb'])}", f"goal {STATS_MEMORY_GOAL_MB} MB")
 

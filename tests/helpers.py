@@ -250,7 +250,8 @@ def write_big_session(path, entries, name=None, text_bytes=2048):
     """A v3 session file of `entries` prompts and replies (with usage and a read call),
     each carrying `text_bytes` of text; named `name` by its first entry when given.
     Returns the length of its longest line in bytes."""
-    text = ("the quick brown fox jumps over the lazy dog " * (text_bytes // 40 + 1))[:text_bytes]
+    text = ("the quick brown fox jumps over the lazy dog " * (text_bytes // 40 + 1))
+    text = text[:text_bytes]
     usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
              "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.01}}
     lines = [{"type": "session", "version": 3, "id": "big", "timestamp": "2026-01-01T00:00:00Z",
@@ -263,7 +264,8 @@ def write_big_session(path, entries, name=None, text_bytes=2048):
         longest = 0
         for number in range(entries):
             if number % 2 == 0:
-                message = {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
+                message = {"role": "user", "content": [{"type": "text", "text": text}],
+                           "timestamp": 1}
             else:
                 message = {"role": "assistant", "provider": "p", "model": "m", "usage": usage,
                            "stopReason": "toolUse", "timestamp": 2,

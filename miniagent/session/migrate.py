@@ -80,5 +80,6 @@ class Migration:
 def rename_hook_message(entry: Dict[str, Any]) -> None:
     """Version 2 -> 3: the "hookMessage" role became "custom"."""
     message = entry.get("message")
-    if entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+    if entry["type"] == "message" and isinstance(message, dict) \
+            and message.get("role") == "hookMessage":
         message["role"] = "custom"

@@ -231,7 +231,7 @@ class SearchIndex:
             "INSERT INTO entries(text, role, file_id, entry_id, timestamp) VALUES (?, ?, ?, ?, ?)",
             rows_of(self.count(facts.watch(tail.entries)), file_id))
         name, first_prompt = storable(facts.name), storable(facts.first_message)
-        if not tail.restarted:  # new lines only: the name may be new, the first prompt was seen before
+        if not tail.restarted:  # new lines only: the name may be new, the first prompt is not
             old_name, old_first = self.db.execute(
                 "SELECT name, first_prompt FROM files WHERE id = ?", (file_id,)).fetchone()
             name, first_prompt = name or old_name, old_first or first_prompt

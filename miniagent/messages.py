@@ -290,11 +290,21 @@ def clean_usage(value: Any) -> Usage:
     clean["totalTokens"] = token_count(usage.get("totalTokens")) or clean["totalTokens"]
     cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
     for key in clean["cost"]:
-        figure = cost.get(key)
-        if isinstance(figure, (int, float)) and not isinstance(figure, bool) and \
-                0 <= figure < float("inf"):
-            clean["cost"][key] = float(figure)
+        clean["cost"][key] = cost_figure(cost.get(key))
     return clean
+
+
+def cost_figure(value: Any) -> float:
+    """A dollar figure read back from a file: finite and non-negative, else 0.0.
+
+    Examples: 0.25 -> 0.25;  -1 -> 0.0;  "0.25" -> 0.0;  float("nan") -> 0.0
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < INFINITY:
+        return float(value)
+    return 0.0
+
+
+INFINITY = float("inf")
 
 
 def set_counts(usage: Usage, counts: Dict[str, Any]) -> Usage:

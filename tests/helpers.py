@@ -241,3 +241,55 @@ def models_server(status, body):
     finally:
         server.shutdown()
         server.server_close()
+
+
+# --- Big sessions, and the memory reading one takes -----------------------------------------
+
+
+def write_big_session(path, entries, name=None, text_bytes=2048):
+    """A v3 session file of `entries` prompts and replies (with usage and a read call),
+    each carrying `text_bytes` of text; named `name` by its first entry when given.
+    Returns the length of its longest line in bytes."""
+    text = ("the quick brown fox jumps over the lazy dog " * (text_bytes // 40 + 1))
+    text = text[:text_bytes]
+    usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.01}}
+    lines = [{"type": "session", "version": 3, "id": "big", "timestamp": "2026-01-01T00:00:00Z",
+              "cwd": "/big"}]
+    if name:
+        lines.append({"type": "session_info", "id": "name0000", "parentId": None,
+                      "timestamp": "2026-01-01T00:00:00Z", "name": name})
+    parent = lines[-1].get("id") if name else None
+    with open(path, "w", encoding="utf-8") as file:
+        longest = 0
+        for number in range(entries):
+            if number % 2 == 0:
+                message = {"role": "user", "content": [{"type": "text", "text": text}],
+                           "timestamp": 1}
+            else:
+                message = {"role": "assistant", "provider": "p", "model": "m", "usage": usage,
+                           "stopReason": "toolUse", "timestamp": 2,
+                           "content": [{"type": "text", "text": text},
+                                       {"type": "toolCall", "id": "c", "name": "read",
+                                        "arguments": {"path": "a.py"}}]}
+            lines.append({"type": "message", "id": f"{number:08x}", "parentId": parent,
+                          "timestamp": "2026-01-01T00:00:00Z", "message": message})
+            parent = f"{number:08x}"
+            for line in lines:
+                data = json.dumps(line, separators=(",", ":")) + "\n"
+                longest = max(longest, len(data))
+                file.write(data)
+            lines = []
+    return longest
+
+
+def peak_memory(function):
+    """(what `function()` returns, the peak of Python's own allocations while it ran, in
+    bytes): tracemalloc counts what the code under test holds, not the interpreter."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        result = function()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

@@ -37,6 +37,7 @@ STRING, NUMBER, BOOL, OBJECT, LIST, NULL = "a string", "a number", "true or fals
     "an object", "a list", "null"
 
 Shape = Dict[str, Tuple[str, ...]]
+NOTHING: Shape = {}  # a role or block type we do not know: no field is looked into
 
 # Every entry: where it sits in the tree.
 COMMON: Shape = {"id": (STRING,), "parentId": (STRING, NULL), "timestamp": (STRING,)}
@@ -88,7 +89,7 @@ ENTRY_SHAPES = {kind: {**COMMON, **shape} for kind, shape in SHAPES.items()}
 
 # Fields without which an entry or block cannot be used at all (and a message's role).
 ENTRY_REQUIRED = ("id", "timestamp")
-KIND_REQUIRED = {"context_edit": ("targetId", "replacement")}
+KIND_REQUIRED = {"context_edit": ENTRY_REQUIRED + ("targetId", "replacement")}
 BLOCK_REQUIRED = {"toolCall": ("id", "name", "arguments"),  # every block needs a type
                   "image": ("data", "mimeType")}
 
@@ -99,7 +100,7 @@ def entry_problem(entry: Dict[str, Any]) -> Optional[str]:
     if type(kind) is not str:
         return "type must be a string"
     shape = ENTRY_SHAPES.get(kind, COMMON)  # a type we do not know: only its place
-    problem = (missing(entry, ENTRY_REQUIRED + KIND_REQUIRED.get(kind, ()))
+    problem = (missing(entry, KIND_REQUIRED.get(kind, ENTRY_REQUIRED))
                or fields_problem(entry, shape) or parts_problem(entry))
     if problem or kind != "message":
         return problem
@@ -129,7 +130,7 @@ def message_problem(message: Any) -> Optional[str]:
     role = message.get("role")
     if type(role) is not str:
         return "message.role " + ("is missing" if role is None else "must be a string")
-    shape = ROLES.get(role, {})  # a role we do not know: kept, not looked into
+    shape = ROLES.get(role, NOTHING)  # a role we do not know: kept, not looked into
     problem = fields_problem(message, shape) or content_problem(message.get("content")) \
         or usage_problem(message.get("usage"))
     if not problem and role == "system":
@@ -170,7 +171,7 @@ def block_problem(block: Any) -> Optional[str]:
     if type(kind) is not str:
         return ".type " + ("is missing" if kind is None else "must be a string")
     problem = (missing(block, BLOCK_REQUIRED.get(kind, ()))
-               or fields_problem(block, BLOCKS.get(kind, {})))
+               or fields_problem(block, BLOCKS.get(kind, NOTHING)))
     return "." + problem if problem else None
 
 

@@ -26,6 +26,11 @@ habits that make an append-only log trustworthy:
    line, the file is cut back to its size before that append, and the caller gets a
    one-line `SessionError` ("cannot write session FILE: No space left on device").
 
+Reading goes the other way, **one line at a time** (`read_lines`, then `parse_entries`):
+a session of 100 MB is never in memory whole, only its longest line is, so `stats` or
+the search index can read any file. Whoever keeps the entries (resuming a session)
+builds its own list.
+
 The header must be the first line: `{"type":"session","id":...}`. A file that is not
 empty and does not start with one is refused with an error naming it (docs/decisions.md D12):
 it is somebody else's file, or a damaged one, and must never be overwritten.
@@ -35,12 +40,14 @@ fsync: an entry handed to the kernel survives a crash of this process; surviving
 power cut would need fsync per line, which pi does not pay for either.
 """
 
+import contextlib
 import fcntl
 import gc
+import hashlib
 import json
 import os
 import tempfile
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..errors import SessionError
 from ..files.safeopen import open_regular
@@ -67,55 +74,130 @@ def is_header(value: Any) -> bool:
     return isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
 
 
-def read_text(path: str) -> str:
-    """The whole file as text. Bytes that are not UTF-8 (a line cut inside a character)
-    become U+FFFD, so they spoil only their own line."""
+def read_lines(path: str) -> Iterator[bytes]:
+    """The file's lines as bytes, one at a time, each with its "\\n" (the last may lack
+    it): memory holds one line, however big the file. Raises SessionError when the file
+    cannot be opened or read."""
     try:
         with open_regular(path) as file:  # a FIFO or /dev/zero here is refused, not read
-            return file.read().decode("utf-8", errors="replace")
+            yield from file
     except OSError as error:
         raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
 
 
-def parse_lines(path: str, text: str) -> Tuple[Dict[str, Any], List[dict], List[int], List[str]]:
-    """Split a session file's text into (header, entries, line numbers, warnings).
+def parse_entries(path: str, lines: Iterable[Tuple[int, bytes]],
+                  warnings: List[str]) -> Iterator[Tuple[int, Dict[str, Any]]]:
+    """(line number, entry) for each numbered line that holds one, as they are read.
 
     Blank lines are ignored; a line that is not a JSON object with a "type" is skipped
-    with a warning. The fields of each entry are checked later, by the store
-    (check.py), after an older file's entries have been migrated.
+    with a warning added to `warnings`. The fields of each entry are checked later, by
+    the store (check.py), after an older file's entries have been migrated.
 
-    Example: 'HEADER\\n{"type":"message",...}\\n{"ty' -> (header, [entry], [2],
-    ["FILE:3: skipped a malformed line"])
+    Example: lines 2-3 of 'HEADER\\n{"type":"message",...}\\n{"ty' -> (2, entry), and
+    the warning "FILE:3: skipped a malformed line"
     """
-    lines = text.split("\n")
-    header = first_line_header(path, lines[0])
-    entries, numbers, warnings = [], [], []
-    loads = json.loads
-    # Every parsed entry stays alive, and Python's cycle collector would walk the growing
-    # pile again and again while we build it (loading 100,000 entries took about twice
-    # as long).
-    # JSON cannot make reference cycles, so the collector has nothing to find here.
+    for number, line in lines:
+        entry = parse_line(line)
+        if entry is not None:
+            yield number, entry
+        elif line.strip():  # a blank line is not damage
+            warnings.append(f"{path}:{number}: {MALFORMED}")
+
+
+def parse_line(line: bytes) -> Optional[Dict[str, Any]]:
+    """The entry on one line, or None. Bytes that are not UTF-8 (a line cut inside a
+    character) become U+FFFD, so they spoil only their own line."""
+    try:
+        entry = json.loads(line.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
+        return None
+    return entry if is_entry(entry) else None
+
+
+@contextlib.contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """While a caller keeps every parsed entry alive (loading a session), Python's cycle
+    collector would walk the growing pile again and again (loading 100,000 entries took
+    about twice as long). JSON cannot make reference cycles, so there is nothing to find."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for number, line in enumerate(lines[1:], 2):
-            if not line:
-                continue
-            try:
-                entry = loads(line)
-            except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
-                if line.isspace():
-                    continue  # a blank line is not damage
-                entry = None
-            if is_entry(entry):
-                entries.append(entry)
-                numbers.append(number)
-            else:
-                warnings.append(f"{path}:{number}: {MALFORMED}")
+        yield
     finally:
         if collecting:
             gc.enable()
-    return header, entries, numbers, warnings
+
+
+# --- Reading on from where a reader stopped (store.py's read_since) -----------------------
+# The cursor is kept by the reader as an opaque string. It says where the last reading
+# stopped and what the file looked like then:
+#
+#     {"stamp": [5120, 1767225600000000000, 1234567, 1767225600000000000],
+#      "offset": 5120, "lines": 12, "check": "9f.."}
+#
+# The same stamp (size, mtime, inode and ctime, in nanoseconds): nothing to read (not
+# even the file is opened). The ctime is there because nobody can set it: an edit in
+# place that keeps the size and puts the mtime back (`os.utime`) still changes it.
+# Otherwise the reading goes on at `offset`, unless the file shrank or a byte before
+# `offset` changed (`check` hashes them all): then it starts again from the top, and
+# says so, so the reader drops what it kept of that file (a password redacted by hand
+# must not stay findable).
+
+
+def lines_after(path: str, file: Any, status: os.stat_result, mark: Optional[dict]) -> \
+        Tuple[Dict[str, Any], Iterator[Tuple[int, bytes]], bool, Callable[[], str]]:
+    """The header of the open session `file` (as `status` saw it), then its complete
+    numbered lines after `mark` (None, or the file shrank or changed before it: all of
+    them, and restarted is True), read as they are iterated, and a function giving the
+    cursor as far as they have been read: (header, lines, restarted, cursor)."""
+    header = first_line_header(path, file.readline(65536).decode("utf-8", errors="replace"))
+    check = hashlib.blake2b(digest_size=16)
+    if not (mark and mark["offset"] <= status.st_size
+            and hash_prefix(file, mark["offset"], check) == mark.get("check")):
+        mark = {"offset": 0, "lines": 0}  # new, shrunk or rewritten: from the top
+        check = hashlib.blake2b(digest_size=16)
+    file.seek(mark["offset"])
+    reached = {"stamp": stamp_of(status), "offset": mark["offset"], "lines": mark["lines"]}
+    # Line mark["lines"] + 1 of the file comes first (version-1 ids are line numbers).
+    lines = enumerate(complete_lines(file, check, reached), mark["lines"] + 1)
+    if not mark["offset"]:
+        next(lines, None)  # the header, read above
+    return (header, lines, not mark["offset"],
+            lambda: json.dumps({**reached, "check": check.hexdigest()}))
+
+
+def complete_lines(file: Any, check: Any, reached: Dict[str, Any]) -> Iterator[bytes]:
+    """The file's lines from where it stands, each fed to the hash and counted in
+    `reached` as it is read. A last line without its "\\n" is still being written: it
+    waits for next time. Closes the file at the end."""
+    with file:
+        for line in file:
+            if not line.endswith(b"\n"):
+                return
+            check.update(line)
+            reached["offset"] += len(line)
+            reached["lines"] += 1
+            yield line
+
+
+def stamp_of(status: os.stat_result) -> List[int]:
+    """What a file looked like (a list: the cursor is JSON)."""
+    return [status.st_size, status.st_mtime_ns, status.st_ino, status.st_ctime_ns]
+
+
+def hash_prefix(file: Any, offset: int, check: Any) -> str:
+    """Feed the file's first `offset` bytes to the hash `check`, a block at a time;
+    returns its hex digest. Reading them all costs one pass over the file on each
+    change, far less than parsing it again, and no edit before `offset` goes unseen."""
+    file.seek(0)
+    left = offset
+    while left:
+        block = file.read(min(left, 1 << 20))
+        if not block:
+            break
+        check.update(block)
+        left -= len(block)
+    return check.hexdigest()
 
 
 def is_entry(value: Any) -> bool:

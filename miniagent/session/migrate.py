@@ -25,6 +25,9 @@ characters, so it is a valid 8-hex id, and a reader can find the line):
 
 As in pi, firstKeptEntryIndex counts the file's parsed lines with the header as 0.
 
+Entries are migrated one at a time, as the store reads them (`Migration.apply`, in file
+order), so a big old file is never held whole to be converted.
+
 Left out: writing anything, and versions newer than 3 (read as they are).
 """
 
@@ -38,38 +41,45 @@ def version_of(header: Dict[str, Any]) -> int:
     return version if isinstance(version, int) else 1
 
 
-def migrate(header: Dict[str, Any], entries: List[dict], line_numbers: List[int]) -> None:
-    """Bring entries read from a file of `header`'s version to version 3, in place."""
-    version = version_of(header)
-    if version < 2:
-        add_tree_links(entries, line_numbers)
-    if version < 3:
-        rename_hook_messages(entries)
-
-
 def line_id(line_number: int) -> str:
     """Example: 42 -> "00000042"."""
     return f"{line_number:08d}"
 
 
-def add_tree_links(entries: List[dict], line_numbers: List[int]) -> None:
-    """Version 1 -> 2: a linear chain of ids derived from line numbers."""
-    previous = None
-    for entry, number in zip(entries, line_numbers):
-        entry["id"] = line_id(number)
-        entry["parentId"] = previous
-        previous = entry["id"]
-    for entry in entries:
+class Migration:
+    """Migrating a file's entries one at a time, in file order, as they are read (a big
+    file is never held whole). What it remembers between entries: the previous id (the
+    next entry's parent) and, for version 1, the line number of each entry so far (what
+    a compaction's firstKeptEntryIndex counts)."""
+
+    def __init__(self, header: Dict[str, Any]):
+        self.version = version_of(header)
+        self.previous = None
+        self.numbers: List[int] = []
+
+    def apply(self, entry: Dict[str, Any], line_number: int) -> None:
+        if self.version < 2:
+            self.add_tree_link(entry, line_number)
+        if self.version < 3:
+            rename_hook_message(entry)
+
+    def add_tree_link(self, entry: Dict[str, Any], line_number: int) -> None:
+        """Version 1 -> 2: a linear chain of ids derived from line numbers."""
+        entry["id"] = line_id(line_number)
+        entry["parentId"] = self.previous
+        self.previous = entry["id"]
+        self.numbers.append(line_number)
         if entry["type"] == "compaction" and "firstKeptEntryIndex" in entry:
             index = entry.pop("firstKeptEntryIndex")
-            # Index 0 is the header, so entry i of the file is entries[i - 1].
-            if isinstance(index, int) and 1 <= index <= len(entries):
-                entry["firstKeptEntryId"] = entries[index - 1]["id"]
+            # Index 0 is the header, so entry i of the file is the i-th entry read; it
+            # was kept, so it came before this compaction.
+            if isinstance(index, int) and 1 <= index <= len(self.numbers):
+                entry["firstKeptEntryId"] = line_id(self.numbers[index - 1])
 
 
-def rename_hook_messages(entries: List[dict]) -> None:
+def rename_hook_message(entry: Dict[str, Any]) -> None:
     """Version 2 -> 3: the "hookMessage" role became "custom"."""
-    for entry in entries:
-        message = entry.get("message")
-        if entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
-            message["role"] = "custom"
+    message = entry.get("message")
+    if entry["type"] == "message" and isinstance(message, dict) \
+            and message.get("role") == "hookMessage":
+        message["role"] = "custom"

@@ -19,7 +19,8 @@ result says whether it failed. Counting them needs no model and no guesswork:
                       model's row, as no turn
 
 Every entry of the file counts, on every branch: abandoned branches were paid for too.
-Files of pi (versions 1 to 3) and of miniagent read the same way, and are only read.
+Files of pi (versions 1 to 3) and of miniagent read the same way, and are only read,
+one line at a time: a 100 MB session costs the memory of its longest line.
 
     $ miniagent stats ~/.miniagent/sessions/--home-u-proj--/*.jsonl
     /home/u/.miniagent/sessions/--home-u-proj--/2026-03-15T10-20-30-123Z_0f8e.jsonl
@@ -38,9 +39,9 @@ Left out: prices (the cost recorded in each reply is used as it is; a local serv
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Iterable, List, Tuple
 
-from ..messages import COUNT_KEYS, clean_usage
+from ..messages import COUNT_KEYS, cost_figure, token_count
 from ..errors import SessionError
 from .store import STORE
 
@@ -71,13 +72,13 @@ def compute_stats(paths: List[str]) -> Tuple[List[FileStats], FileStats, List[st
     files, errors = [], []
     for path in paths:
         try:
-            files.append(file_stats(path, STORE.load(path).entries))
+            files.append(file_stats(path, STORE.stream(path).entries))  # one entry at a time
         except SessionError as error:
             errors.append(str(error))
     return files, add_up(files), errors
 
 
-def file_stats(path: str, entries: List[dict]) -> FileStats:
+def file_stats(path: str, entries: Iterable[dict]) -> FileStats:
     stats = FileStats(path)
     for entry in entries:
         if entry["type"] == "message":
@@ -109,13 +110,17 @@ def count_message(stats: FileStats, message: Dict[str, Any]) -> None:
 
 def add_usage(stats: FileStats, model: str, usage: Any, turn: bool = True) -> None:
     """One turn of `model` (or, turn=False, work outside the conversation) with its
-    usage (missing or odd numbers count as 0)."""
-    usage = clean_usage(usage)
-    row = stats.models.setdefault(model, new_row())
+    usage. Missing or odd numbers count as 0, as clean_usage has them; only the figures
+    we add up are read (a big session has tens of thousands of replies)."""
+    usage = usage if isinstance(usage, dict) else {}
+    cost = usage.get("cost")
+    row = stats.models.get(model)
+    if row is None:  # not setdefault: that would build a new row for every turn
+        row = stats.models[model] = new_row()
     row["turns"] += 1 if turn else 0
     for key in TOKEN_FIELDS:
-        row[key] += usage[key]
-    row["cost"] += usage["cost"]["total"]
+        row[key] += token_count(usage.get(key))
+    row["cost"] += cost_figure(cost.get("total")) if isinstance(cost, dict) else 0.0
 
 
 def session_totals(session: Any) -> Tuple[FileStats, Dict[str, float]]:

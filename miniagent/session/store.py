@@ -4,6 +4,7 @@ The harness needs four things from whatever keeps its sessions, and nothing more
 
     append(path, entries)        add entries to a session, as one write
     load(path)                   a session's header and entries (version 3), with warnings
+    stream(path)                 the same, the entries read one at a time as they are used
     list_sessions(dirs)          what is there, newest first
     find_by_prefix(prefix, dirs) the sessions whose id starts with what the user typed
 
@@ -16,19 +17,8 @@ and the search index (search_index.py) two more, to catch up without reading eve
 writer of session files. The index is derived data beside the files: the JSONL files stay
 the truth, and the index can always be rebuilt from them.
 
-A cursor is the store's own business, kept by the reader as an opaque string. Here it
-says where the last reading stopped and what the file looked like then:
-
-    {"stamp": [5120, 1767225600000000000, 1234567, 1767225600000000000],
-     "offset": 5120, "lines": 12, "check": "9f.."}
-
-The same stamp (size, mtime, inode and ctime, in nanoseconds): nothing to read (not
-even the file is opened). The ctime is there because nobody can set it: an edit in
-place that keeps the size and puts the mtime back (`os.utime`) still changes it.
-Otherwise the reading goes on at `offset`, unless the file shrank or a byte before
-`offset` changed (`check` hashes them all): then it starts again from the top, and
-says so, so the reader drops what it kept of that file (a password redacted by hand
-must not stay findable).
+A cursor is the store's own business, kept by the reader as an opaque string (file.py
+says what it holds: where the last reading stopped and what the file looked like).
 
 The files sit in one folder per project, named after the working directory as pi does,
 so miniagent and pi can read each other's folders:
@@ -37,8 +27,12 @@ so miniagent and pi can read each other's folders:
 
 (`MINIAGENT_HOME` moves ~/.miniagent; `--session-dir` moves the project's folder.)
 
-Loading checks every entry's known fields (check.py): one of the wrong type is
-skipped with a warning naming FILE:LINE, and an empty node keeps its place in the tree.
+A file is read one line at a time (file.py): each entry is parsed, migrated and
+checked as it passes (check.py: one whose known fields have the wrong type is skipped
+with a warning naming FILE:LINE, and an empty node keeps its place in the tree), so
+`stats` of a 100 MB file needs no more memory than its longest line. Only `load`
+(resuming, the tree) keeps every entry. A listing parses just the lines it shows: the
+head, up to the first prompt, and the lines naming the session.
 
 "Newest" is the file's modification time: files are append-only, so that is the time of
 the last entry, and `-c` (find_most_recent) and the listing agree on which one is first.
@@ -46,18 +40,19 @@ the last entry, and `-c` (find_most_recent) and the listing agree on which one i
 Left out: caching (a listing reads every file; search goes through the index instead).
 """
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 from .check import entry_problem
 from ..messages import text_of
 from ..files.home import sessions_root
-from .file import append_lines, create_lines, first_line_header, parse_lines, read_header, read_text
+from .file import (append_lines, create_lines, first_line_header, lines_after,
+                   no_cycle_collection, parse_entries, parse_line, read_header, read_lines,
+                   stamp_of)
 from ..errors import SessionError
-from .migrate import CURRENT_VERSION, migrate, version_of
+from .migrate import Migration, version_of
 from ..files.safeopen import open_regular
 
 
@@ -71,13 +66,23 @@ class LoadedSession:
 
 
 @dataclass
+class StreamedSession:
+    """A session file being read: the header at once, the entries as they are iterated
+    (once). `warnings` grows as the lines they name go by."""
+    header: Dict[str, Any]
+    entries: Iterator[dict]  # version 3, checked, as load() gives them
+    warnings: List[str]
+    version: int
+
+
+@dataclass
 class SessionInfo:
     """One row of a listing (`miniagent sessions`, `-r`)."""
     path: str
     id: str
     cwd: str
     modified: float  # epoch seconds (the file's mtime)
-    entries: int
+    entries: int  # the lines after the header (a listing parses only what it shows)
     name: str  # the latest session_info name, or ""
     first_message: str  # the first user prompt's text, or "(no messages)"
 
@@ -86,10 +91,19 @@ class SessionInfo:
 class SessionTail:
     """What a session gained since a reader last looked (`read_since`)."""
     header: Optional[Dict[str, Any]]  # None: nothing changed, so nothing was read
-    entries: List[dict]  # the new entries, version 3, with the ids load() gives them
-    cursor: str  # hand it to the next read_since
+    entries: Iterator[dict]  # the new entries, version 3, with the ids load() gives them,
+    # read from the file as they are iterated (once)
     restarted: bool  # read from the top (first reading, or the session was rewritten):
     # forget what earlier readings of it gave
+    where: Callable[[], str]  # the cursor as far as `entries` has been read
+
+    @property
+    def cursor(self) -> str:
+        """Where these entries end, for the next read_since (what `entries` still holds
+        is read, and passed over, first: the cursor always means "after all of them")."""
+        for _ in self.entries:
+            pass
+        return self.where()
 
 
 class SessionStore:
@@ -110,6 +124,12 @@ class SessionStore:
         """Read a session. Raises SessionError when it cannot be read or is not one."""
         raise NotImplementedError
 
+    def stream(self, path: str) -> StreamedSession:
+        """load(), the entries read as they are used (this default loads them all)."""
+        loaded = self.load(path)
+        return StreamedSession(loaded.header, iter(loaded.entries), loaded.warnings,
+                               loaded.version)
+
     def list_sessions(self, session_dirs: List[str]) -> List[SessionInfo]:
         """The sessions in these folders, newest first; unreadable ones left out."""
         raise NotImplementedError
@@ -123,8 +143,9 @@ class SessionStore:
         raise NotImplementedError
 
     def read_since(self, path: str, cursor: Optional[str] = None) -> SessionTail:
-        """The entries added to a session since `cursor` (None: all of them). Malformed
-        lines are skipped silently (loading the session is where they are reported).
+        """The entries added to a session since `cursor` (None: all of them), read from
+        the file as they are iterated. Malformed lines are skipped silently (loading the
+        session is where they are reported).
         Raises SessionError when it cannot be read or is not a session."""
         raise NotImplementedError
 
@@ -139,12 +160,17 @@ class JSONLStore(SessionStore):
         return create_lines(path, header, entries)
 
     def load(self, path: str) -> LoadedSession:
-        header, entries, numbers, warnings = parse_lines(path, read_text(path))
-        version = version_of(header)
-        if version < CURRENT_VERSION:
-            migrate(header, entries, numbers)
-        entries = checked(path, entries, numbers, warnings)
-        return LoadedSession(header, entries, warnings, version)
+        streamed = self.stream(path)
+        with no_cycle_collection():  # every entry stays alive: see file.py
+            entries = list(streamed.entries)
+        return LoadedSession(streamed.header, entries, streamed.warnings, streamed.version)
+
+    def stream(self, path: str) -> StreamedSession:
+        lines = enumerate(read_lines(path), 1)
+        header = first_line_header(path, next(lines, (1, b""))[1].decode("utf-8", "replace"))
+        warnings: List[str] = []
+        entries = checked(path, header, parse_entries(path, lines, warnings), warnings)
+        return StreamedSession(header, entries, warnings, version_of(header))
 
     def list_sessions(self, session_dirs: List[str]) -> List[SessionInfo]:
         infos = []
@@ -157,13 +183,27 @@ class JSONLStore(SessionStore):
         return infos
 
     def describe(self, path: str) -> SessionInfo:
-        """The listing row for one file."""
-        loaded = self.load(path)
-        header = loaded.header
+        """The listing row for one file, in one pass over its lines that parses only the
+        head (up to the first prompt) and the lines that name the session."""
+        lines = enumerate(read_lines(path), 1)
+        header = first_line_header(path, next(lines, (1, b""))[1].decode("utf-8", "replace"))
+        # Migrated for their ids (a version-1 entry has none); the parents it gives the
+        # few lines parsed here are not the file's, and a listing does not look at them.
+        migration, facts, count = Migration(header), ListingFacts(), 0
+        for number, line in lines:
+            if not line.strip():
+                continue
+            count += 1
+            if facts.first_message is None or b'"session_info"' in line:
+                entry = parse_line(line)
+                if entry is not None:
+                    migration.apply(entry, number)
+                    if entry_problem(entry) is None:
+                        facts.see(entry)
         return SessionInfo(path=path, id=header["id"], cwd=str(header.get("cwd") or ""),
-                           modified=os.path.getmtime(path), entries=len(loaded.entries),
-                           name=session_name(loaded.entries) or "",
-                           first_message=first_user_text(loaded.entries) or "(no messages)")
+                           modified=os.path.getmtime(path), entries=count,
+                           name=facts.name or "",
+                           first_message=facts.first_message or "(no messages)")
 
     def find_by_prefix(self, prefix: str, session_dirs: List[str]) -> List[str]:
         found = []
@@ -183,33 +223,37 @@ class JSONLStore(SessionStore):
         try:
             status = os.stat(path)
             if mark and mark.get("stamp") == stamp_of(status):
-                return SessionTail(None, [], cursor, restarted=False)
-            with open_regular(path) as file:
-                return read_tail(path, file, status, mark)
+                return SessionTail(None, iter(()), restarted=False, where=lambda: cursor)
+            file = open_regular(path)
         except OSError as error:
             raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
+        try:
+            return read_tail(path, file, status, mark)
+        except Exception:
+            file.close()  # otherwise the entries close it, once read to their end
+            raise
 
 
-def checked(path: str, entries: List[dict], numbers: List[int],
-            warnings: List[str]) -> List[dict]:
-    """The entries whose known fields hold the right types (check.py). A bad one is
-    skipped with a warning; when its id and parentId can still be read, an empty node
-    takes its place, so the entries after it stay on their branch. The file itself is
-    never changed."""
-    kept = []
-    for entry, number in zip(entries, numbers):
+def checked(path: str, header: Dict[str, Any], parsed: Iterable[tuple],
+            warnings: List[str]) -> Iterator[dict]:
+    """The (line number, entry) pairs of a file of `header`'s version, migrated to
+    version 3 (migrate.py), then those whose known fields hold the right types
+    (check.py). A bad one is skipped with a warning; when its id and parentId can still
+    be read, an empty node takes its place, so the entries after it stay on their
+    branch. The file itself is never changed."""
+    migration = Migration(header)
+    for number, entry in parsed:
+        migration.apply(entry, number)
         problem = entry_problem(entry)
         if problem is None:
-            kept.append(entry)
-            continue
-        if type(entry.get("id")) is not str:
+            yield entry
+        elif type(entry.get("id")) is not str:
             warnings.append(f"{path}:{number}: skipped an entry without an id")
-            continue
-        warnings.append(f"{path}:{number}: skipped a malformed entry ({problem})")
-        node = empty_node(entry)
-        if node is not None:
-            kept.append(node)
-    return kept
+        else:
+            warnings.append(f"{path}:{number}: skipped a malformed entry ({problem})")
+            node = empty_node(entry)
+            if node is not None:
+                yield node
 
 
 def empty_node(entry: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -233,54 +277,12 @@ STORE = JSONLStore()  # the store every caller uses unless it is given another
 
 
 def read_tail(path: str, file: Any, status: os.stat_result, mark: Optional[dict]) -> SessionTail:
-    """read_since for a JSONL file: the complete lines after the cursor (or all of them)."""
-    header_line = file.readline(65536)
-    header_text = header_line.decode("utf-8", errors="replace")
-    first_line_header(path, header_text)  # not a session: say so before reading the rest
-    check = hashlib.blake2b(digest_size=16)
-    if not (mark and mark["offset"] <= status.st_size
-            and hash_prefix(file, mark["offset"], check) == mark.get("check")):
-        mark = {"offset": 0, "lines": 0}  # new, shrunk or rewritten: from the top
-        check = hashlib.blake2b(digest_size=16)
-    file.seek(mark["offset"])
-    data = file.read()
-    data = data[:data.rfind(b"\n") + 1]  # a line still being written waits for next time
-    check.update(data)  # now the hash of everything up to the new offset
-    text = data.decode("utf-8", errors="replace")
-    if mark["offset"]:
-        # parse_lines wants the header first. The new text's first line is then its line
-        # 2, and line mark["lines"] + 1 of the file (version-1 ids are line numbers).
-        header, entries, numbers, _ = parse_lines(path, header_text + text)
-        numbers = [number + mark["lines"] - 1 for number in numbers]
-    else:
-        header, entries, numbers, _ = parse_lines(path, text)
-    if version_of(header) < CURRENT_VERSION:
-        migrate(header, entries, numbers)  # a version-1 file's first new entry gets no parentId
-    entries = checked(path, entries, numbers, [])
-    offset = mark["offset"] + len(data)
-    cursor = {"stamp": stamp_of(status), "offset": offset,
-              "lines": mark["lines"] + data.count(b"\n"), "check": check.hexdigest()}
-    return SessionTail(header, entries, json.dumps(cursor), restarted=not mark["offset"])
-
-
-def stamp_of(status: os.stat_result) -> List[int]:
-    """What a file looked like (a list: the cursor is JSON)."""
-    return [status.st_size, status.st_mtime_ns, status.st_ino, status.st_ctime_ns]
-
-
-def hash_prefix(file: Any, offset: int, check: Any) -> str:
-    """Feed the file's first `offset` bytes to the hash `check`, a block at a time;
-    returns its hex digest. Reading them all costs one pass over the file on each
-    change, far less than parsing it again, and no edit before `offset` goes unseen."""
-    file.seek(0)
-    left = offset
-    while left:
-        block = file.read(min(left, 1 << 20))
-        if not block:
-            break
-        check.update(block)
-        left -= len(block)
-    return check.hexdigest()
+    """read_since for a JSONL file: the complete lines after the cursor (or all of them),
+    parsed as they are read. The file is closed when they have all been read."""
+    header, lines, restarted, where = lines_after(path, file, status, mark)
+    # A version-1 file read from the middle: its first new entry gets no parentId.
+    entries = checked(path, header, parse_entries(path, lines, []), [])
+    return SessionTail(header, entries, restarted, where)
 
 
 # --- Folders and file names -------------------------------------------------------------
@@ -369,21 +371,25 @@ def unique(items: List[str]) -> List[str]:
 # --- Reading entries for a listing -----------------------------------------------------
 
 
-def session_name(entries: List[dict]) -> Optional[str]:
-    """The latest non-empty session_info name."""
-    for entry in reversed(entries):
+class ListingFacts:
+    """What a listing shows of a session, gathered from its entries as they go by: the
+    latest non-empty session_info name and the text of the first user message that
+    has any (one line)."""
+
+    def __init__(self) -> None:
+        self.name: Optional[str] = None
+        self.first_message: Optional[str] = None
+
+    def see(self, entry: Dict[str, Any]) -> None:
         if entry["type"] == "session_info" and entry.get("name"):
-            return str(entry["name"]).strip()
-    return None
+            self.name = str(entry["name"]).strip()
+        elif self.first_message is None and entry["type"] == "message":
+            message = entry["message"]
+            if message.get("role") == "user":
+                self.first_message = " ".join(text_of(message).split()) or None
 
-
-def first_user_text(entries: List[dict]) -> Optional[str]:
-    """The text of the first user message that has any."""
-    for entry in entries:
-        message = entry.get("message")
-        if entry["type"] == "message" and isinstance(message, dict) and message.get("role") == "user":
-            text = " ".join(text_of(message).split())  # one line for a listing row
-            if text:
-                return text
-    return None
-
+    def watch(self, entries: Iterable[dict]) -> Iterator[dict]:
+        """The entries, passed on as they are seen."""
+        for entry in entries:
+            self.see(entry)
+            yield entry

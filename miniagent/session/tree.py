@@ -371,7 +371,7 @@ def parse_fork_argument(value: str, store: SessionStore = STORE) -> Tuple[str, O
     head, _, tail = value.rpartition(":")
     if os.path.exists(value) or not head or not tail or not os.path.isfile(head):
         return value, None
-    if any(entry["id"] == tail for entry in store.load(head).entries):
+    if any(entry["id"] == tail for entry in store.stream(head).entries):
         return head, tail
     raise SessionError(f"{head} has no entry {tail} (entry ids are the \"id\" fields of its lines)")
 

@@ -36,6 +36,7 @@ import re
 import shlex
 import sys
 import unicodedata
+from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
 from ..files.home import index_path, miniagent_home
@@ -43,8 +44,7 @@ from ..modes.output import ArgumentParser, describe_age, print_json, say, usage_
 from .search_index import (MARK_END, MARK_START, SNIPPET_WORDS, IndexUnavailable, Match, lookup, rebuild,
                            searchable_text)
 from ..errors import SessionError
-from ..session.store import (STORE, first_user_text, project_dirs, session_dir_for, session_name,
-                           unique)
+from ..session.store import STORE, ListingFacts, project_dirs, session_dir_for, unique
 from ..modes.terminal import Screen, for_terminal
 
 # A word as unicode61 (with tokenchars '_') sees one, near enough: letters, digits, _ and
@@ -103,24 +103,26 @@ def search_sessions(query: str, cwd: str, all_projects: bool = False, limit: int
 
 
 def scan(phrases: List[str], paths: List[str], limit: int) -> List[Match]:
-    """What the index would find, by reading every file in scope; newest first."""
+    """What the index would find, by reading every file in scope (one line at a time);
+    newest first."""
     wanted = [words_of(phrase) for phrase in phrases]
     matches = []
     for path in paths:
         try:
-            loaded = STORE.load(path)
+            streamed = STORE.stream(path)
             modified = os.path.getmtime(path)
         except (SessionError, OSError):
             continue  # as the index does: what is not a session is not searched
-        header, entries = loaded.header, loaded.entries
-        label = session_name(entries) or first_user_text(entries) or ""
-        for entry in entries:
+        header, facts, here = streamed.header, ListingFacts(), []
+        for entry in facts.watch(streamed.entries):
             found = searchable_text(entry)
             snippet = found and scan_snippet(found[1], wanted)
             if snippet:
-                matches.append(Match(path, str(header["id"]), str(header.get("cwd") or ""),
-                                     entry["id"], found[0], str(entry.get("timestamp") or ""),
-                                     snippet, label, modified))
+                here.append(Match(path, str(header["id"]), str(header.get("cwd") or ""),
+                                  entry["id"], found[0], str(entry.get("timestamp") or ""),
+                                  snippet, "", modified))
+        label = facts.name or facts.first_message or ""  # known once the file is read
+        matches.extend(replace(match, session_label=label) for match in here)
     matches.sort(key=lambda match: match.timestamp, reverse=True)
     return matches[:limit]
 

@@ -40,12 +40,12 @@ import functools
 import os
 import sqlite3
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from ..messages import clean_text, text_of, to_json
 from ..files.home import index_path
 from ..errors import SessionError
-from ..session.store import STORE, SessionStore, first_user_text, session_name
+from ..session.store import STORE, ListingFacts, SessionStore
 
 SCHEMA_VERSION = 1  # PRAGMA user_version; a file with another one is rebuilt
 TOOL_TEXT_LIMIT = 4096  # characters kept of a tool call's arguments or a tool result
@@ -222,14 +222,16 @@ class SearchIndex:
             if file_id is not None:
                 self.forget(file_id)
             return None
-        self.entries_read += len(tail.entries)
-        name, first_prompt = (storable(text) for text in (session_name(tail.entries),
-                                                           first_user_text(tail.entries)))
         if file_id is None:
             file_id = self.db.execute("INSERT INTO files(path) VALUES (?)", (path,)).lastrowid
         elif tail.restarted:
             self.drop_entries(file_id)
-        else:  # new lines only: the name may be new, the first prompt was seen before
+        facts = ListingFacts()  # the name and first prompt, seen as the rows go in
+        self.db.executemany(
+            "INSERT INTO entries(text, role, file_id, entry_id, timestamp) VALUES (?, ?, ?, ?, ?)",
+            rows_of(self.count(facts.watch(tail.entries)), file_id))
+        name, first_prompt = storable(facts.name), storable(facts.first_message)
+        if not tail.restarted:  # new lines only: the name may be new, the first prompt is not
             old_name, old_first = self.db.execute(
                 "SELECT name, first_prompt FROM files WHERE id = ?", (file_id,)).fetchone()
             name, first_prompt = name or old_name, old_first or first_prompt
@@ -239,10 +241,13 @@ class SearchIndex:
                         (storable(str(header["id"])), storable(str(header.get("cwd") or "")),
                          name, first_prompt,
                          modified, tail.cursor, file_id))
-        self.db.executemany(
-            "INSERT INTO entries(text, role, file_id, entry_id, timestamp) VALUES (?, ?, ?, ?, ?)",
-            rows_of(tail.entries, file_id))
         return file_id
+
+    def count(self, entries: Iterator[dict]) -> Iterator[dict]:
+        """The entries, each counted in entries_read as it passes."""
+        for entry in entries:
+            self.entries_read += 1
+            yield entry
 
     def drop_entries(self, file_id: int) -> None:
         # FTS5 keeps no index on file_id, so this reads the whole table: fine for what is
@@ -264,15 +269,14 @@ class SearchIndex:
         return [Match(*row) for row in self.db.execute(QUERY, (fts_query, limit))]
 
 
-def rows_of(entries: List[dict], file_id: int) -> List[tuple]:
-    """The rows of the entries table for these entries (those worth finding)."""
-    rows = []
+def rows_of(entries: Iterable[dict], file_id: int) -> Iterator[tuple]:
+    """The rows of the entries table for these entries (those worth finding), made as
+    SQLite takes them, so a big session never sits in memory whole."""
     for entry in entries:
         found = searchable_text(entry)
         if found:
             role, text = found
-            rows.append((text, role, file_id, entry["id"], str(entry.get("timestamp") or "")))
-    return rows
+            yield (text, role, file_id, entry["id"], str(entry.get("timestamp") or ""))
 
 
 def storable(text: Optional[str]) -> Optional[str]:

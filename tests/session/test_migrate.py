@@ -1,6 +1,13 @@
 """pi's older session formats read as version 3 (pi's migration tests, as ours)."""
 
-from miniagent.session.migrate import migrate
+from miniagent.session.migrate import Migration
+
+
+def migrate(header, entries, line_numbers):
+    """The entries of a file, in file order, through one Migration (as the store reads them)."""
+    migration = Migration(header)
+    for entry, number in zip(entries, line_numbers):
+        migration.apply(entry, number)
 
 
 def test_v1_entries_get_line_number_ids_in_a_chain():

@@ -1,8 +1,9 @@
 """`miniagent stats`: counts from the session ledger, per file and in total."""
 
 import json
+import os
 
-from helpers import FIXTURES
+from helpers import FIXTURES, peak_memory, write_big_session
 from miniagent.session.stats import compute_stats, format_stats_text, session_totals, stats_json
 from miniagent.session.tree import Session
 
@@ -89,3 +90,14 @@ def test_a_running_sessions_totals_add_up_every_reply(tmp_path):
     assert totals["input"] == sum(m["usage"]["input"] for m in replies)
     assert totals["output"] == sum(m["usage"]["output"] for m in replies)
     assert round(totals["cost"], 9) == round(sum(m["usage"]["cost"]["total"] for m in replies), 9)
+
+
+def test_stats_of_a_big_session_holds_one_line_at_a_time(tmp_path):
+    path = tmp_path / "big.jsonl"
+    longest = write_big_session(path, 1600)  # about 4 MB of 2 KB entries
+    (files, _, errors), peak = peak_memory(lambda: compute_stats([str(path)]))
+    assert errors == [] and (files[0].user_prompts, files[0].assistant_turns) == (800, 800)
+    assert files[0].tool_calls == {"read": 800}
+    assert round(files[0].models["p/m"]["cost"], 2) == 8.0
+    # Loading it whole would hold several times the file; a stream holds a line or two.
+    assert peak < 2 * longest + 256 * 1024 < os.path.getsize(path) / 10

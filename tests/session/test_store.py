@@ -3,12 +3,13 @@
 import os
 
 
-from helpers import FIXTURES
+from helpers import FIXTURES, peak_memory, write_big_session
 from miniagent.session.tree import Session
 from miniagent.session.store import (STORE, find_most_recent, find_sessions_by_prefix,
                                     list_sessions, session_dir_for)
 
 PI_V3 = FIXTURES / "pi-run" / "pi-0.73.1" / "errors.session.jsonl"
+PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 HEADER = '{"type":"session","version":3,"id":"%s","timestamp":"2025-01-01T00:00:00Z","cwd":"/p"}\n'
 
 
@@ -52,9 +53,30 @@ def test_a_listing_skips_bad_files_and_reads_pi_files(home, tmp_path):
     folder = tmp_path / "dir"
     write(folder / "bad.jsonl", "not a session\n")
     write(folder / "empty.jsonl", "")
-    write(folder / "pi.jsonl", PI_V3.read_text())
+    write(folder / "pi.jsonl", PI_V3.read_text(), mtime=2000)
+    write(folder / "pi-v1.jsonl", PI_V1.read_text(), mtime=1000)  # entries without ids
     infos = list_sessions(session_dir=str(folder))
-    assert [info.first_message for info in infos] == ["Explore error paths."]
+    assert [info.first_message[:30] for info in infos] == ["Explore error paths.",
+                                                           "alright, read @packages/coding"]
+
+
+def test_a_listing_of_a_big_session_reads_it_a_line_at_a_time(home, tmp_path):
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    longest = write_big_session(folder / "big.jsonl", 1600, name="named at the start")
+    infos, peak = peak_memory(lambda: list_sessions(session_dir=str(folder)))
+    assert (infos[0].name, infos[0].entries) == ("named at the start", 1601)
+    assert infos[0].first_message.startswith("the quick brown fox")
+    assert peak < 2 * longest + 256 * 1024
+
+
+def test_a_stream_warns_of_a_torn_line_as_it_passes(tmp_path):
+    path = write(tmp_path / "s.jsonl", HEADER % "x" + '{"type":"custom","id":"a1","parentId":null,'
+                 '"timestamp":"t"}\n{"type":"cus')
+    streamed = STORE.stream(path)
+    assert streamed.header["id"] == "x" and streamed.warnings == []  # nothing read yet
+    assert [entry["id"] for entry in streamed.entries] == ["a1"]
+    assert streamed.warnings == [f"{path}:3: skipped a malformed line"]
 
 
 def test_find_by_prefix_looks_in_this_project_then_everywhere(home):
@@ -95,7 +117,6 @@ def test_load_reports_entries_without_an_id(tmp_path):
 
 # --- read_since: what the search index reads --------------------------------------------
 
-PI_V1 = FIXTURES / "pi-sessions" / "pi-v1-before-compaction.jsonl"
 
 
 def test_read_since_gives_only_what_was_added(home):
@@ -104,7 +125,7 @@ def test_read_since_gives_only_what_was_added(home):
     assert first.restarted and first.header["id"] == session.id
     assert [entry["id"] for entry in first.entries] == [entry["id"] for entry in session.entries]
     unchanged = STORE.read_since(session.path, first.cursor)
-    assert (unchanged.header, unchanged.entries, unchanged.cursor) == (None, [], first.cursor)
+    assert (unchanged.header, list(unchanged.entries), unchanged.cursor) == (None, [], first.cursor)
     new_id = session.append_message({"role": "user", "content": "again", "timestamp": 3})
     later = STORE.read_since(session.path, first.cursor)
     assert not later.restarted and [entry["id"] for entry in later.entries] == [new_id]
@@ -125,11 +146,12 @@ def test_read_since_a_pi_v1_file_in_two_steps_gives_the_ids_load_gives(tmp_path)
     path = tmp_path / "v1.jsonl"
     path.write_bytes(b"\n".join(lines[:40]) + b"\n")
     first = STORE.read_since(str(path))
+    first_entries = list(first.entries)  # read as they are iterated: before the append
     with open(path, "ab") as file:
         file.write(b"\n".join(lines[40:]))
     second = STORE.read_since(str(path), first.cursor)
     assert not second.restarted
-    assert [entry["id"] for entry in first.entries + second.entries] == \
+    assert [entry["id"] for entry in [*first_entries, *second.entries]] == \
         [entry["id"] for entry in STORE.load(str(path)).entries]
 
 
@@ -138,7 +160,7 @@ def test_read_since_starts_again_when_the_file_shrank_or_changed(tmp_path):
     cursor = STORE.read_since(path).cursor
     write(tmp_path / "s.jsonl", HEADER % "x")
     shrunk = STORE.read_since(path, cursor)
-    assert shrunk.restarted and shrunk.entries == []
+    assert shrunk.restarted and list(shrunk.entries) == []
     write(tmp_path / "s.jsonl", HEADER % "x" + '{"type":"custom","id":"z9","parentId":null}\n'
           + '{"type":"custom","id":"a2","parentId":"z9"}\n')
     changed = STORE.read_since(path, cursor)

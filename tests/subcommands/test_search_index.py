@@ -9,7 +9,7 @@ from contextlib import closing
 
 import pytest
 
-from helpers import FIXTURES, run_cli, write_script
+from helpers import FIXTURES, peak_memory, run_cli, write_big_session, write_script
 from miniagent.subcommands import search, search_index
 from miniagent.session.tree import Session, fork_session, parse_fork_argument
 from miniagent.session.store import JSONLStore
@@ -94,23 +94,29 @@ def test_a_session_appended_later_is_found_reading_only_the_new_lines(home):
     assert found("rollback") == ([], [])
     new_id = session.append_message(user("now do the rollback"))
 
-    seen = []
+    seen, read = [], []
 
     class Recording(JSONLStore):
         def read_since(self, path, cursor=None):
             tail = super().read_since(path, cursor)
             seen.append(tail)
+            tail.entries = recorded(tail.entries)  # read as the index iterates them
             return tail
+
+    def recorded(entries):
+        for entry in entries:
+            read.append(entry["id"])
+            yield entry
 
     matches, _ = search_index.lookup('"rollback"', [session.path], 20, store=Recording())
     assert [(match.file, match.entry_id) for match in matches] == [(session.path, new_id)]
-    assert [[entry["id"] for entry in tail.entries] for tail in seen] == [[new_id]]
+    assert read == [new_id] and len(seen) == 1
     assert not seen[0].restarted
     assert json.loads(seen[0].cursor)["offset"] == os.path.getsize(session.path)
     # Nothing new: the store does not even open the file.
-    seen.clear()
+    seen.clear(), read.clear()
     search_index.lookup('"rollback"', [session.path], 20, store=Recording())
-    assert seen[0].header is None and seen[0].entries == []
+    assert seen[0].header is None and read == []
 
 
 def test_a_deleted_index_is_rebuilt_and_answers_the_same(home):
@@ -267,3 +273,15 @@ def test_a_password_redacted_in_place_is_no_longer_found(home):
         (before.st_size, before.st_mtime_ns, before.st_ino)
     assert found("hunter2") == ([], [])
     assert len(found("database")[0]) == 1  # indexed again from the top, once
+
+
+def test_indexing_a_big_session_reads_it_a_line_at_a_time(home, tmp_path):
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    path = str(folder / "big.jsonl")
+    longest = write_big_session(path, 1600)
+    counts, peak = peak_memory(lambda: search_index.rebuild([path]))
+    assert counts == {"sessions": 1, "entries": 1600}
+    assert peak < 2 * longest + 256 * 1024  # SQLite's own memory is not Python's
+    matches, _ = search_index.lookup('"brown fox"', [path], 5)
+    assert len(matches) == 5 and matches[0].file == path

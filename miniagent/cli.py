@@ -30,8 +30,8 @@ from . import __version__
 from .errors import STOP_SIGNALS, ConfigError, QuitNow
 from .models.thinking import LEVELS
 from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
-from .tools import ALL_TOOLS
 
+VERSION = f"miniagent {__version__}"
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
 SUBCOMMANDS = ("sessions", "stats", "export", "script", "mcp")
 
@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run the offline demo in a fresh temporary project")
     parser.add_argument("--cwd", metavar="DIR", help="working directory for the tools")
     add_project_flags(parser)
-    parser.add_argument("--version", action="version", version=f"miniagent {__version__}")
+    parser.add_argument("--version", action="version", version=VERSION)
     return parser
 
 
@@ -93,6 +93,7 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_project_flags(parser: argparse.ArgumentParser) -> None:
+    from .tools import ALL_TOOLS  # here, not at the top: `--version` never builds a parser
     tools = parser.add_mutually_exclusive_group()
     tools.add_argument("--tools", metavar="LIST",
                        help=f"comma-separated tools (default: read,bash,edit,write; "
@@ -188,6 +189,9 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
 
 def run_command_line(argv: List[str], stdin: Optional[TextIO], own_process: bool) -> int:
     """main()'s work: a subcommand, the cheap flags, or a run."""
+    if argv == ["--version"]:  # the cheapest question, answered before the parser is built
+        print(VERSION)
+        return 0
     redact_stderr()  # before any key is read: no line on stderr may carry it
     if argv and argv[0] in SUBCOMMANDS:  # only as the first word: "-- stats" is a prompt
         from .subcommands.dispatch import run_subcommand

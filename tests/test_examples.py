@@ -6,7 +6,7 @@ import pytest
 
 import miniagent
 from helpers import call, make_agent, text
-from miniagent.project.extensions import load_extensions
+from miniagent.project.extension_loader import load_extensions
 from miniagent.tools import create_tools
 
 GATE = Path(miniagent.__file__).parent / "examples" / "gate_rm_rf.py"

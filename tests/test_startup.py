@@ -107,7 +107,8 @@ PRINT_RUN_BUDGET = {
     "miniagent.models", "miniagent.models.choose", "miniagent.models.registry",
     "miniagent.models.served", "miniagent.models.thinking", "miniagent.models.values",
     "miniagent.models.window", "miniagent.models.window_cache", "miniagent.files.atomic",
-    # the project: trust, settings, the prompt (the extensions' registry, empty here)
+    # the project: trust, settings, the prompt, the extensions' registry (empty: no
+    # extension here, so their loader is not loaded)
     "miniagent.project", "miniagent.project.resources", "miniagent.project.settings",
     "miniagent.project.system_prompt", "miniagent.project.trust", "miniagent.project.wrappers",
     "miniagent.project.extensions",
@@ -129,8 +130,9 @@ PRINT_RUN_BUDGET = {
 # The child runs miniagent as its console script does, then names what it loaded.
 LOADED_AT_EXIT = """
 import atexit, sys
-atexit.register(lambda: print("LOADED", *sorted(name for name in sys.modules
-                                                if name.startswith("miniagent")), file=sys.stderr))
+atexit.register(lambda: print("LOADED", *sorted(name for name in sys.modules if name ==
+                                                "miniagent" or name.startswith("miniagent.")),
+                              file=sys.stderr))
 from miniagent.cli import main
 sys.exit(main())
 """
@@ -155,11 +157,15 @@ def test_a_print_run_loads_only_its_budget(tmp_path, home):
 
 
 def test_what_the_project_has_is_loaded_for_it_alone(tmp_path, home):
-    # The same check sees a module outside the budget when the run needs it: a skill.
+    # The same check sees a module outside the budget when the run needs it: a skill,
+    # an extension, an mcp.json.
+    (home / "extensions").mkdir()
+    (home / "extensions" / "hello.py").write_text("def setup(api):\n    pass\n")
     skill = home / "skills" / "review"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: review\ndescription: Review a diff.\n---\nRead it.\n")
     (home / "mcp.json").write_text('{"mcpServers": {}}')
     loaded = modules_of_a_print_run(tmp_path, home)
-    assert sorted(loaded - PRINT_RUN_BUDGET) == ["miniagent.mcp", "miniagent.mcp.config",
-                                                  "miniagent.project.skills"]
+    assert sorted(loaded - PRINT_RUN_BUDGET) == [
+        "miniagent.mcp", "miniagent.mcp.config", "miniagent.project.extension_loader",
+        "miniagent.project.skills"]

@@ -35,21 +35,25 @@ never open. An after-hook that raises is reported and ignored (the tool already 
 A broken extension (an import error, a raising `setup`) is reported in one line naming
 its file and skipped with all it registered; the run goes on without it.
 
+This file is the registry of what the extensions registered and the hooks composed
+from it; finding, importing and setting up the files is extension_loader.py's, which a
+run without extensions never loads (the start-up budget).
+
 Left out: unloading and reloading, extension-defined flags, and any sandbox. An
 extension is ordinary Python running with your rights, which is why trust matters.
 """
 
-import importlib.util
 import sys
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..session.convert import custom_message
 from ..messages import one_line
-from .settings import project_config_dir
 from ..tools import Tool, ToolResult
+
+if TYPE_CHECKING:  # loaded only when there are extensions to load
+    from .extension_loader import ExtensionAPI
 
 Hook = Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]
 Labelled = Tuple[str, Hook]  # ("extension /path/gate.py", hook): a failure names its source
@@ -68,42 +72,6 @@ class Command:
     description: str
     source: str
     """The extension file that registered it."""
-
-
-class ExtensionAPI:
-    """What one extension's setup(api) may call. It only records; Extensions takes the
-    records over once setup has returned, so a failed setup leaves nothing behind."""
-
-    def __init__(self, source: str, cwd: str, extensions: "Extensions"):
-        self.source = source
-        self.cwd = cwd
-        self._extensions = extensions  # add_message may also be called later, from a hook
-        self.handlers: List[Tuple[str, Callable]] = []
-        self.tools: List[Tool] = []
-        self.before: List[Hook] = []
-        self.after: List[Hook] = []
-        self.commands: List[Command] = []
-
-    def on(self, event_type: str, handler: Callable[[Dict[str, Any]], None]) -> None:
-        self.handlers.append((event_type, handler))
-
-    def register_tool(self, tool: Tool) -> None:
-        if not isinstance(tool, Tool):  # fail now, in setup, not at the model's first call
-            raise TypeError(f"register_tool needs a miniagent.tools.Tool, "
-                            f"got {type(tool).__name__}")
-        self.tools.append(tool)
-
-    def before_tool_call(self, fn: Hook) -> None:
-        self.before.append(fn)
-
-    def after_tool_call(self, fn: Hook) -> None:
-        self.after.append(fn)
-
-    def register_command(self, name: str, fn: Callable[[str], Any], description: str = "") -> None:
-        self.commands.append(Command(name.lstrip("/"), fn, description, self.source))
-
-    def add_message(self, text: str, custom_type: str) -> None:
-        self._extensions.add_message(text, custom_type)
 
 
 @dataclass
@@ -140,7 +108,7 @@ class Extensions:
             taken, self.pending_messages[:] = list(self.pending_messages), []
         return taken
 
-    def adopt(self, api: ExtensionAPI) -> None:
+    def adopt(self, api: "ExtensionAPI") -> None:
         """Take over what a successful setup registered."""
         self.loaded.append(api.source)
         label = f"extension {api.source}"
@@ -219,55 +187,6 @@ def chain_before(hooks: Sequence[Labelled], event: Dict[str, Any],
         if "arguments" in verdict:
             args, changed = verdict["arguments"], True
     return {"arguments": args} if changed else None
-
-
-def load_extensions(home: Path, cwd: str, trusted: bool, extra_files: Sequence[str] = (),
-                    enabled: bool = True) -> Extensions:
-    """Import and set up every extension, in load order. `enabled=False` (--no-extensions)
-    skips the two folders; files named with -e (extra_files) still load."""
-    extensions = Extensions()
-    files = extension_files(home, cwd, trusted, enabled) + [Path(f) for f in extra_files]
-    for index, path in enumerate(files):
-        api = ExtensionAPI(str(path), cwd, extensions)
-        try:
-            setup_one(path, f"miniagent_extension_{index}_{path.stem}", api)
-        # SystemExit too: an extension calling sys.exit() must not end miniagent.
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - skipped, the run goes on
-            extensions.warnings.append(f"extension {path} failed to load and was skipped: "
-                                       f"{describe(exc)}")
-            continue
-        extensions.adopt(api)
-    return extensions
-
-
-def extension_files(home: Path, cwd: str, trusted: bool, enabled: bool) -> List[Path]:
-    """The .py files of the global folder, then (when trusted) the project's, by name."""
-    if not enabled:
-        return []
-    folders = [Path(home) / "extensions"]
-    project = project_config_dir(cwd, home)
-    if trusted and project is not None:
-        folders.append(project / "extensions")
-    return [path for folder in folders if folder.is_dir()
-            for path in sorted(folder.glob("*.py")) if path.is_file()]
-
-
-def setup_one(path: Path, module_name: str, api: ExtensionAPI) -> None:
-    """Import the file as a module named module_name and call its setup(api)."""
-    if not path.is_file():
-        raise FileNotFoundError("no such file")
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None:
-        raise ImportError("not a Python file (the name must end in .py)")
-    module = importlib.util.module_from_spec(spec)
-    # Registered like any import, so code that looks its module up (dataclasses,
-    # pickle) works; the unique name keeps two files called gate.py apart.
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    setup = getattr(module, "setup", None)
-    if not callable(setup):
-        raise AttributeError("it defines no setup(api) function")
-    setup(api)
 
 
 def describe(exc: BaseException) -> str:

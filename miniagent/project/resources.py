@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
-from .extensions import Extensions, load_extensions
+from .extensions import Extensions
 from ..files.home import miniagent_home
 from .system_prompt import Sections, build_prompt_sections, read_text_or_file
 from .settings import Settings, config_files, load_settings
@@ -62,11 +62,21 @@ def load_project(args: argparse.Namespace, cwd: str,
     else:
         trusted = resolve_trust(cwd, home, approve)
     settings = load_settings(home, cwd, trusted)
-    extensions = load_extensions(home, cwd, trusted, args.extension or (),
-                                 enabled=not args.no_extensions)
+    extensions = find_extensions(args, home, cwd, trusted)
     skills, warnings = find_skills(home, cwd, trusted)
     return Project(cwd, home, trusted, settings, extensions, skills,
                    list(extensions.warnings) + list(warnings))
+
+
+def find_extensions(args: argparse.Namespace, home: Path, cwd: str, trusted: bool) -> Extensions:
+    """The extensions (extension_loader.py), whose loader is imported only when there
+    is something to load: an extensions folder, or -e FILE (the start-up budget)."""
+    folders = [] if args.no_extensions else config_files("extensions", home, cwd, trusted)
+    if not args.extension and not any(folder.is_dir() for folder in folders):
+        return Extensions()
+    from .extension_loader import load_extensions
+    return load_extensions(home, cwd, trusted, args.extension or (),
+                           enabled=not args.no_extensions)
 
 
 def find_skills(home: Path, cwd: str, trusted: bool) -> Tuple[List["Skill"], List[str]]:

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from helpers import call, echo_tool, make_agent, text
-from miniagent.project.extensions import load_extensions
+from miniagent.project.extension_loader import load_extensions
 
 
 @pytest.fixture

@@ -261,3 +261,19 @@ def test_ctrl_c_while_servers_connect_exits_130_and_stops_them(home, project, tm
         listing.kill()
     assert listing.returncode == 130 and "Traceback" not in stderr
     assert all(wait_gone(pid) for pid in pids(pid_file))
+
+
+def test_list_connects_an_http_server_and_names_a_refused_one(home, project):
+    from mcp.mcp_http_server import McpHttpServer
+    with McpHttpServer() as srv:
+        write_servers(user_config_path(home), {
+            "web": {"url": srv.url, "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}},
+            "gone": {"url": "http://127.0.0.1:9/mcp"}})
+        result = run_cli("mcp", "list", cwd=str(project), env={"WEB_TOKEN": "t0ken"}, bound=60)
+    lines = result.stdout.splitlines()
+    assert result.returncode == 1  # one enabled server did not connect
+    assert lines[0].startswith(f"web   connected  http  {srv.url}")
+    assert lines[1].startswith("  tools: echo")
+    assert lines[2].startswith("gone  failed     http  http://127.0.0.1:9/mcp")
+    assert lines[3].startswith('  error: MCP server "gone": ')
+    assert srv.of("POST")[0]["headers"]["authorization"] == "Bearer t0ken"

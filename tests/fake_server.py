@@ -69,25 +69,17 @@ class _QuietServer(ThreadingHTTPServer):
         pass
 
 
-class FakeServer:
-    """The server, started and stopped as a context manager; one thread per connection."""
+class LocalServer:
+    """An HTTP server on 127.0.0.1 with one thread per connection, serving while it is
+    used as a context manager (the scripted model below, tests/mcp's MCP server)."""
 
-    def __init__(self, script, window=None):
-        self.turns = script["turns"] if isinstance(script, dict) else list(script)
-        self.window = window  # the n_ctx GET /props answers with; None: a 404
-        self.requests = []
-        self.questions = []  # "GET /props": what was asked about the server
-        self.stopping = threading.Event()  # ends stalls and delays at shutdown
-        self.go_on = threading.Event()  # ends a hold_after_pieces fault
-        self.hung_up = threading.Event()  # the client closed a held connection
-        self._next_turn = 0
-        self._lock = threading.Condition()
-        self._httpd = _QuietServer(("127.0.0.1", 0), _Handler)
+    def __init__(self, handler):
+        self.stopping = threading.Event()  # ends stalls, holds and delays at shutdown
+        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True  # a stalled handler never blocks shutdown
-        self._httpd.fake = self
 
     @property
-    def base_url(self) -> str:
+    def root(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def __enter__(self):
@@ -99,6 +91,26 @@ class FakeServer:
         self.stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class FakeServer(LocalServer):
+    """The scripted model server, started and stopped as a context manager."""
+
+    def __init__(self, script, window=None):
+        super().__init__(_Handler)
+        self.turns = script["turns"] if isinstance(script, dict) else list(script)
+        self.window = window  # the n_ctx GET /props answers with; None: a 404
+        self.requests = []
+        self.questions = []  # "GET /props": what was asked about the server
+        self.go_on = threading.Event()  # ends a hold_after_pieces fault
+        self.hung_up = threading.Event()  # the client closed a held connection
+        self._next_turn = 0
+        self._lock = threading.Condition()
+        self._httpd.fake = self
+
+    @property
+    def base_url(self) -> str:
+        return self.root
 
     def wait_for_requests(self, count: int, timeout: float = 10) -> bool:
         """Block until `count` requests arrived (True) or the timeout passed."""

@@ -45,48 +45,33 @@ import json
 import socket
 import struct
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from fake_server import LocalServer
 
 ECHO_TOOL = {"name": "echo", "description": "Echoes the message back",
              "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}},
                              "required": ["message"]}}
 
 
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True  # a held or stalled handler never blocks shutdown
-
-    def handle_error(self, request, client_address):
-        pass  # clients that hang up mid-answer are what the tests are about
-
-
-class McpHttpServer:
+class McpHttpServer(LocalServer):
     """The server, started and stopped as a context manager; one thread per connection."""
 
     def __init__(self, **knobs):
+        super().__init__(_Handler)
         self.knobs = knobs
         self.requests = []
-        self.stopping = threading.Event()  # ends holds and stalls at shutdown
         self.go_on = threading.Event()  # releases a held answer
         self.hung_up = threading.Event()  # the client hung up on a held stream
         self.session_id = None
         self._sessions = 0
         self._streams = {}  # stream number -> its events, (id, data) pairs
         self._lock = threading.Condition()
-        self._httpd = _QuietServer(("127.0.0.1", 0), _Handler)
         self._httpd.mcp = self
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/mcp"
-
-    def __enter__(self):
-        threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True).start()
-        return self
-
-    def __exit__(self, *exc_info):
-        self.stopping.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        return self.root + "/mcp"
 
     def record(self, request: dict) -> None:
         with self._lock:

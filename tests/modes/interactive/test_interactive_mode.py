@@ -16,6 +16,8 @@ from helpers import call, text, wait_gone, write_script
 
 CTRL_C, CTRL_D, ESC, TAB = "\x03", "\x04", "\x1b", "\t"
 READY = "/help for commands"  # the greeting: the editor is live under it
+HELD_COMMAND = "while [ ! -e go ]; do sleep 0.02; done"  # runs until the test makes `go`
+HELD_CALL = call("bash", command=HELD_COMMAND)
 
 
 @contextmanager
@@ -89,7 +91,7 @@ def test_a_server_always_answering_500_shows_one_counter_and_the_error_once(tmp_
 
 
 def test_alt_enter_queues_a_follow_up_and_followup_at_the_prompt_just_sends(tmp_path):
-    turns = [{"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done")]},
+    turns = [{"content": [HELD_CALL]},
              {"content": [text("Done first.")]}, {"content": [text("Then the docs.")]},
              {"content": [text("Later.")]}]
     with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
@@ -137,7 +139,7 @@ def test_confirm_questions_are_answered_in_the_editor_and_always_is_for_one_tool
 def test_typing_during_a_reply_and_a_command_stays_in_the_editor_and_steers(tmp_path):
     reply_text = "The reply streams on while you type, and stays whole."
     turns = [{"content": [text(reply_text)], "fault": {"hold_after_pieces": 2}},
-             {"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done")]},
+             {"content": [HELD_CALL]},
              {"content": [text("Steered.")]}]
     with FakeServer(turns) as server, repl(tmp_path, *served(server)) as term:
         term.expect_screen(READY)
@@ -320,7 +322,7 @@ def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
 
 
 def test_no_colour_keeps_the_live_area_and_a_dumb_terminal_gets_plain_lines(tmp_path):
-    waiting = "while [ ! -e go ]; do sleep 0.02; done; echo out"
+    waiting = HELD_COMMAND + "; echo out"
     turns = [{"content": [text("Looking."), call("bash", command=waiting)]},
              {"content": [text("Done.")]}]
     with repl(tmp_path, *scripted(tmp_path, turns), env={"NO_COLOR": "1"}) as term:
@@ -358,7 +360,7 @@ def test_the_demo_plays_in_the_repl_and_leaves_it_open(tmp_path):
 
 
 def test_the_input_area_is_whole_after_a_resize(tmp_path):
-    turns = [{"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done")]},
+    turns = [{"content": [HELD_CALL]},
              {"content": [text("Done.")]}]
     with repl(tmp_path, *scripted(tmp_path, turns)) as term:
         term.expect_screen(READY)
@@ -463,7 +465,7 @@ def test_ctrl_c_at_the_start_up_trust_question_quits_with_130_and_records_nothin
 
 
 def test_ctrl_d_while_the_agent_works_quits_once_it_is_done(tmp_path):
-    turns = [{"content": [call("bash", command="while [ ! -e go ]; do sleep 0.02; done")]},
+    turns = [{"content": [HELD_CALL]},
              {"content": [text("Finished.")]}]
     with repl(tmp_path, *scripted(tmp_path, turns)) as term:
         term.expect_screen(READY)

@@ -67,7 +67,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from ..files.home import miniagent_home
 from ..errors import ConfigError
-from .settings import project_config_dir
+from .settings import config_files
 from ..files.safeopen import TEXT_LIMIT, read_regular
 from ..tools import Tool
 from .wrappers import defuse_closing_tags, quote_attribute
@@ -104,12 +104,11 @@ def build_prompt_sections(tools: List[Tool], cwd: str, *, home: Optional[Path] =
     .miniagent/ folder count.
     """
     home = Path(home) if home is not None else miniagent_home()
-    folders = config_folders(cwd, home, trusted)
     names = {tool.name for tool in tools}
     if append_prompt is None:
-        append_prompt = first_file(folders, "APPEND_SYSTEM.md")
+        append_prompt = nearest_file("APPEND_SYSTEM.md", cwd, home, trusted)
     texts = {"preamble": custom_prompt if custom_prompt is not None
-             else first_file(folders, "SYSTEM.md") or INTRO,
+             else nearest_file("SYSTEM.md", cwd, home, trusted) or INTRO,
              "tools": tool_list(tools),
              "rules": "\n".join(f"- {rule}" for rule in guidelines(names)),
              "addendum": append_prompt,
@@ -145,17 +144,12 @@ def tool_list(tools: List[Tool]) -> str:
     return "\n".join(lines) or "(none)"
 
 
-def config_folders(cwd: str, home: Path, trusted: bool) -> List[Path]:
-    """Where SYSTEM.md and APPEND_SYSTEM.md may be, nearest first."""
-    project = project_config_dir(cwd, home)
-    return ([project] if trusted and project is not None else []) + [home]
-
-
-def first_file(folders: List[Path], name: str) -> Optional[str]:
-    """The text of the first folders[i]/name that exists, or None."""
-    for folder in folders:
-        if (folder / name).is_file():
-            return read_text(folder / name)
+def nearest_file(name: str, cwd: str, home: Path, trusted: bool) -> Optional[str]:
+    """The text of a trusted project's NAME (SYSTEM.md, APPEND_SYSTEM.md), else the
+    home's, or None when neither exists."""
+    for path in reversed(config_files(name, home, cwd, trusted)):  # the nearest first
+        if path.is_file():
+            return read_text(path)
     return None
 
 

@@ -9,23 +9,18 @@
   in 4-byte deltas. Assembly must be linear, so doubling the size should roughly
   double the time (ratio ~2); a client that re-parses the accumulated arguments on
   every delta would show ~4 or far worse.
-- Start-up (issue 7): `--version` and `--help` against `python -c pass`, and a 1-turn
-  `-p` run with the OpenAI provider against the local test server against
-  `python -c "import requests"`, the floor of our one dependency. Each is a fresh
-  interpreter (the real one, sys.executable), best of 5.
+(Start-up is measured in bench_startup.py.)
 """
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench_plumbing import best_of  # noqa: E402
-from fake_server import PROTOCOLS, FakeServer, stream_pieces  # noqa: E402
+from fake_server import PROTOCOLS, stream_pieces  # noqa: E402
 from miniagent.models.registry import Model  # noqa: E402
 from miniagent.providers.openai import stream_bytes  # noqa: E402
 
@@ -93,39 +88,9 @@ def scaling_rows():
     yield ("scaling: time(2 MB) / time(1 MB)", f"{ratio:.2f}", "linear = 2.0", f"{ratio / 2:.2f}x of linear")
 
 
-def run_python(args, env) -> None:
-    done = subprocess.run([sys.executable, *args], env=env, capture_output=True, timeout=60)
-    if done.returncode != 0:
-        raise RuntimeError(f"bench command {args} failed: {done.stderr.decode()[-300:]}")
-
-
-def startup_rows():
-    with tempfile.TemporaryDirectory(prefix="miniagent-bench-home-") as home:
-        yield from startup_rows_in(home)  # no ~/.miniagent touched, nothing left behind
-
-
-def startup_rows_in(home: str):
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "PYTHONPATH": repo, "MINIAGENT_HOME": home}
-    floor = best_of(5, lambda: run_python(["-c", "pass"], env))
-    for flag in ("--version", "--help"):
-        took = best_of(5, lambda: run_python(["-m", "miniagent", flag], env))
-        yield (f"start-up: miniagent {flag}", f"{took * 1000:.0f} ms",
-               f"python -c pass {floor * 1000:.0f} ms", f"{took / floor:.1f}x")
-    with_requests = best_of(5, lambda: run_python(["-c", "import requests"], env))
-    turn = {"content": [{"type": "text", "text": "Hello from the fake server"}]}
-    with FakeServer([turn] * 5) as srv:
-        command = ["-m", "miniagent", "-p", "--base-url", srv.base_url + "/v1",
-                   "--model", "fake-model", "hi"]
-        took = best_of(5, lambda: run_python(command, env))
-    yield ("start-up: 1-turn -p run, OpenAI provider, local server", f"{took * 1000:.0f} ms",
-           f"import requests {with_requests * 1000:.0f} ms", f"{took / with_requests:.1f}x")
-
-
 def rows():
     yield from throughput_rows()
     yield from scaling_rows()
-    yield from startup_rows()
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ def drop_working_directory(path: list) -> None:
 drop_working_directory(sys.path)
 
 try:
-    from .cli import main
+    from .launch import main
 except KeyboardInterrupt:  # Ctrl-C while Python was still importing
     raise SystemExit(130)
 

@@ -3,7 +3,8 @@
     miniagent [OPTIONS] [PROMPT...]          (or: python -m miniagent ...)
     miniagent sessions | stats | ...         subcommands (subcommands/dispatch.py)
 
-This is the outermost layer and the shortest route through the program:
+This is the outermost layer (after launch.py, which answers `--version` with nothing
+imported) and the shortest route through the program:
 
     a subcommand as the first word?   -> subcommands/dispatch.py (no model, no HTTP library)
     parse the flags                   -> build_parser() below
@@ -26,12 +27,11 @@ import signal
 import sys
 from typing import List, Optional, TextIO
 
-from . import __version__
 from .errors import STOP_SIGNALS, ConfigError, QuitNow
 from .models.thinking import LEVELS
+from .launch import VERSION
 from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 
-VERSION = f"miniagent {__version__}"
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
 SUBCOMMANDS = ("sessions", "stats", "export", "script", "mcp")
 
@@ -189,9 +189,6 @@ def main(argv: Optional[List[str]] = None, stdin: Optional[TextIO] = None) -> in
 
 def run_command_line(argv: List[str], stdin: Optional[TextIO], own_process: bool) -> int:
     """main()'s work: a subcommand, the cheap flags, or a run."""
-    if argv == ["--version"]:  # the cheapest question, answered before the parser is built
-        print(VERSION)
-        return 0
     redact_stderr()  # before any key is read: no line on stderr may carry it
     if argv and argv[0] in SUBCOMMANDS:  # only as the first word: "-- stats" is a prompt
         from .subcommands.dispatch import run_subcommand

@@ -38,6 +38,15 @@ def test_commands_that_call_no_model_import_no_http_library(flag, tmp_path):
     assert http_modules(names) == []
 
 
+def test_version_loads_nothing_of_ours_but_the_front_door(tmp_path):
+    # launch.py answers before cli.py (argparse, the flags) is imported
+    status, names = imported_modules(["-m", "miniagent", "--version"], tmp_path)
+    assert status == 0
+    assert sorted(name for name in names if name.startswith("miniagent")) == [
+        "miniagent", "miniagent.launch"]  # __main__ is run, not imported
+    assert "argparse" not in names
+
+
 def test_the_check_sees_requests_when_it_is_imported(tmp_path):
     # The assertion above could pass for a wrong reason (the list not parsed): here the
     # same reading must find requests where it is imported.
@@ -83,7 +92,7 @@ def test_a_call_imports_only_the_provider_it_uses(model, loaded, not_loaded, tmp
 # the terminal UI past its colours, the other tools) loads only when a run uses it.
 PRINT_RUN_BUDGET = {
     # the entry point and the assembly of a run
-    "miniagent", "miniagent.cli", "miniagent.assemble", "miniagent.errors",
+    "miniagent", "miniagent.launch", "miniagent.cli", "miniagent.assemble", "miniagent.errors",
     # the core: the loop, its agent and events, the messages
     "miniagent.agent", "miniagent.loop", "miniagent.toolcalls", "miniagent.events",
     "miniagent.messages",

@@ -33,7 +33,7 @@ from .launch import VERSION
 from .modes.output import ArgumentParser, redact_stderr, say, stdout_failure, usage_error
 
 NO_PROMPT = "no prompt: pass it as arguments or on stdin, or try --demo (see --help)"
-SUBCOMMANDS = ("sessions", "stats", "export", "script", "mcp")
+SUBCOMMANDS = ("sessions", "stats", "export", "script", "mcp", "eval")
 
 EXAMPLES = """\
 examples:
@@ -51,6 +51,7 @@ examples:
   miniagent export SESSION.jsonl            the session as one HTML page
   miniagent script SESSION.jsonl            a script that replays it offline
   miniagent mcp add time -- uvx mcp-server-time    an MCP server's tools in every run
+  miniagent eval basic --model gpt-4o-mini  the built-in suite of coding tasks, checked
 """
 
 

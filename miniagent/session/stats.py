@@ -128,12 +128,17 @@ def session_totals(session: Any) -> Tuple[FileStats, Dict[str, float]]:
     too) and its tokens and cost summed over all models, as /session and rpc's
     get_session_stats show them: {"input", "output", "cacheRead", "cacheWrite", "cost"}."""
     stats = file_stats(session.file_path or "", session.entries)
+    return stats, sum_models(stats)
+
+
+def sum_models(stats: FileStats) -> Dict[str, float]:
+    """Tokens and cost of every model's row added up: {"input", ..., "cost"}."""
     totals = {key: 0 for key in TOKEN_FIELDS}
     totals["cost"] = 0.0
     for row in stats.models.values():
         for key in totals:
             totals[key] += row[key]
-    return stats, totals
+    return totals
 
 
 def new_row() -> Dict[str, float]:

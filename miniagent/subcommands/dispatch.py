@@ -7,6 +7,7 @@
     miniagent export SESSION [-o OUT]        the session as an HTML page (export.py)
     miniagent script SESSION [-o SCRIPT]     the session as a replayable script
     miniagent mcp list|add|remove ...        MCP servers: check them, edit mcp.json
+    miniagent eval SUITE | eval report DIR   run a suite of tasks, report (eval_command.py)
 
 A SESSION is a file or a session id or id prefix, as `--session` takes it (ids.py); the
 list shows each id by its shortest unique prefix.
@@ -15,7 +16,8 @@ They are recognised only as the first word of the command line (cli.py), read se
 files (ours and pi's, every format version) and never modify them. None of them makes a
 request, so none imports the HTTP library: `miniagent sessions` starts as fast as
 `--version`. `mcp` is the one that edits a file and connects (mcp_command.py), and it
-too loads the HTTP library only to list an HTTP server.
+too loads the HTTP library only to list an HTTP server; `eval` runs the agent, each
+trial in a process of its own (eval_command.py).
 
 Left out: the session format itself (session/tree.py), the figures (session/stats.py), the page
 (export.py), the script (script.py), the index (search.py) and MCP (mcp_command.py).
@@ -44,6 +46,9 @@ def run_subcommand(name: str, argv: List[str]) -> int:
     if name == "mcp":
         from .mcp_command import main as mcp_main
         return mcp_main(argv)
+    if name == "eval":
+        from .eval_command import main as eval_main
+        return eval_main(argv)
     return stats_command(argv)
 
 

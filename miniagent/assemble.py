@@ -284,8 +284,9 @@ def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None
                          ) -> Tuple[Model, Optional[str]]:
     """The chosen model, with the window its server serves when the registry does not
     know the model: the answer remembered from an earlier run (models/window_cache.py),
-    or asked of the server (models/window.py; on_ask(url) hears first) and remembered;
-    when there is one, the guess's warnings are not needed, otherwise they are printed."""
+    or asked of the server (models/window.py; on_ask(url) hears first) and remembered,
+    its having none too; when there is one, the guess's warnings are not needed,
+    otherwise they are printed."""
     model = chosen.model
     window = None
     for notice in chosen.notices:
@@ -296,9 +297,8 @@ def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None
         if window is None:
             if on_ask is not None:
                 on_ask(model.base_url)
-            window = probe_context_window(model.base_url, model.id, chosen.api_key)
-            if window:
-                remember_window(model.base_url, model.id, window)
+            window = probe_context_window(model.base_url, model.id, chosen.api_key) or 0
+            remember_window(model.base_url, model.id, window)  # 0: none served, not asked again
     if window:
         model = replace(model, context_window=window, max_tokens=min(model.max_tokens, window))
     else:

@@ -45,6 +45,20 @@ def test_a_second_run_against_the_same_unknown_local_model_makes_no_window_reque
     assert entry["window"] == 32768
 
 
+def test_a_server_that_serves_no_window_is_not_asked_again_either(tmp_path, private_home):
+    with FakeServer([answer("one"), answer("two")]) as srv:  # no window on any route
+        first = run(srv, tmp_path)
+        asked_first = window_questions(srv)
+        second = run(srv, tmp_path)
+        asked_both = window_questions(srv)
+    assert asked_first == ["GET /props", "POST /api/show", "GET /api/v0/models"]  # each kind
+    assert asked_both == asked_first  # and none of them again
+    for done in (first, second):  # each run still says it plans with a guess
+        assert done.returncode == 0 and "assuming a 128,000-token context window" in done.stderr
+    [entry] = remembered(private_home).values()
+    assert entry["window"] == 0
+
+
 def test_the_remembered_window_is_the_one_the_next_run_plans_with(tmp_path):
     with FakeServer([], window=600) as srv:  # too small for the prompt and tools
         first, second = run(srv, tmp_path), run(srv, tmp_path)

@@ -5,10 +5,14 @@ first prompt is sent, and a server seldom changes its size between two runs. So 
 answer is kept in the miniagent home, one entry per server and model:
 
     ~/.miniagent/windows.json
-    {"http://127.0.0.1:8080/v1 qwen2.5-coder": {"window": 4096, "askedAt": 1764662400000}}
+    {"http://127.0.0.1:8080/v1 qwen2.5-coder": {"window": 4096, "askedAt": 1764662400000},
+     "https://api.example.com/v1 big-model": {"window": 0, "askedAt": 1764662400000}}
 
     known_window(url, model)            the window asked less than a day ago, or None
     remember_window(url, model, 4096)   after the server answered
+    remember_window(url, model, 0)      after it answered none: a server that says
+                                        nothing (vLLM, a hosted API) is not asked again
+                                        either, and the run plans with the guess
     forget_window(url, model)           after a request overflowed: the server was
                                         restarted smaller, so the next run asks again
 
@@ -44,7 +48,8 @@ Entries = Dict[str, Dict[str, int]]
 
 
 def known_window(base_url: str, model_id: str) -> Optional[int]:
-    """The window remembered for this server and model, if it was asked within a day."""
+    """The window remembered for this server and model (0: it serves none), if it was
+    asked within a day; None when it must be asked."""
     entry = read_entries().get(entry_key(base_url, model_id))
     if entry is None or now_ms() - entry["askedAt"] > ASK_AGAIN_MS:
         return None
@@ -86,9 +91,10 @@ def read_entries() -> Entries:
 
 
 def is_entry(entry: Any) -> bool:
-    """{"window": 4096, "askedAt": 1764662400000}: two positive whole numbers."""
+    """{"window": 4096, "askedAt": 1764662400000}: whole numbers, the window 0 or more."""
     return isinstance(entry, dict) and all(
-        type(entry.get(name)) is int and entry[name] > 0 for name in ("window", "askedAt"))
+        type(entry.get(name)) is int and entry[name] >= least
+        for name, least in (("window", 0), ("askedAt", 1)))
 
 
 def write_entries(entries: Entries) -> None:

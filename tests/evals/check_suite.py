@@ -33,10 +33,24 @@ def run_task_with_reference(task_dir: Path, tmp_path: Path) -> Tuple[int, str]:
     """The check's exit status and output after the agent replayed the reference."""
     task_dir = Path(task_dir).resolve()  # the agent runs elsewhere: --script must be absolute
     task = read_task(task_dir)
-    copy = tmp_path / "copy"
-    shutil.copytree(task_dir / "repo", copy)
+    copy = copy_repo(task_dir, tmp_path)
     run_agent(task, task_dir / "reference.json", copy, tmp_path)
     return run_check(task, task_dir / "check", copy)
+
+
+def run_task_untouched(task_dir: Path, tmp_path: Path) -> Tuple[int, str]:
+    """The check's exit status and output on repo/ as it is: no agent ran."""
+    task_dir = Path(task_dir).resolve()
+    copy = copy_repo(task_dir, tmp_path)
+    return run_check(read_task(task_dir), task_dir / "check", copy)
+
+
+def copy_repo(task_dir: Path, tmp_path: Path) -> Path:
+    """A fresh copy of repo/, without the __pycache__ folders a test run may leave there
+    (the suite's conftest compiles every .py file under miniagent/, tasks included)."""
+    copy = tmp_path / "copy"
+    shutil.copytree(task_dir / "repo", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
 
 
 def run_agent(task: Dict[str, str], script: Path, copy: Path, tmp_path: Path) -> None:
@@ -45,9 +59,9 @@ def run_agent(task: Dict[str, str], script: Path, copy: Path, tmp_path: Path) ->
     home.mkdir()
     outside = tmp_path / "outside"
     outside.mkdir()
-    # -I makes python ignore PYTHONPATH: the agent finds this checkout through the test
-    # venv's editable install (pip install -e). PYTHONPATH still names the checkout for
-    # the python3 the reference's bash commands start.
+    # PYTHONPATH names this checkout, as helpers.run_cli_process does, for a python
+    # started without -I; under -I python ignores it, and the agent finds the checkout
+    # through the test venv's editable install (pip install -e).
     env = dict(os.environ, MINIAGENT_HOME=str(home), PYTHONPATH=str(WORKTREE))
     command = [sys.executable, "-I", "-m", "miniagent", "-p", task["prompt"],
                "--cwd", str(copy), "--no-session", "--provider", "scripted",
@@ -59,7 +73,8 @@ def run_agent(task: Dict[str, str], script: Path, copy: Path, tmp_path: Path) ->
 
 def run_check(task: Dict[str, str], check_dir: Path, copy: Path) -> Tuple[int, str]:
     """Copy check/ over the copy, then run the check there with $PYTHON set."""
-    shutil.copytree(check_dir, copy, dirs_exist_ok=True)
+    shutil.copytree(check_dir, copy, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
     command = task.get("check", "sh check.sh")
     env = dict(os.environ, PYTHON=sys.executable)
     done = subprocess.run(["/bin/sh", "-c", command], cwd=copy, env=env,

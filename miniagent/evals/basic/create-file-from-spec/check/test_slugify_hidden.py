@@ -19,7 +19,7 @@ class SlugifyTest(unittest.TestCase):
 
     def test_a_run_of_other_characters_is_one_separator(self):
         self.assertEqual(slugify("a  --  b...c"), "a-b-c")
-        self.assertEqual(slugify("What's new in 3.10?"), "what-s-new-in-3-10")
+        self.assertEqual(slugify("C++ & Rust: 2 ways"), "c-rust-2-ways")
 
     def test_no_separator_at_either_end(self):
         self.assertEqual(slugify("  ...Ten tips!!  "), "ten-tips")

@@ -1,0 +1,1 @@
+"""Evals: running an agent over a suite of tasks and measuring it (the integrator writes this lesson)."""

@@ -1,1 +1,1 @@
-"""Evals: running an agent over a suite of tasks and measuring it (the integrator writes this lesson)."""
+"""Evals: an agent measured on a suite of tasks (placeholder: the integrator writes this)."""

@@ -95,7 +95,7 @@ def summarize(records: List[Dict[str, Any]], k: Optional[int] = None) -> Summary
     if k < 1:
         raise ValueError(f"k must be at least 1 (got {k})")
     rows = [score(tasks[name], k) for name in sorted(tasks)]
-    reasons = Counter(str(record.get("stop_reason") or "none") for record in records)
+    reasons = Counter(str(record.get("stop_reason") or "not recorded") for record in records)
     failures = [f"{record['task']} trial {record['trial']}: {record['failure']}"
                 for record in records if record.get("failure")]
     runs = {key: sorted({str(record[key]) for record in records if record.get(key)})

@@ -150,6 +150,9 @@ def summary_table(summary: Summary) -> Table:
                      rate(task.pass_at_k) + short, f"{task.turns:,}",
                      f"{task.input_tokens:,}/{task.output_tokens:,}", dollars(task.cost),
                      dollars(task.cost_per_solved())])
+    if summary.k == 1:  # one trial each: pass@k would repeat pass@1
+        for row in [header] + rows:
+            del row[3]
     return header, rows
 
 

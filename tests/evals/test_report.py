@@ -104,6 +104,12 @@ def test_shards_of_two_suites_keep_their_tasks_apart():
     assert "suite basic, other" in format_summary(summary)
 
 
+def test_with_one_trial_per_task_pass_at_k_is_not_repeated():
+    lines = format_summary(summarize(run({"a": "Y", "b": "N"}))).split("\n")
+    assert lines[0] == "task     trials  pass@1  turns  tokens in/out     cost  cost/solved"
+    assert lines[2] == "b           0/1    0.00      3      1,000/200  $0.0100            -"
+
+
 def test_no_records_is_one_line_saying_so():
     assert format_summary(summarize([])) == "no trials in these results"
 

@@ -67,7 +67,8 @@ class TaskResult:
         return self.cost / self.passed if self.passed else None
 
     def tokens_per_solved(self) -> Optional[float]:
-        """Input and output tokens per solved task (cached input is part of the input)."""
+        """Input and output tokens per solved task: the table's "tokens in/out" (the
+        cache reads, which the usage counts apart from the input, are not in it)."""
         return (self.input_tokens + self.output_tokens) / self.passed if self.passed else None
 
 

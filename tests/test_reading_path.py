@@ -29,11 +29,13 @@ def modules():
     module to read)."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        if "__pycache__" in path.parts or "demo" in path.parts:  # demo: data
+        relative = path.relative_to(PACKAGE)
+        if "__pycache__" in path.parts or relative.parts[0] == "demo" or \
+                relative.parts[:2] == ("evals", "basic"):  # the demo and the suite: data
             continue
         if path.name == "__init__.py" and len(ast.parse(path.read_text()).body) == 1:
             continue
-        found.append(str(path.relative_to(PACKAGE)))
+        found.append(str(relative))
     return found
 
 

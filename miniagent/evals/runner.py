@@ -29,7 +29,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .results import append_result, done_trials
 from .tasks import Suite, Task
-from .trial import Children, Plan, Stopped, run_trial
+from .trial import CANNOT_START, Children, Plan, Stopped, run_trial
 
 Pair = Tuple[Task, int]
 
@@ -75,7 +75,8 @@ class Progress:
 def run_pairs(pairs: List[Pair], plan: Plan, workers: int, children: Children,
               say: Callable[[str], None]) -> List[Dict]:
     """Run the pairs not yet in the results folder; the records of those that finished
-    (a stop through `children.stop_all()` drops the trials it cut short)."""
+    (a stop through `children.stop_all()` drops the trials it cut short). The first
+    agent that cannot start (a missing key) stops the run."""
     done = done_trials(str(plan.out))
     todo: "queue.Queue[Pair]" = queue.Queue()
     for task, number in pairs:
@@ -98,12 +99,16 @@ def run_pairs(pairs: List[Pair], plan: Plan, workers: int, children: Children,
                 record = run_trial(task, number, plan, children)
             except Stopped:
                 return
-            if children.stopping.is_set():  # cut short by the stop: not a measurement
-                return
             with lock:
+                if children.stopping.is_set():  # cut short by the stop: not a measurement
+                    return
                 append_result(str(plan.out), record)
                 records.append(record)
                 progress.show(record)
+                if (record["failure"] or "").startswith(CANNOT_START):  # no key, a bad flag
+                    say(f"miniagent eval: stopped: every trial would fail the same way "
+                        f"(the agent's whole output: {plan.out / record['log']})")
+                    children.stop_all()
 
     threads = [threading.Thread(target=work, name=f"eval-worker-{n}", daemon=True)
                for n in range(max(1, min(workers, todo.qsize())))]

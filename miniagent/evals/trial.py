@@ -29,6 +29,7 @@ reads it, and from how the agent process ended:
     killed at the timeout              timeout
     130, 143, 129 or a signal          aborted
     2 (usage: no key, a bad flag)      error, and a `failure`: the agent never ran
+                                       (runner.py then stops the run: all would fail)
 
 A `failure` is a trial that failed for a reason outside the agent (setup, a copy, a
 crash); the eval ends with exit status 1 when one exists.
@@ -60,6 +61,8 @@ CHILD = "import sys; sys.path.insert(0, sys.argv.pop(1)); from miniagent.launch 
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 LIMIT_LINES = {"stopped at --max-turns": "max_turns", "stopped at --max-cost": "max_cost"}
 ABORTED = (130, 143, 129)
+NOT_TASK_FILES = shutil.ignore_patterns("__pycache__")  # compiled by an install, not the task's
+CANNOT_START = "the agent could not start"  # a usage problem: every trial would fail alike
 TAIL = 600  # characters of a step's output kept in a failure's line
 
 
@@ -138,7 +141,7 @@ def run_steps(task: Task, plan: Plan, children: Children, scratch: Path, session
               output, record: Dict) -> None:
     """Setup, agent, check: the record filled in as each one ends."""
     work, home = scratch / "work", scratch / "home"
-    shutil.copytree(task.folder / "repo", work, symlinks=True)
+    shutil.copytree(task.folder / "repo", work, symlinks=True, ignore=NOT_TASK_FILES)
     env = step_environment(home, plan.with_home)
     if task.setup:
         status = run_step(["/bin/sh", "-c", task.setup], work, env, task.timeout, "setup",
@@ -158,7 +161,8 @@ def run_steps(task: Task, plan: Plan, children: Children, scratch: Path, session
     if record["failure"]:
         return
     if (task.folder / "check").is_dir():
-        shutil.copytree(task.folder / "check", work, symlinks=True, dirs_exist_ok=True)
+        shutil.copytree(task.folder / "check", work, symlinks=True, dirs_exist_ok=True,
+                        ignore=NOT_TASK_FILES)
     status = run_step(["/bin/sh", "-c", task.check], work, env, task.timeout, "check",
                       output, children)
     record["passed"] = status == 0
@@ -214,7 +218,7 @@ def stop_reason(status: Optional[int], said: str):
     if status == 1:
         reasons = [reason for line, reason in LIMIT_LINES.items() if line in said]
         return (reasons[0] if reasons else "error"), None
-    return "error", f"the agent did not run (exit status {status}): {last_line(said)}"
+    return "error", f"{CANNOT_START} (exit status {status}): {first_complaint(said)}"
 
 
 def add_figures(record: Dict, session: Path) -> None:
@@ -252,6 +256,8 @@ def tail(path: str) -> str:
     return " ".join(read_from(path, 0)[-TAIL:].split())
 
 
-def last_line(text: str) -> str:
+def first_complaint(text: str) -> str:
+    """The first "miniagent: ..." line of the agent's output (the rest explains it)."""
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith("---")]
-    return lines[-1][:TAIL] if lines else "no output"
+    said = [line[len("miniagent: "):] for line in lines if line.startswith("miniagent: ")]
+    return (said or lines or ["no output"])[0][:TAIL]

@@ -18,8 +18,9 @@ as shell commands. It runs only in a folder you trust: asked once on a terminal 
 recorded in trust.json (as for a project), or for one run with `--approve`.
 
 Exit status: 0 the suite ran (whatever the pass rate), 1 a trial failed for a reason
-outside the agent (a setup, a copy, a crash), 2 a usage problem (nothing ran), 130 (or
-128 + the signal) stopped by Ctrl-C: the finished trials are kept.
+outside the agent (a setup, a copy, a crash), 2 a usage problem (nothing ran, or the
+agent could not start: a missing key), 130 (or 128 + the signal) stopped by Ctrl-C: the
+finished trials are kept.
 
 Left out: the figures themselves (evals/report.py).
 """
@@ -33,11 +34,12 @@ from typing import List, Optional, Tuple
 
 from ..cli import add_model_flags, parse_positive_int
 from ..errors import ConfigError
-from ..evals.report import format_comparison, format_summary, summarize, write_html
-from ..evals.results import merge_results, read_results
+from ..evals.report import format_comparison, format_summary, run_name, summarize
+from ..evals.report_html import write_html
+from ..evals.results import merge_results
 from ..evals.runner import run_pairs, shard_of, trial_pairs
 from ..evals.tasks import Suite, TaskError, find_suite
-from ..evals.trial import Children, Plan
+from ..evals.trial import CANNOT_START, Children, Plan
 from ..files.home import miniagent_home
 from ..modes.output import ArgumentParser, say, usage_error
 from ..project.trust import is_trusted, record_trust
@@ -75,11 +77,13 @@ def run_command(argv: List[str]) -> int:
     children = Children()
     received = catch_stop_signals(lambda signum: children.stop_all())
     records = run_pairs(pairs, plan, args.jobs, children, say)
+    if any((record["failure"] or "").startswith(CANNOT_START) for record in records):
+        return 2  # the agent's flags or keys are wrong: nothing was measured
     if received:
         say(f"miniagent eval: stopped; {len(records)} finished trials kept in "
             f"{out / 'results.jsonl'}")
         return 128 + received[0]
-    print(format_summary(summarize(read_results(str(out)))))
+    print(format_summary(summarize(merge_results([str(out)]))))  # a retried trial once
     return 1 if any(record["failure"] for record in records) else 0
 
 
@@ -124,8 +128,8 @@ def report_command(argv: List[str]) -> int:
     if args.against:
         other = merge_results(args.against)
         against = (summarize(other), other)
-        print(format_comparison(summary, against[0], " ".join(args.folders),
-                                " ".join(args.against)))
+        print(format_comparison(summary, against[0], run_name(args.folders),
+                                run_name(args.against)))
     else:
         print(format_summary(summary))
     if args.html:

@@ -1,63 +1,49 @@
-"""The shipped `basic` suite and the tiny fixture suite: every reference solves its task,
-no check passes on a task nobody worked on, and a wrong reference fails."""
+"""The shipped `basic` suite and the tiny fixture suite, as suites: complete, read by
+evals/tasks.py, and with no check that passes on a task nobody worked on. (That each
+reference solves its task is the full `basic` run in test_eval.py.)"""
 
+import json
 import shutil
 from pathlib import Path
 
-import pytest
-from evals.check_suite import read_task, run_task_untouched, run_task_with_reference
-
-ROOT = Path(__file__).resolve().parents[2]
-BASIC = ROOT / "miniagent" / "evals" / "basic"
-FIXTURES = ROOT / "tests" / "fixtures" / "evals"
-TINY = FIXTURES / "tiny"
+from helpers import ROOT, run_cli
+from miniagent.evals.tasks import find_suite
 
 BASIC_TASKS = ["answer-question", "change-config-value", "create-file-from-spec",
                "fix-typo-bug", "implement-from-docstring", "make-test-pass",
                "rename-symbol", "two-step-refactor"]
-TINY_TASKS = ["fix-add", "write-greeting"]
-ALL_TASKS = [BASIC / name for name in BASIC_TASKS] + [TINY / name for name in TINY_TASKS]
-
-
-def task_id(task_dir):
-    return f"{task_dir.parent.name}/{task_dir.name}"
+TINY = Path(ROOT) / "tests" / "fixtures" / "evals" / "tiny"
 
 
 def test_basic_holds_the_eight_tasks_each_complete():
-    assert sorted(path.name for path in BASIC.iterdir()) == BASIC_TASKS
-    for name in BASIC_TASKS:
-        task = BASIC / name
-        assert sorted(path.name for path in task.iterdir()) == \
-            ["TASK.md", "check", "reference.json", "repo"], name
-        fields = read_task(task)
-        assert fields["prompt"] and fields["check"], name
-        assert (fields["timeout"], fields["max_turns"]) == ("120", "15"), name
+    suite = find_suite("basic")
+    assert suite.builtin and [task.name for task in suite.tasks] == BASIC_TASKS
+    for task in suite.tasks:
+        assert sorted(path.name for path in task.folder.iterdir()
+                      if path.name != "__pycache__") == \
+            ["TASK.md", "check", "reference.json", "repo"], task.name
+        assert task.prompt and task.check, task.name
+        assert (task.timeout, task.max_turns) == (120, 15), task.name
 
 
 def test_no_init_py_in_the_suite():
     # a task folder is copied, not imported: an __init__.py would make repo/ a package
-    assert list(BASIC.rglob("__init__.py")) == []
+    assert list(find_suite("basic").folder.rglob("__init__.py")) == []
 
 
-@pytest.mark.parametrize("task_dir", ALL_TASKS, ids=task_id)
-def test_the_reference_solves_the_task(task_dir, tmp_path):
-    status, output = run_task_with_reference(task_dir, tmp_path)
-    assert status == 0, output
-
-
-@pytest.mark.parametrize("task_dir", ALL_TASKS, ids=task_id)
-def test_the_check_fails_on_the_untouched_repo(task_dir, tmp_path):
-    status, output = run_task_untouched(task_dir, tmp_path)
-    assert status != 0, output
-    assert output.strip(), "a failing check says why"
-
-
-def test_the_wrong_reference_fails_its_task(tmp_path):
-    task = tmp_path / "fix-typo-bug"
-    shutil.copytree(BASIC / "fix-typo-bug", task)
-    shutil.copy(FIXTURES / "wrong-reference.json", task / "reference.json")
-    run = tmp_path / "run"
-    run.mkdir()
-    status, output = run_task_with_reference(task, run)
-    assert status != 0
-    assert "['apples', 'pears', 'plums', 'figs'] != ['pears', 'plums']" in output
+def test_no_check_passes_without_the_agents_work(tmp_path):
+    suite = tmp_path / "untouched"
+    for source in [*find_suite("basic").tasks, *find_suite(str(TINY)).tasks]:
+        task = suite / source.name
+        shutil.copytree(source.folder, task, ignore=shutil.ignore_patterns("__pycache__"))
+        (task / "reference.json").write_text(json.dumps(
+            [{"content": [{"type": "text", "text": "I changed nothing."}]}]))
+    out = tmp_path / "out"
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
+                   "-j", "2", bound=120)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len(records) == 10 and not any(record["passed"] for record in records)
+    for record in records:  # and a failing check says why, in the trial's log
+        check_output = (out / record["log"]).read_text().split("--- check ---\n")[1]
+        assert check_output.strip(), record["task"]

@@ -1,0 +1,239 @@
+"""`miniagent eval` through the command line (issue 23): the built-in suite offline with
+its references, a wrong reference, shards merged, resuming, limits and timeouts as stop
+reasons, a private home, suites from elsewhere, Ctrl-C, and two runs compared."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from fake_server import FakeServer
+from helpers import ROOT, run_cli
+
+BASIC = Path(ROOT) / "miniagent" / "evals" / "basic"
+FIXTURES = Path(ROOT) / "tests" / "fixtures" / "evals"
+TINY = FIXTURES / "tiny"
+NOT_DATA = shutil.ignore_patterns("__pycache__")
+
+
+def results(folder):
+    with open(folder / "results.jsonl") as lines:
+        return [json.loads(line) for line in lines]
+
+
+def by_task(records):
+    return {record["task"]: record for record in records}
+
+
+def copy_suite(source, tmp_path, name="suite"):
+    target = tmp_path / name
+    shutil.copytree(source, target, ignore=NOT_DATA)
+    return target
+
+
+def write_task(suite, name, front_matter, turns, repo_files=None):
+    """A task folder: TASK.md with these fields, a repo/, and a reference of `turns`."""
+    task = suite / name
+    (task / "repo").mkdir(parents=True)
+    for path, text in (repo_files or {"README.md": "a task\n"}).items():
+        (task / "repo" / path).write_text(text)
+    fields = "".join(f"{key}: {value}\n" for key, value in front_matter.items())
+    (task / "TASK.md").write_text(f"---\n{fields}---\nDo the thing.\n")
+    (task / "reference.json").write_text(json.dumps(turns))
+    return task
+
+
+def bash(command):
+    return {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": command}}]}
+
+
+def say(text):
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def test_the_basic_suite_passes_offline_with_its_references(tmp_path):
+    out = tmp_path / "out"
+    done = run_cli("eval", "basic", "--provider", "scripted", "--out", str(out), "-j", "2",
+                   bound=120)
+    assert done.returncode == 0, done.stderr
+    records = results(out)
+    assert len(records) == 8 and all(record["passed"] for record in records)
+    for record in records:  # each trial is a real session, read like any other
+        assert record["stop_reason"] == "stop" and record["turns"] >= 2
+        assert run_cli("stats", str(out / record["session"])).returncode == 0
+    assert "overall" in done.stdout and "8/8" in done.stdout
+    assert done.stderr.count("passed  stop") == 8  # one progress line per trial
+
+
+def test_a_wrong_reference_fails_its_task_and_no_other(tmp_path):
+    suite = copy_suite(BASIC, tmp_path)
+    shutil.copy(FIXTURES / "wrong-reference.json", suite / "fix-typo-bug" / "reference.json")
+    out = tmp_path / "out"
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
+                   "-j", "2", bound=120)
+    assert done.returncode == 0, done.stderr  # the suite ran: a failed task is a result, not an error
+    passed = {task: record["passed"] for task, record in by_task(results(out)).items()}
+    assert passed.pop("fix-typo-bug") is False
+    assert all(passed.values()) and len(passed) == 7
+    assert "7/8" in done.stdout
+
+
+def test_two_shards_report_the_totals_of_one_run(tmp_path):
+    whole, first, second = tmp_path / "whole", tmp_path / "one", tmp_path / "two"
+    common = ("eval", str(TINY), "--approve", "--provider", "scripted", "--trials", "3")
+    assert run_cli(*common, "--out", str(whole), "-j", "2").returncode == 0
+    assert run_cli(*common, "--out", str(first), "--shard", "1/2").returncode == 0
+    assert run_cli(*common, "--out", str(second), "--shard", "2/2").returncode == 0
+    assert (len(results(first)), len(results(second))) == (3, 3)
+    pairs = {(r["task"], r["trial"]) for r in results(first) + results(second)}
+    assert len(pairs) == 6  # the two shards share no trial
+    merged = run_cli("eval", "report", str(first), str(second))
+    alone = run_cli("eval", "report", str(whole))
+    assert merged.returncode == alone.returncode == 0
+    overall = [line for line in merged.stdout.splitlines() if line.startswith("overall")]
+    assert overall == [line for line in alone.stdout.splitlines() if line.startswith("overall")]
+    assert "6/6" in overall[0]
+
+
+def test_an_existing_results_folder_is_resumed(tmp_path):
+    out = tmp_path / "out"
+    args = ("eval", str(TINY), "--approve", "--provider", "scripted", "--out", str(out))
+    assert run_cli(*args).returncode == 0
+    again = run_cli(*args, "--trials", "2")
+    assert again.returncode == 0
+    assert "2 of 4 trials already done" in again.stderr
+    assert sorted((r["task"], r["trial"]) for r in results(out)) == [
+        ("fix-add", 1), ("fix-add", 2), ("write-greeting", 1), ("write-greeting", 2)]
+
+
+def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
+    suite = tmp_path / "suite"
+    write_task(suite, "slow", {"check": "true", "timeout": 2},
+               [bash("sleep 30"), say("done")])
+    write_task(suite, "chatty", {"check": "true", "max_turns": 1},
+               [bash("echo one"), bash("echo two"), say("done")])
+    write_task(suite, "broken", {"check": "true", "setup": "echo no such tool >&2; exit 3"},
+               [say("done")])
+    out = tmp_path / "out"
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
+                   "-j", "3", bound=60)
+    records = by_task(results(out))
+    assert records["slow"]["stop_reason"] == "timeout" and records["slow"]["seconds"] < 20
+    assert records["chatty"]["stop_reason"] == "max_turns"
+    assert records["chatty"]["passed"]  # the check decides, whatever stopped the agent
+    assert records["broken"]["failure"] == "setup exited with status 3: --- setup --- " \
+                                           "no such tool"
+    assert records["broken"]["session"] is None and not records["broken"]["passed"]
+    assert done.returncode == 1  # a trial failed for a reason outside the agent
+
+
+def test_a_trial_sees_the_users_models_json_and_nothing_else_of_the_home(tmp_path, home):
+    with FakeServer([{"content": [{"type": "toolCall", "name": "write", "arguments": {
+            "path": "greeting.txt", "content": "hello\n"}}]}, say("Written.")]) as srv:
+        (home / "models.json").write_text(json.dumps({"providers": {"local": {
+            "baseUrl": srv.base_url + "/v1", "api": "openai-completions", "apiKey": "none",
+            "models": [{"id": "tiny-model", "contextWindow": 32768}]}}}))
+        (home / "extensions").mkdir()  # an extension of the user's would leave this file
+        marker = tmp_path / "extension-ran"
+        (home / "extensions" / "mark.py").write_text(
+            f"def setup(api):\n    open({str(marker)!r}, 'w').close()\n")
+        suite = tmp_path / "suite"
+        shutil.copytree(TINY / "write-greeting", suite / "write-greeting", ignore=NOT_DATA)
+        out = tmp_path / "out"
+        done = run_cli("eval", str(suite), "--approve", "--provider", "local", "--model",
+                       "tiny-model", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    [record] = results(out)
+    assert record["passed"] and (record["provider"], record["model"]) == ("local", "tiny-model")
+    assert not marker.exists()  # the private home has no extensions
+
+
+def test_a_suite_from_elsewhere_runs_only_once_trusted(tmp_path, home):
+    suite = copy_suite(TINY, tmp_path)
+    out = tmp_path / "out"
+    refused = run_cli("eval", str(suite), "--provider", "scripted", "--out", str(out))
+    assert refused.returncode == 2 and not out.exists()
+    assert "pass --approve" in refused.stderr and str(suite) in refused.stderr
+    (home / "trust.json").write_text(json.dumps({str(suite.resolve()): True}))
+    assert run_cli("eval", str(suite), "--provider", "scripted", "--out", str(out)).returncode == 0
+
+
+def test_a_bad_task_file_is_one_line_naming_the_file_and_the_field(tmp_path):
+    suite = tmp_path / "suite"
+    task = write_task(suite, "typo", {"check": "true", "max_turn": 3}, [say("hi")])
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted")
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"miniagent: {task / 'TASK.md'}: max_turn: unknown field " \
+        f"(known: name, prompt, check, setup, timeout, max_turns, max_cost)"
+    (task / "TASK.md").write_text("---\ncheck: true\ntimeout: soon\n---\nDo it.\n")
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted")
+    assert done.stderr.strip().endswith("TASK.md: timeout: must be a positive float, got 'soon'")
+
+
+def test_ctrl_c_keeps_the_finished_trials_and_leaves_no_process(tmp_path):
+    suite = tmp_path / "suite"
+    shutil.copytree(TINY / "write-greeting", suite / "a-quick", ignore=NOT_DATA)
+    pid_file = tmp_path / "slow.pid"
+    write_task(suite, "b-slow", {"check": "true"},
+               [bash(f"echo $$ > {pid_file}; exec sleep 120"), say("done")])
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "miniagent", "eval", str(suite), "--approve", "--provider",
+         "scripted", "--out", str(out), "-j", "2"],
+        cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    for line in process.stderr:  # the quick trial is done and the slow one is sleeping
+        if line.startswith("[1/2] a-quick #1"):
+            break
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text().strip():  # written by the bash call
+        assert process.poll() is None and time.monotonic() < deadline
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=10) == 130
+    rest = process.stderr.read()
+    process.stderr.close()
+    assert "1 finished trials kept" in rest
+    assert [record["task"] for record in results(out)] == ["a-quick"]
+    sleeper = int(pid_file.read_text())
+    assert not os.path.exists(f"/proc/{sleeper}") or \
+        "Z" in Path(f"/proc/{sleeper}/stat").read_text().split()[2]
+
+
+def test_report_against_another_run_shows_the_differences_and_writes_a_page(tmp_path):
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    args = ("eval", str(TINY), "--approve", "--provider", "scripted")
+    assert run_cli(*args, "--out", str(good)).returncode == 0
+    wrong = copy_suite(TINY, tmp_path / "other", "tiny")  # the same suite, one task spoiled
+    shutil.copy(TINY / "fix-add" / "reference.json", wrong / "write-greeting" / "reference.json")
+    assert run_cli("eval", str(wrong), "--approve", "--provider", "scripted",
+                   "--out", str(bad)).returncode == 0
+    page = tmp_path / "report.html"
+    done = run_cli("eval", "report", str(good), "--against", str(bad), "--html", str(page))
+    assert done.returncode == 0, done.stderr
+    [row] = [line for line in done.stdout.splitlines() if line.startswith("write-greeting")]
+    assert "+1.00" in row
+    [row] = [line for line in done.stdout.splitlines() if line.startswith("fix-add")]
+    assert "=" in row
+    html = page.read_text()
+    assert "write-greeting" in html and "trial-1.html" in html
+    assert (good / "sessions" / "write-greeting" / "trial-1.html").is_file()
+
+
+def test_report_of_a_folder_without_results_is_a_usage_error(tmp_path):
+    done = run_cli("eval", "report", str(tmp_path))
+    assert done.returncode == 2 and "no results.jsonl" in done.stderr
+
+
+def test_an_agent_that_cannot_start_stops_the_run_with_its_reason(tmp_path):
+    out = tmp_path / "out"
+    done = run_cli("eval", str(TINY), "--approve", "--provider", "no-such-provider",
+                   "--out", str(out), "--trials", "3")
+    assert done.returncode == 2
+    [record] = results(out)  # one trial told it; the other five were not started
+    assert record["failure"].startswith("the agent could not start (exit status 2): ")
+    assert "no-such-provider" in record["failure"]
+    assert "stopped: every trial would fail the same way" in done.stderr

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from ..cli import add_model_flags, parse_positive_int
-from ..errors import ConfigError
+from ..errors import ConfigError, ExportError
 from ..evals.report import format_comparison, format_summary, run_name, summarize
 from ..evals.report_html import write_html
 from ..evals.results import merge_results
@@ -133,7 +133,11 @@ def report_command(argv: List[str]) -> int:
     else:
         print(format_summary(summary))
     if args.html:
-        write_html(args.html, summary, records, against)
+        try:
+            write_html(args.html, summary, records, against)
+        except ExportError as error:
+            say(f"miniagent eval report: {error}")
+            return 1
         print(args.html)
     return 0
 

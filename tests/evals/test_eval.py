@@ -237,3 +237,14 @@ def test_an_agent_that_cannot_start_stops_the_run_with_its_reason(tmp_path):
     assert record["failure"].startswith("the agent could not start (exit status 2): ")
     assert "no-such-provider" in record["failure"]
     assert "stopped: every trial would fail the same way" in done.stderr
+
+
+def test_a_report_page_that_cannot_be_written_is_one_line(tmp_path):
+    out = tmp_path / "out"
+    assert run_cli("eval", str(TINY), "--approve", "--provider", "scripted",
+                   "--out", str(out)).returncode == 0
+    page = tmp_path / "no-such-folder" / "report.html"
+    done = run_cli("eval", "report", str(out), "--html", str(page))
+    assert done.returncode == 1 and not page.exists()
+    assert done.stderr.strip().startswith("miniagent eval report: ")
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -80,8 +80,8 @@ def run_command(argv: List[str]) -> int:
     if any((record["failure"] or "").startswith(CANNOT_START) for record in records):
         return 2  # the agent's flags or keys are wrong: nothing was measured
     if received:
-        say(f"miniagent eval: stopped; {len(records)} finished trials kept in "
-            f"{out / 'results.jsonl'}")
+        kept = f"{len(records)} finished trial{'s' if len(records) != 1 else ''}"
+        say(f"miniagent eval: stopped; {kept} kept in {out / 'results.jsonl'}")
         return 128 + received[0]
     print(format_summary(summarize(merge_results([str(out)]))))  # a retried trial once
     return 1 if any(record["failure"] for record in records) else 0

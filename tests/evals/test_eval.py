@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fake_server import FakeServer
 from helpers import ROOT, run_cli
+from pty_driver import Terminal
 
 BASIC = Path(ROOT) / "miniagent" / "evals" / "basic"
 FIXTURES = Path(ROOT) / "tests" / "fixtures" / "evals"
@@ -196,7 +197,7 @@ def test_ctrl_c_keeps_the_finished_trials_and_leaves_no_process(tmp_path):
     assert process.wait(timeout=10) == 130
     rest = process.stderr.read()
     process.stderr.close()
-    assert "1 finished trials kept" in rest
+    assert "1 finished trial kept" in rest
     assert [record["task"] for record in results(out)] == ["a-quick"]
     sleeper = int(pid_file.read_text())
     assert not os.path.exists(f"/proc/{sleeper}") or \
@@ -248,3 +249,19 @@ def test_a_report_page_that_cannot_be_written_is_one_line(tmp_path):
     assert done.returncode == 1 and not page.exists()
     assert done.stderr.strip().startswith("miniagent eval report: ")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_on_a_terminal_a_suite_from_elsewhere_is_asked_about_once(tmp_path, home):
+    suite = copy_suite(TINY, tmp_path)
+    out = tmp_path / "out"
+    args = ["eval", str(suite), "--provider", "scripted", "--out", str(out)]
+    with Terminal(args, cwd=str(tmp_path)) as term:
+        term.expect("each task's setup and check")
+        term.send("y\r")
+        term.expect("overall")
+        assert term.wait() == 0
+    assert json.loads((home / "trust.json").read_text()) == {str(suite.resolve()): True}
+    with Terminal(args, cwd=str(tmp_path)) as term:  # recorded: not asked again
+        term.expect("overall")
+        assert term.wait() == 0
+        assert "setup and check" not in term.text

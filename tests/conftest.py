@@ -3,9 +3,12 @@
 import compileall
 import os
 import re
+import signal
 import sys
 
 import pytest
+
+from miniagent.errors import STOP_SIGNALS
 
 sys.path.insert(0, os.path.dirname(__file__))  # lets tests import helpers and fake_server
 
@@ -42,6 +45,17 @@ def no_server_reached_yet():
     transport = sys.modules.get("miniagent.http.transport")
     if transport is not None:
         transport.REACHED.clear()
+
+
+@pytest.fixture(autouse=True)
+def stop_signal_handlers_put_back():
+    """A test that runs a front end directly (print_mode.run, not main(), which puts
+    them back) leaves its stop-signal handlers installed; the next test's Ctrl-C must
+    meet Python's own, as a fresh process's would."""
+    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    yield
+    for signum, handler in before.items():
+        signal.signal(signum, handler)
 
 
 @pytest.fixture

@@ -59,7 +59,7 @@ def test_ctrl_c_while_a_silent_server_is_asked_exits_130_without_a_traceback(tmp
         result = run_cli("--base-url", url, "-p", "hi", cwd=str(tmp_path))
         for connection in held:
             connection.close()
-    assert result.returncode == 130
+    assert result.returncode == 130, result.stderr
     assert result.stderr == asking_line(url) + "\n"  # the line, and no traceback
 
 

@@ -66,8 +66,8 @@ def test_every_marker_is_declared_with_a_description():
 def test_each_marker_selects_tests_in_the_file_the_step_names(tmp_path):
     result_file = tmp_path / "selection.json"
     selection = " or ".join(MARKERS)
-    args = ["-q", "-p", "no:cacheprovider", "--collect-only", "--strict-markers", "-m",
-            selection, *MARKED_FILES]
+    args = ["-q", "-p", "no:cacheprovider", "-n", "0",  # collected here, not in workers
+            "--collect-only", "--strict-markers", "-m", selection, *MARKED_FILES]
     run = subprocess.run([sys.executable, "-c", COLLECT_MARKED, str(result_file), *args],
                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True,
                          text=True, timeout=120)
@@ -124,7 +124,7 @@ def test_a_second_correct_solution_of_every_step_keeps_its_tests_and_the_reading
         assert functions, marker
         splice(copy / file, class_name, functions)
     env = dict(os.environ, PYTHONPATH=str(copy))
-    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0"]
     where = subprocess.run([sys.executable, "-c", "import miniagent; print(miniagent.__file__)"],
                            cwd=copy, env=env, capture_output=True, text=True, timeout=60)
     assert where.stdout.startswith(str(copy))  # the copy's package is the one tested

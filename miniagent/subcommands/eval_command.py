@@ -42,6 +42,7 @@ from ..evals.tasks import Suite, TaskError, find_suite
 from ..evals.trial import CANNOT_START, Children, Plan
 from ..files.home import miniagent_home
 from ..modes.output import ArgumentParser, say, usage_error
+from ..modes.terminal import for_terminal
 from ..project.trust import is_trusted, record_trust
 from ..tools.hardening.reaper import catch_stop_signals
 
@@ -76,14 +77,14 @@ def run_command(argv: List[str]) -> int:
         f"{len(pairs)} trials, results in {out}")
     children = Children()
     received = catch_stop_signals(lambda signum: children.stop_all())
-    records = run_pairs(pairs, plan, args.jobs, children, say)
+    records = run_pairs(pairs, plan, args.jobs, children, lambda line: say(for_terminal(line)))
     if any((record["failure"] or "").startswith(CANNOT_START) for record in records):
         return 2  # the agent's flags or keys are wrong: nothing was measured
     if received:
         kept = f"{len(records)} finished trial{'s' if len(records) != 1 else ''}"
         say(f"miniagent eval: stopped; {kept} kept in {out / 'results.jsonl'}")
         return 128 + received[0]
-    print(format_summary(summarize(merge_results([str(out)]))))  # a retried trial once
+    print(for_terminal(format_summary(summarize(merge_results([str(out)])))))  # retried: once
     return 1 if any(record["failure"] for record in records) else 0
 
 
@@ -128,10 +129,10 @@ def report_command(argv: List[str]) -> int:
     if args.against:
         other = merge_results(args.against)
         against = (summarize(other), other)
-        print(format_comparison(summary, against[0], run_name(args.folders),
-                                run_name(args.against)))
-    else:
-        print(format_summary(summary))
+        print(for_terminal(format_comparison(summary, against[0], run_name(args.folders),
+                                             run_name(args.against))))
+    else:  # task names and failures come from files: shown, never obeyed
+        print(for_terminal(format_summary(summary)))
     if args.html:
         try:
             write_html(args.html, summary, records, against)

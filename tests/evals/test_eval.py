@@ -270,3 +270,14 @@ def test_on_a_terminal_a_suite_from_elsewhere_is_asked_about_once(tmp_path, home
         term.expect("overall")
         assert term.wait() == 0
         assert "setup and check" not in term.text
+
+
+def test_control_codes_in_a_results_file_reach_the_terminal_as_symbols(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.jsonl").write_text(json.dumps({
+        "suite": "s", "task": "evil\x1b]0;owned\x07", "trial": 1, "passed": False,
+        "stop_reason": "stop", "failure": "boom \x1b[2J", "cost": 0}) + "\n")
+    done = run_cli("eval", "report", str(out))
+    assert done.returncode == 0
+    assert "\x1b" not in done.stdout and "\u241b]0;owned" in done.stdout

@@ -33,7 +33,7 @@ Left out: tasks that need network, services or a particular Python package; task
 weights (every task counts the same).
 """
 
-import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -45,6 +45,7 @@ BUILTIN_SUITES = Path(__file__).parent  # evals/basic/ and any suite shipped bes
 FIELDS = ("name", "prompt", "check", "setup", "timeout", "max_turns", "max_cost")
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_MAX_TURNS = 30
+NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 
 
 class TaskError(ConfigError):
@@ -118,7 +119,11 @@ def read_task(folder: Path) -> Task:
         raise TaskError(f"{path}: {unknown[0]}: unknown field (known: {', '.join(FIELDS)})")
     if not (folder / "repo").is_dir():
         raise TaskError(f"{path}: repo/: missing (the files the agent starts from)")
-    return Task(name=fields.get("name") or folder.name, folder=folder,
+    name = fields.get("name") or folder.name
+    if not NAME.fullmatch(name):  # it names the trial's files in the results folder
+        raise TaskError(f"{path}: name: must be letters, digits, '.', '_' or '-', "
+                        f"not starting with '.' (got {name!r})")
+    return Task(name=name, folder=folder,
                 prompt=read_prompt(path, fields, body), check=read_check(path, fields),
                 setup=fields.get("setup") or None,
                 timeout=read_number(path, fields, "timeout", float, DEFAULT_TIMEOUT),

@@ -281,3 +281,12 @@ def test_control_codes_in_a_results_file_reach_the_terminal_as_symbols(tmp_path)
     done = run_cli("eval", "report", str(out))
     assert done.returncode == 0
     assert "\x1b" not in done.stdout and "\u241b]0;owned" in done.stdout
+
+
+def test_a_task_name_cannot_lead_out_of_the_results_folder(tmp_path):
+    suite = tmp_path / "suite"
+    task = write_task(suite, "climber", {"check": "true", "name": "../../outside"}, [say("hi")])
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted",
+                   "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and not (tmp_path / "outside").exists()
+    assert f"{task / 'TASK.md'}: name: must be letters" in done.stderr

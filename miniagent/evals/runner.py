@@ -102,7 +102,13 @@ def run_pairs(pairs: List[Pair], plan: Plan, workers: int, children: Children,
             with lock:
                 if children.stopping.is_set():  # cut short by the stop: not a measurement
                     return
-                append_result(str(plan.out), record)
+                try:
+                    append_result(str(plan.out), record)
+                except OSError as error:  # a full disk: every later trial would be lost too
+                    say(f"miniagent eval: stopped: {plan.out} cannot be written "
+                        f"({error.strerror or error})")
+                    children.stop_all()
+                    return
                 records.append(record)
                 progress.show(record)
                 if (record["failure"] or "").startswith(CANNOT_START):  # no key, a bad flag

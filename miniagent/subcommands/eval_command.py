@@ -68,22 +68,29 @@ def run_command(argv: List[str]) -> int:
     except ConfigError as error:
         return usage_error(str(error))
     out = Path(args.out or default_out(suite.name)).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return usage_error(f"{out}: the results folder cannot be made ({error.strerror})")
     pairs = shard_of(trial_pairs(suite, args.trials), args.shard)
     plan = Plan(suite.name, out, model_flags(args), scripted, args.with_home)
+    shard = f", shard {args.shard[0]}/{args.shard[1]}" if args.shard else ""
     say(f"miniagent eval: {suite.name}, {len(suite.tasks)} tasks x {args.trials} "
-        f"trial{'s' if args.trials != 1 else ''}"
-        f"{f', shard {args.shard[0]}/{args.shard[1]}' if args.shard else ''}: "
-        f"{len(pairs)} trials, results in {out}")
+        f"trial{'s' if args.trials != 1 else ''}{shard}: {len(pairs)} trials, results in {out}")
     children = Children()
     received = catch_stop_signals(lambda signum: children.stop_all())
-    records = run_pairs(pairs, plan, args.jobs, children, lambda line: say(for_terminal(line)))
+    try:
+        records = run_pairs(pairs, plan, args.jobs, children, lambda line: say(for_terminal(line)))
+    except OSError as error:  # the folder's results.jsonl, read for what is done already
+        return usage_error(f"{out / 'results.jsonl'}: cannot be read ({error.strerror})")
     if any((record["failure"] or "").startswith(CANNOT_START) for record in records):
         return 2  # the agent's flags or keys are wrong: nothing was measured
     if received:
         kept = f"{len(records)} finished trial{'s' if len(records) != 1 else ''}"
         say(f"miniagent eval: stopped; {kept} kept in {out / 'results.jsonl'}")
         return 128 + received[0]
+    if children.stopping.is_set():  # stopped by an error, which runner.py has told
+        return 1
     print(for_terminal(format_summary(summarize(merge_results([str(out)])))))  # retried: once
     return 1 if any(record["failure"] for record in records) else 0
 

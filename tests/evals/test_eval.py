@@ -290,3 +290,27 @@ def test_a_task_name_cannot_lead_out_of_the_results_folder(tmp_path):
                    "--out", str(tmp_path / "out"))
     assert done.returncode == 2 and not (tmp_path / "outside").exists()
     assert f"{task / 'TASK.md'}: name: must be letters" in done.stderr
+
+
+def test_a_results_file_that_cannot_be_read_is_one_line(tmp_path):
+    out = tmp_path / "out"
+    (out / "results.jsonl").mkdir(parents=True)  # where the file should be
+    done = run_cli("eval", str(TINY), "--approve", "--provider", "scripted", "--out", str(out))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == \
+        f"miniagent: {out / 'results.jsonl'}: cannot be read (not a regular file (a directory))"
+
+
+def test_a_full_disk_stops_the_run_in_one_line(tmp_path, monkeypatch):
+    from miniagent.evals import runner
+
+    def no_space(folder, record):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runner, "append_result", no_space)
+    out = tmp_path / "out"
+    done = run_cli("eval", str(TINY), "--approve", "--provider", "scripted", "--out", str(out),
+                   "--trials", "3", "-j", "2")
+    assert done.returncode == 1
+    assert done.stderr.count(f"stopped: {out} cannot be written (No space left on device)") == 1
+    assert "Traceback" not in done.stderr

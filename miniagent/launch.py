@@ -5,7 +5,7 @@ needs none of ours: the version is a string in miniagent/__init__.py. So the fir
 function called answers that question with nothing loaded, and only then imports the
 command line (cli.py: argparse, the flags, the front ends):
 
-    miniagent --version    -> launch.main() prints it     (this file, os and sys only)
+    miniagent --version    -> launch.main() prints it     (this file and sys only)
     miniagent ANYTHING     -> cli.main()                    (the parser, then the run)
 
 What is left of `--version`'s time is Python's own start, plus the `import re` that

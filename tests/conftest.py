@@ -11,6 +11,10 @@ import pytest
 from miniagent.errors import STOP_SIGNALS
 
 sys.path.insert(0, os.path.dirname(__file__))  # lets tests import helpers and fake_server
+# pytest rewrites each test module's asserts on import, and caches the result only where
+# bytecode may be written: under PYTHONDONTWRITEBYTECODE (set in CI and on the project's
+# machine) every run, in every worker, rewrote all of them again (about 4 s each).
+sys.dont_write_bytecode = False
 
 
 def pytest_sessionstart(session):

@@ -14,10 +14,11 @@ The afternoon path is the spine, top-down; nothing else is needed to see the ide
 The demo (`miniagent --demo`) runs through all of them but http/sse.py, builder.py and
 openai.py, which a real server adds (`--base-url` with any local one). Around the spine,
 each feature is a folder whose `__init__.py` says what it holds and in which order to
-read it: harness/, session/, compaction/, project/, modes/ (interactive/, rpc/),
-subcommands/, then the hardening (tools/hardening/, the providers' guard, history and
-compat) and the plumbing (http/, models/, files/). AGENTS.md holds the one map of every
-file, with what it teaches.
+read it: harness/, session/, compaction/, project/, mcp/, modes/ (interactive/, rpc/),
+subcommands/, evals/ (`miniagent eval`: the agent measured on a suite of tasks), then
+the hardening (tools/hardening/, the providers' guard, history and compat) and the
+plumbing (http/, models/, files/). AGENTS.md holds the one map of every file, with what
+it teaches.
 
 Imports point down only (front ends -> harness -> core -> tools, providers -> plumbing
 -> data): tools and providers never import each other or the core.

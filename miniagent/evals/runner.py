@@ -78,48 +78,60 @@ def run_pairs(pairs: List[Pair], plan: Plan, workers: int, children: Children,
     (a stop through `children.stop_all()` drops the trials it cut short). The first
     agent that cannot start (a missing key) stops the run."""
     done = done_trials(str(plan.out))
-    todo: "queue.Queue[Pair]" = queue.Queue()
-    for task, number in pairs:
-        if (task.name, number) not in done:
-            todo.put((task, number))
-    if len(pairs) > todo.qsize():
-        say(f"miniagent eval: resuming {plan.out}: {len(pairs) - todo.qsize()} of "
+    todo = [(task, number) for task, number in pairs if (task.name, number) not in done]
+    if len(pairs) > len(todo):
+        say(f"miniagent eval: resuming {plan.out}: {len(pairs) - len(todo)} of "
             f"{len(pairs)} trials already done")
-    progress = Progress(todo.qsize(), say)
-    records: List[Dict] = []
-    lock = threading.Lock()  # one writer of results.jsonl and of stderr at a time
-
-    def work() -> None:
-        while not children.stopping.is_set():
-            try:
-                task, number = todo.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                record = run_trial(task, number, plan, children)
-            except Stopped:
-                return
-            with lock:
-                if children.stopping.is_set():  # cut short by the stop: not a measurement
-                    return
-                try:
-                    append_result(str(plan.out), record)
-                except OSError as error:  # a full disk: every later trial would be lost too
-                    say(f"miniagent eval: stopped: {plan.out} cannot be written "
-                        f"({error.strerror or error})")
-                    children.stop_all()
-                    return
-                records.append(record)
-                progress.show(record)
-                if (record["failure"] or "").startswith(CANNOT_START):  # no key, a bad flag
-                    say(f"miniagent eval: stopped: every trial would fail the same way "
-                        f"(the agent's whole output: {plan.out / record['log']})")
-                    children.stop_all()
-
-    threads = [threading.Thread(target=work, name=f"eval-worker-{n}", daemon=True)
-               for n in range(max(1, min(workers, todo.qsize())))]
+    batch = Batch(todo, plan, children, say)
+    threads = [threading.Thread(target=batch.work, name=f"eval-worker-{n}", daemon=True)
+               for n in range(max(1, min(workers, len(todo))))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()  # a stop signal's handler runs meanwhile (eval_command.py)
-    return records
+    return batch.records
+
+
+class Batch:
+    """The trials still to run, shared by the worker threads, and those they finished."""
+
+    def __init__(self, todo: List[Pair], plan: Plan, children: Children,
+                 say: Callable[[str], None]):
+        self.todo: "queue.Queue[Pair]" = queue.Queue()
+        for pair in todo:
+            self.todo.put(pair)
+        self.plan, self.children, self.say = plan, children, say
+        self.progress = Progress(len(todo), say)
+        self.records: List[Dict] = []
+        self.lock = threading.Lock()  # one writer of results.jsonl and of stderr at a time
+
+    def work(self) -> None:
+        """A worker's loop: take a trial, run it, keep its record; until none is left."""
+        while not self.children.stopping.is_set():
+            try:
+                task, number = self.todo.get_nowait()
+                self.keep(run_trial(task, number, self.plan, self.children))
+            except (queue.Empty, Stopped):
+                return
+
+    def keep(self, record: Dict) -> None:
+        """Append the record to results.jsonl and show it; stop the run when nothing
+        more could be measured (a folder that cannot be written, an agent that cannot
+        start)."""
+        with self.lock:
+            if self.children.stopping.is_set():  # cut short by the stop: not a measurement
+                return
+            try:
+                append_result(str(self.plan.out), record)
+            except OSError as error:  # a full disk: every later trial would be lost too
+                self.stop(f"{self.plan.out} cannot be written ({error.strerror or error})")
+                return
+            self.records.append(record)
+            self.progress.show(record)
+            if (record["failure"] or "").startswith(CANNOT_START):  # no key, a bad flag
+                self.stop(f"every trial would fail the same way (the agent's whole output: "
+                          f"{self.plan.out / record['log']})")
+
+    def stop(self, reason: str) -> None:
+        self.say(f"miniagent eval: stopped: {reason}")
+        self.children.stop_all()

@@ -67,6 +67,7 @@ def test_each_marker_selects_tests_in_the_file_the_step_names(tmp_path):
     result_file = tmp_path / "selection.json"
     selection = " or ".join(MARKERS)
     args = ["-q", "-p", "no:cacheprovider", "-n", "0",  # collected here, not in workers
+            "--assert=plain",  # collecting needs no assert rewriting, which is slow
             "--collect-only", "--strict-markers", "-m", selection, *MARKED_FILES]
     run = subprocess.run([sys.executable, "-c", COLLECT_MARKED, str(result_file), *args],
                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True,

@@ -310,7 +310,7 @@ def test_a_full_disk_stops_the_run_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "append_result", no_space)
     out = tmp_path / "out"
     done = run_cli("eval", str(TINY), "--approve", "--provider", "scripted", "--out", str(out),
-                   "--trials", "3", "-j", "2")
+                   "-j", "2")
     assert done.returncode == 1
     assert done.stderr.count(f"stopped: {out} cannot be written (No space left on device)") == 1
     assert "Traceback" not in done.stderr

@@ -2,12 +2,15 @@
 evals/tasks.py, and with no check that passes on a task nobody worked on. (That each
 reference solves its task is the full `basic` run in test_eval.py.)"""
 
-import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-from helpers import ROOT, run_cli
+from helpers import ROOT
 from miniagent.evals.tasks import find_suite
+from miniagent.evals.trial import NOT_TASK_FILES
 
 BASIC_TASKS = ["answer-question", "change-config-value", "create-file-from-spec",
                "fix-typo-bug", "implement-from-docstring", "make-test-pass",
@@ -31,19 +34,15 @@ def test_no_init_py_in_the_suite():
     assert list(find_suite("basic").folder.rglob("__init__.py")) == []
 
 
-def test_no_check_passes_without_the_agents_work(tmp_path):
-    suite = tmp_path / "untouched"
-    for source in [*find_suite("basic").tasks, *find_suite(str(TINY)).tasks]:
-        task = suite / source.name
-        shutil.copytree(source.folder, task, ignore=shutil.ignore_patterns("__pycache__"))
-        (task / "reference.json").write_text(json.dumps(
-            [{"content": [{"type": "text", "text": "I changed nothing."}]}]))
-    out = tmp_path / "out"
-    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
-                   "-j", "2", bound=120)
-    assert done.returncode == 0, done.stderr
-    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    assert len(records) == 10 and not any(record["passed"] for record in records)
-    for record in records:  # and a failing check says why, in the trial's log
-        check_output = (out / record["log"]).read_text().split("--- check ---\n")[1]
-        assert check_output.strip(), record["task"]
+def test_no_check_passes_on_the_untouched_repo_and_each_says_why(tmp_path):
+    # As a trial runs it (evals/trial.py), minus the agent: repo/, then check/ over it.
+    for task in [*find_suite("basic").tasks, *find_suite(str(TINY)).tasks]:
+        copy = tmp_path / task.name
+        shutil.copytree(task.folder / "repo", copy, ignore=NOT_TASK_FILES)
+        if (task.folder / "check").is_dir():
+            shutil.copytree(task.folder / "check", copy, dirs_exist_ok=True,
+                            ignore=NOT_TASK_FILES)
+        done = subprocess.run(["/bin/sh", "-c", task.check], cwd=copy, capture_output=True,
+                              text=True, env=dict(os.environ, PYTHON=sys.executable), timeout=60)
+        assert done.returncode != 0, task.name
+        assert (done.stdout + done.stderr).strip(), f"{task.name}: a failing check says why"

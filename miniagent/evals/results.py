@@ -30,11 +30,11 @@ Left out: what the numbers mean (report.py) and how trials are run (runner.py).
 
 import json
 import os
-import sys
 from typing import Any, Dict, List, Sequence, Set, Tuple
 
 from ..files.safeopen import open_regular
 from ..messages import to_json
+from ..modes.output import say
 from ..session.file import MALFORMED
 
 RESULTS_FILE = "results.jsonl"
@@ -140,4 +140,4 @@ def done_trials(folder: str) -> Set[Tuple[str, int]]:
 
 
 def warn(line: str) -> None:
-    print(f"miniagent eval: {line}", file=sys.stderr)
+    say(f"miniagent eval: {line}")  # say: a closed stderr is no crash

@@ -507,6 +507,7 @@ def test_mcp_tools_in_the_repl_and_no_server_left_when_it_ends(tmp_path, leave):
         term.expect_screen(READY)
         term.send("echo it\r")
         term.expect_screen("Echoed.")
+        term.expect_screen("context ")  # the run's footer: the prompt takes commands again
         assert any(line.strip() == "from the server" for line in term.screen())
         term.send("/mcp\r")
         term.expect_screen("tools: echo, add")

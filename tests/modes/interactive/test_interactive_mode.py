@@ -248,6 +248,7 @@ def test_commands_prompts_attachments_completion_and_history(tmp_path):
         term.expect_screen("answer 1")
         term.send("//help\r")
         term.expect_screen("answer 2")
+        term.expect_screen("context ")  # the run is over: a command is taken, not refused
         term.send("/model other-model\r")
         term.expect_screen("not in the registry")
         term.send("explain @hello.py and @missing.txt\r")
@@ -423,6 +424,7 @@ def test_session_commands_and_a_shell_command_in_a_terminal(tmp_path):
         term.expect_screen("Answer one.")
         term.send("bravo " * 200 + "\r")
         term.expect_screen("Answer two.")
+        term.expect_screen("context ")  # the run is over: a command is taken, not refused
         term.send("/session\r")
         term.expect_screen("cost ")
         path = next((home / "sessions").rglob("*.jsonl"))

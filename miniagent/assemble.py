@@ -61,12 +61,16 @@ def read_prompt(words: List[str], piped_input: Optional[TextIO]) -> str:
     return "\n\n".join(part for part in (piped, " ".join(words).strip()) if part)
 
 
+DEMO_PROJECT = os.path.join(os.path.dirname(__file__), "demo", "project")
+# pip compiles every .py it installs, the demo's hello.py too: its __pycache__ is not the demo's
+NOT_DEMO_FILES = shutil.ignore_patterns("__pycache__")
+
+
 def prepare_cwd(args: argparse.Namespace) -> str:
     """The tools' working directory: a fresh copy of the demo project, --cwd, or here."""
     if args.demo:
         target = tempfile.mkdtemp(prefix="miniagent-demo-")
-        source = os.path.join(os.path.dirname(__file__), "demo", "project")
-        shutil.copytree(source, target, dirs_exist_ok=True)
+        shutil.copytree(DEMO_PROJECT, target, dirs_exist_ok=True, ignore=NOT_DEMO_FILES)
         return target
     cwd = os.path.abspath(os.path.expanduser(args.cwd or os.getcwd()))
     if not os.path.isdir(cwd):

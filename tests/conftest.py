@@ -21,10 +21,10 @@ def pytest_sessionstart(session):
     """Compile the package once, before any test: about a hundred tests start `python -m
     miniagent`, and where PYTHONDONTWRITEBYTECODE is set each of them would compile every
     module it imports again (~70 ms a start). Python reads the compiled files either way;
-    the setting only stops it writing them. The eval suite's task files are data: a
-    __pycache__ among them would be package data too."""
+    the setting only stops it writing them. The eval suite's task files and the demo's
+    project are data: a __pycache__ among them would be package data too."""
     package = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "miniagent")
-    compileall.compile_dir(package, quiet=1, rx=re.compile(r"/evals/basic/"))
+    compileall.compile_dir(package, quiet=1, rx=re.compile(r"/evals/basic/|/demo/project/"))
 
 
 @pytest.fixture(autouse=True)

@@ -67,6 +67,22 @@ def test_demo_fixes_the_file_and_says_where_it_is():
     assert "$ python3 hello.py" in result.stderr  # the steps are shown on stderr
 
 
+def test_the_demo_copy_leaves_out_what_an_install_compiled(tmp_path, monkeypatch):
+    """pip compiles the installed demo project's hello.py; the copy the demo's agent
+    lists must hold only the project (a newcomer saw __pycache__ in the demo's ls)."""
+    import argparse
+
+    from miniagent import assemble
+
+    shipped = tmp_path / "project"
+    (shipped / "__pycache__").mkdir(parents=True)
+    (shipped / "__pycache__" / "hello.cpython-311.pyc").write_bytes(b"compiled")
+    (shipped / "hello.py").write_text("print('hi')\n")
+    monkeypatch.setattr(assemble, "DEMO_PROJECT", str(shipped))
+    copy = assemble.prepare_cwd(argparse.Namespace(demo=True, cwd=None))
+    assert sorted(os.listdir(copy)) == ["hello.py"]
+
+
 def test_bad_options_are_one_line_errors_with_exit_2(tmp_path):
     missing_dir = run_cli("--cwd", str(tmp_path / "nope"), "-p", "hi")
     assert missing_dir.returncode == 2 and "no such directory" in missing_dir.stderr

@@ -112,7 +112,7 @@ class FakeServer(LocalServer):
     def base_url(self) -> str:
         return self.root
 
-    def wait_for_requests(self, count: int, timeout: float = 10) -> bool:
+    def wait_for_requests(self, count: int, timeout: float = 60) -> bool:
         """Block until `count` requests arrived (True) or the timeout passed."""
         with self._lock:
             return self._lock.wait_for(lambda: len(self.requests) >= count, timeout)

@@ -110,7 +110,7 @@ def is_alive(pid):
         return False
 
 
-def wait_gone(pid, seconds=5):
+def wait_gone(pid, seconds=30):
     """Poll (bounded) until a process is gone or a zombie; True if it went."""
     deadline = time.monotonic() + seconds
     while is_alive(pid) and time.monotonic() < deadline:

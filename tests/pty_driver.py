@@ -68,6 +68,9 @@ ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[=>]")
 WAITING_CALLS = {"x86_64": {"7", "23", "270", "271"}, "aarch64": {"72", "73"}}.get(
     platform.machine(), set())
 MINIAGENT = ("-m", "miniagent")
+# How long a wait may take before the test fails. Long: it ends only a failing test, and on
+# a busy machine (two cores at a load of 7) a start or a repaint can take many seconds.
+DEADLINE = 60
 
 # Runs in the child before the program: become the pty's controlling process, so that
 # Ctrl-C typed into the pty is a SIGINT to us (the child is a session leader already).
@@ -139,7 +142,7 @@ class Terminal:
             transcript = self.vt.transcript()
             self._screen_mark = (transcript, len(transcript))
 
-    def expect_screen(self, wanted: str, timeout: float = 10) -> str:
+    def expect_screen(self, wanted: str, timeout: float = DEADLINE) -> str:
         """Wait until the screen (scrollback included) holds one more `wanted` than it
         held up to the mark (see the module's docstring); move the mark past that one
         and return the transcript. Fails showing the screen."""
@@ -155,7 +158,7 @@ class Terminal:
             self._screen_mark = (transcript, _end_of_occurrence(transcript, wanted, before))
             return transcript
 
-    def wait_screen(self, predicate: Callable[[Screen], bool], timeout: float = 10) -> None:
+    def wait_screen(self, predicate: Callable[[Screen], bool], timeout: float = DEADLINE) -> None:
         """Wait until `predicate(term.vt)` holds, e.g. lambda vt: vt.lines()[-1] == "> ".
         Fails showing the screen."""
         with self._changed:
@@ -189,7 +192,7 @@ class Terminal:
         """The output with escape sequences and carriage returns removed."""
         return ESCAPES.sub("", self.text).replace("\r", "")
 
-    def expect(self, wanted: str, timeout: float = 10) -> str:
+    def expect(self, wanted: str, timeout: float = DEADLINE) -> str:
         """Wait until `wanted` appears in the plain output after the mark; move the mark
         past it and return the plain text up to it. Fails showing what was seen."""
         with self._changed:
@@ -208,7 +211,7 @@ class Terminal:
     def send(self, text: str) -> None:
         os.write(self.master, text.encode("utf-8"))
 
-    def ctrl_c(self, timeout: float = 10) -> None:
+    def ctrl_c(self, timeout: float = DEADLINE) -> None:
         """Press Ctrl-C once the child's main thread waits for a key (see the module's
         docstring); where /proc cannot tell, after the timeout."""
         deadline = time.monotonic() + timeout
@@ -223,7 +226,7 @@ class Terminal:
             time.sleep(0.005)  # polling a state, bounded by the deadline
         self.send("\x03")
 
-    def wait(self, timeout: float = 10) -> int:
+    def wait(self, timeout: float = DEADLINE) -> int:
         return self.process.wait(timeout)
 
     def close(self) -> None:

@@ -162,7 +162,7 @@ def test_a_gate_that_breaks_blocks_the_call(tmp_path):
                         "RuntimeError: terminal gone"]
 
 
-def read_until(fd, wanted, timeout=5.0):
+def read_until(fd, wanted, timeout=60.0):
     """What the terminal showed, read until `wanted` appears: a pty passes output on
     asynchronously, so one read may return only part of it."""
     shown = b""

@@ -5,7 +5,7 @@ the tool result messages, in the order the model made the calls. Each call goes
 through three steps:
 
     prepare   find the tool, repair and validate the arguments, ask before_tool_call
-              (which may block the call or rewrite its arguments)
+              (which may block the call or rewrite its arguments), note its files
     execute   run it (in a thread of its own, unless a tool or the config wants the
               calls one after the other), streaming partial results as updates
     finalise  ask after_tool_call (which may rewrite the result), emit the outcome
@@ -14,6 +14,15 @@ Rules this file applies (docs/decisions.md D6 to D8):
 
   * results are appended strictly in the order of the calls, including calls that
     failed before running (unknown tool, invalid arguments, blocked by a hook);
+  * the **file queue** (pi 1.6's file mutation queue, reads included): calls that share
+    a file, one of them writing it, run one after the other in the order of the calls,
+    never in the order their threads happen to get there; calls on other files, and two
+    reads of one file, still run at once.
+    A tool names its files in its `paths` declaration (tools/__init__.py):
+
+        [read a.py, write a.py, edit a.py, read b.py]
+          -> read b.py runs at once; the write waits for the read of a.py, the edit
+             for the write (else it could find no file yet);
   * the **length rule**: a reply cut off by the output token limit may carry truncated
     arguments, so none of its calls runs; each gets an error asking to send it again;
   * **steering**: polled after each call is prepared (parallel mode, before any runs)
@@ -24,14 +33,18 @@ Rules this file applies (docs/decisions.md D6 to D8):
 A failure anywhere (a bad argument, an exception inside a tool) becomes an error result
 the model reads; nothing here raises into the loop.
 
-Left out: what each tool does (tools/), and the turn structure around this (loop.py).
+Left out: what each tool does (tools/), the turn structure around this (loop.py), and
+queueing calls whose files are not known: a bash command or an MCP tool declares none,
+so it runs beside the others, as in pi.
 """
 
 import json
+import os
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Protocol, Set
 
 from .messages import INVALID_ARGUMENTS, Message, text_block, tool_result_message
 from .providers import StreamOptions
@@ -68,6 +81,10 @@ class _Call:
     args: Any = None
     result: Optional[ToolResult] = None  # set early when the call fails before running
     duration_ms: Optional[int] = None  # how long execute() took; None: it never ran
+    reads: Set[str] = field(default_factory=set)  # its files, by real path (Tool.paths)
+    writes: Set[str] = field(default_factory=set)
+    waits_for: List[threading.Event] = field(default_factory=list)  # earlier calls' `done`
+    done: threading.Event = field(default_factory=threading.Event)  # set once it has run
 
 
 def run_tools(assistant: Message, blocks: List[Dict[str, Any]], config: Config,
@@ -133,12 +150,39 @@ def _run_in_parallel(calls: List[_Call], config: Config, emit: Emit):
         if steering:
             return _skip_batch(calls, index, emit), steering
     runnable = [call for call in calls if call.result is None]
+    _queue_by_file(runnable)
     if runnable:
+        # A thread per call: a call waiting for its turn holds a thread, but never the
+        # one the call it waits for needs, and it waits only for earlier calls (no cycle).
         with ThreadPoolExecutor(max_workers=len(runnable)) as pool:
-            futures = [pool.submit(_execute, call, config, emit) for call in runnable]
+            futures = [pool.submit(_execute_in_turn, call, config, emit) for call in runnable]
             for call, future in zip(runnable, futures):
                 call.result = future.result()
     return [_finalise(call, config, emit) for call in calls], []
+
+
+def _queue_by_file(calls: List[_Call]) -> None:
+    """The file queue: each call waits for every earlier call it shares a file with,
+    when either of the two writes it; two reads of one file need not wait."""
+    for index, call in enumerate(calls):
+        call.waits_for = [earlier.done for earlier in calls[:index]
+                          if earlier.writes & (call.reads | call.writes)
+                          or earlier.reads & call.writes]
+
+
+def _execute_in_turn(call: _Call, config: Config, emit: Emit) -> ToolResult:
+    """Run a call once the earlier calls on its files have run; then let the later go."""
+    _wait_for_turn(call)
+    try:
+        return _execute(call, config, emit)
+    finally:
+        call.done.set()
+
+
+def _wait_for_turn(call: _Call) -> None:
+    # No timeout: an earlier call always ends, and an abort ends it sooner.
+    for earlier in call.waits_for:
+        earlier.wait()
 
 
 def _skip_batch(calls: List[_Call], prepared_up_to: int, emit: Emit) -> List[Message]:
@@ -183,8 +227,18 @@ def _prepare(call: _Call, config: Config) -> None:
                 call.result = _error(verdict.get("reason") or "Tool execution was blocked")
             elif "arguments" in verdict:  # a hook's rewrite is checked like the model's
                 call.args = validate_arguments(call.tool, verdict["arguments"])
+        if call.result is None and call.tool.paths is not None:
+            _declare_files(call, config.cwd)
     except Exception as exc:  # noqa: BLE001 - any failure here is reported to the model
         call.result = _error(_explain(exc))
+
+
+def _declare_files(call: _Call, cwd: str) -> None:
+    """The files the call reads and writes, by their real paths: `a.py`, `./a.py` and a
+    symlink to it are one file for the queue."""
+    reads, writes = call.tool.paths(call.args, cwd)
+    call.reads = {os.path.realpath(path) for path in reads}
+    call.writes = {os.path.realpath(path) for path in writes}
 
 
 def _execute(call: _Call, config: Config, emit: Emit) -> ToolResult:

@@ -7,8 +7,9 @@ what every tool shares:
 
   * `Tool`: name, description and JSON Schema (all three are sent to the model, which
     learns the tool's contract from them), an optional `prepare_arguments` that repairs
-    known model mistakes before validation, the `execute` function, and a `sequential`
-    flag for tools that must not run beside others.
+    known model mistakes before validation, the `execute` function, a `sequential`
+    flag for tools that must not run beside others, and an optional `paths`
+    declaration: which files a call reads and which it writes.
   * `ToolContext`: what `execute` gets besides its arguments: the working directory, the
     abort event and an `on_update` callback for live output.
   * `check_not_aborted`: the guard every tool runs first (and long loops repeat every
@@ -27,6 +28,13 @@ Validation example (schema: {"path": string (required), "offset": number}):
     {}                            -> ToolError: "  - path: missing required property"
     {"path": ["a"]}               -> ToolError: "  - path: must be string" (arrays never coerced)
 
+What `paths` is for: the calls of one reply run at once, so two calls on one file would
+race (`[write a.py, edit a.py]`: the edit could find no file yet). toolcalls.py reads the
+declarations and makes calls that share a file, one of them writing it, run in the order
+of the calls. read, write and edit declare their file. bash declares nothing (its command
+may touch any file: it is not queued, as in pi), and neither do grep, find and ls: they
+read directories, and a listing made beside a write may show the file or not.
+
 Left out: the full JSON Schema language ($ref, oneOf, patterns, formats). The tools here
 use objects, arrays, scalars and enums only, and so do pi's.
 """
@@ -36,7 +44,7 @@ import importlib
 import json
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .hardening.coerce import coerce
 
@@ -72,6 +80,9 @@ class Tool:
     execute: Callable[[str, Dict[str, Any], ToolContext], ToolResult]
     prepare_arguments: Optional[Callable[[Any], Any]] = None
     sequential: bool = False
+    paths: Optional[Callable[[Dict[str, Any], str], Tuple[List[str], List[str]]]] = None
+    """paths(args, cwd) -> (files read, files written), as absolute paths, for a call's
+    validated arguments; None: the tool declares no file (see "What `paths` is for")."""
 
     def spec(self) -> Dict[str, Any]:
         """What the provider sends to the model: name, description and schema."""

@@ -32,7 +32,8 @@ U+FFFD there) and the first changed line. A pipe or a device is refused before i
 opened (paths.refuse_special_file): opening a pipe would wait forever. A file over
 10 MB is refused before it is loaded (paths.refuse_oversized), with a bash way out.
 
-A per-file lock (filelock.path_lock) makes two parallel edits of one file take turns, so
+edit declares the file it reads and writes (`paths`), so two edits of one file in a batch
+of parallel calls run one after the other, in the order of the calls (toolcalls.py), and
 both land. Reading the file first is not enforced. Two shapes of arguments models send
 instead of `edits: [...]` are repaired before validation (edit_args.py).
 
@@ -47,7 +48,6 @@ from typing import Dict, List, Optional, Tuple
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .hardening.diff import generate_diff
 from .hardening.edit_args import prepare_arguments
-from .hardening.filelock import path_lock
 from .hardening.fuzzy import NormalisedText, normalise
 from .hardening.paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_path
 from .hardening.truncate import printable
@@ -91,7 +91,14 @@ PARAMETERS = {
 
 
 def create_tool() -> Tool:
-    return Tool("edit", DESCRIPTION, PARAMETERS, execute, prepare_arguments=prepare_arguments)
+    return Tool("edit", DESCRIPTION, PARAMETERS, execute, prepare_arguments=prepare_arguments,
+                paths=paths)
+
+
+def paths(args: Dict, cwd: str):
+    """edit reads its file and writes it back."""
+    path = resolve_path(args["path"], cwd)
+    return [path], [path]
 
 
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
@@ -100,23 +107,22 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     edits = args["edits"]
     if not edits:
         raise ToolError("edits is empty: give at least one {oldText, newText} pair.")
-    with path_lock(path):
-        refuse_special_file(path, "edit")
-        try:
-            with open(path, "rb") as f:
-                refuse_oversized(f, path, MAX_EDIT_BYTES, "file", TOO_BIG_TO_EDIT.format(
-                    path=shlex.quote(path)))
-                raw = f.read()
-        except OSError as exc:
-            raise describe_os_error(exc, path) from exc
-        bom = BOM if raw.startswith(BOM) else b""
-        original = raw[len(bom):].decode("utf-8", errors="surrogateescape")
-        updated = apply_edits(original, edits, path, ctx.abort)
-        try:
-            with open(path, "wb") as f:
-                f.write(bom + updated.encode("utf-8", errors="surrogateescape"))
-        except OSError as exc:
-            raise describe_os_error(exc, path) from exc
+    refuse_special_file(path, "edit")
+    try:
+        with open(path, "rb") as f:
+            refuse_oversized(f, path, MAX_EDIT_BYTES, "file", TOO_BIG_TO_EDIT.format(
+                path=shlex.quote(path)))
+            raw = f.read()
+    except OSError as exc:
+        raise describe_os_error(exc, path) from exc
+    bom = BOM if raw.startswith(BOM) else b""
+    original = raw[len(bom):].decode("utf-8", errors="surrogateescape")
+    updated = apply_edits(original, edits, path, ctx.abort)
+    try:
+        with open(path, "wb") as f:
+            f.write(bom + updated.encode("utf-8", errors="surrogateescape"))
+    except OSError as exc:
+        raise describe_os_error(exc, path) from exc
     diff, first_changed = generate_diff(printable(original), printable(updated))
     blocks = "1 block" if len(edits) == 1 else f"{len(edits)} blocks"
     return text_result(f"Edited {path}: replaced {blocks} of text.",

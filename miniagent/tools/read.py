@@ -27,8 +27,9 @@ is refused before it is opened, see paths.refuse_special_file):
   * Bytes that are not valid UTF-8 are shown as U+FFFD, with a note saying so.
   * An empty file reads as "(empty file)".
 
-A read holds the file's lock (filelock.path_lock) while the file is open, so a parallel
-edit or write of it is seen wholly or not at all, never half-written.
+read declares the file it reads (`paths`), so in a batch of parallel calls it runs after
+an earlier write or edit of that file, and before a later one (toolcalls.py): it sees the
+file as the calls before it left it, never half-written.
 
 Left out (pi has them): downscaling images larger than the limit (we refuse them and
 say how to shrink them; that needs an imaging library), and other encodings than UTF-8.
@@ -43,7 +44,6 @@ from typing import BinaryIO, Dict, Optional
 from ..messages import image_block, text_block
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .hardening.binary import SNIFF_BYTES, is_binary
-from .hardening.filelock import path_lock
 from .hardening.lines import count_lines, decode_lines, read_window
 from .hardening.paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_read_path
 from .hardening.truncate import (DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size,
@@ -72,7 +72,12 @@ PARAMETERS = {
 
 
 def create_tool() -> Tool:
-    return Tool("read", DESCRIPTION, PARAMETERS, execute)
+    return Tool("read", DESCRIPTION, PARAMETERS, execute, paths=paths)
+
+
+def paths(args: Dict, cwd: str):
+    """read reads one file and writes none."""
+    return [resolve_read_path(args["path"], cwd)], []
 
 
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
@@ -80,10 +85,7 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
     path = resolve_read_path(args["path"], ctx.cwd)
     refuse_special_file(path)
     try:
-        # The lock edit and write hold while they change the file: an edit truncates
-        # the file, then writes it, and a read in between would see it empty. Held
-        # only while the file is open; two reads of one file now take turns too.
-        with path_lock(path), open(path, "rb") as f:
+        with open(path, "rb") as f:
             head = f.read(SNIFF_BYTES)
             mime = image_mime(head)
             if mime is not None:

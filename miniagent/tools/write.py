@@ -11,8 +11,9 @@ and safer (it fails if the file is not what the model thinks). A path ending in 
 refused: it names a directory, and dropping the "/" would create a file where the model
 wanted a directory.
 
-write takes the same per-file lock as edit (filelock.path_lock), so a write and an edit of
-one file in the same batch of parallel tool calls do not interleave.
+write declares the file it writes (`paths`), so in a batch of parallel calls a read,
+write or edit of that file runs before or after it, in the order of the calls
+(toolcalls.py), never in the middle of it.
 
 Left out: writing to a temp file and renaming (an interrupted write can leave a partial
 file, as in pi), and keeping a backup of what was overwritten.
@@ -22,7 +23,6 @@ import os
 from typing import Dict
 
 from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
-from .hardening.filelock import path_lock
 from .hardening.paths import describe_os_error, refuse_special_file, resolve_path
 
 DESCRIPTION = (
@@ -42,7 +42,12 @@ PARAMETERS = {
 
 
 def create_tool() -> Tool:
-    return Tool("write", DESCRIPTION, PARAMETERS, execute)
+    return Tool("write", DESCRIPTION, PARAMETERS, execute, paths=paths)
+
+
+def paths(args: Dict, cwd: str):
+    """write reads nothing and writes one file."""
+    return [], [resolve_path(args["path"], cwd)]
 
 
 def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
@@ -55,15 +60,14 @@ def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
                         f"names a directory. Give the file name to write, for example "
                         f"{args['path']}file.txt (missing directories are created).")
     data = args["content"].encode("utf-8")
-    with path_lock(path):
-        # Opening a named pipe to write waits for a reader, maybe forever.
-        refuse_special_file(path, "write")
-        try:
-            # Creating the parents (as pi does) lets a model write src/new/app.py in one
-            # call; otherwise it would need a bash `mkdir -p` first, a turn for nothing.
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(data)
-        except OSError as exc:
-            raise describe_os_error(exc, path) from exc
+    # Opening a named pipe to write waits for a reader, maybe forever.
+    refuse_special_file(path, "write")
+    try:
+        # Creating the parents (as pi does) lets a model write src/new/app.py in one
+        # call; otherwise it would need a bash `mkdir -p` first, a turn for nothing.
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise describe_os_error(exc, path) from exc
     return text_result(f"Wrote {len(data)} bytes to {path}")

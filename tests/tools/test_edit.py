@@ -3,8 +3,6 @@
 The normalised matching is tested in test_fuzzy.py, the repair of the arguments models
 send in test_edit_args.py, the diff in test_diff.py."""
 
-import threading
-
 import pytest
 
 from miniagent.tools import ToolError
@@ -143,43 +141,6 @@ def test_write_back_refused_leaves_the_file_alone(tmp_path, monkeypatch):
     with pytest.raises(ToolError, match=r"^Permission denied: .*f\.txt.*ls -l"):
         edit(tmp_path, "f.txt", one("value = 1", "value = 2"))
     assert path.read_text() == "value = 1\n"
-
-
-def test_two_parallel_edits_of_one_file_both_land(tmp_path, monkeypatch):
-    # The first edit is held between reading the file and writing it back, the moment
-    # a second read-modify-write would lose it; the second edit must wait for the lock.
-    path = make(tmp_path, "".join(f"line {i}\n" for i in range(200)))
-    inside, release = threading.Event(), threading.Event()
-    apply_edits = edit_module.apply_edits
-
-    def held_apply_edits(original, edits, where, *rest):
-        if edits[0]["oldText"] == "line 10\n":
-            inside.set()
-            release.wait(10)
-        return apply_edits(original, edits, where, *rest)
-
-    monkeypatch.setattr(edit_module, "apply_edits", held_apply_edits)
-    errors = []
-
-    def worker(number):
-        try:
-            edit(tmp_path, "f.txt", one(f"line {number}\n", f"LINE {number}\n"))
-        except Exception as exc:  # reported below, with the thread's exception
-            errors.append(exc)
-
-    first = threading.Thread(target=worker, args=(10,))
-    second = threading.Thread(target=worker, args=(150,))
-    first.start()
-    assert inside.wait(10)
-    second.start()
-    second.join(0.2)
-    assert second.is_alive()  # blocked on the file's lock, not writing
-    release.set()
-    first.join()
-    second.join()
-    assert errors == []
-    text = path.read_text()
-    assert "LINE 10\n" in text and "LINE 150\n" in text
 
 
 def test_a_file_too_big_to_hold_in_memory_is_refused_with_a_way_out(tmp_path):

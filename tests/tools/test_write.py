@@ -68,18 +68,6 @@ def test_aborted_before_start(tmp_path):
     assert not (tmp_path / "f.txt").exists()
 
 
-def test_write_waits_for_the_file_lock_that_edit_uses(tmp_path):
-    from miniagent.tools.hardening.filelock import path_lock
-    target = tmp_path / "f.txt"
-    writer = threading.Thread(target=write, args=(tmp_path, "f.txt", "x"))
-    with path_lock(str(target)):
-        writer.start()
-        writer.join(0.2)
-        assert writer.is_alive() and not target.exists()  # blocked on the lock
-    writer.join()
-    assert target.read_text() == "x"
-
-
 def test_a_path_ending_in_a_slash_is_refused(tmp_path):
     # Without the check, "newdir/" resolved to "newdir" and became a FILE of that name.
     with pytest.raises(ToolError, match="the path ends with '/'") as info:

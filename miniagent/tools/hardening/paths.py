@@ -22,8 +22,8 @@ reason where a plain exists() would only say "not found" (a symlink loop), and
 `refuse_special_file` stops a tool before it opens a pipe or a device (which could block
 it forever), and `refuse_oversized` before it loads a file too big to hold in memory.
 
-What a tool does with the file once it has the path is elsewhere: the per-file lock in
-filelock.py, "is it text?" in binary.py.
+What a tool does with the file once it has the path is elsewhere: "is it text?" in
+binary.py; the order of parallel calls on one file in toolcalls.py.
 
 Left out: Windows drive letters, and any sandboxing (a path outside the working directory
 is allowed, as in pi).

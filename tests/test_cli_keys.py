@@ -107,9 +107,12 @@ def test_an_old_style_key_name_in_models_json_is_sent_literally_and_says_so(tmp_
 ODD_KEY = "sk-test/Ab+cD=eF9gH2jK4mN6pQ8rS1tU3vW5xY7z"  # "/", "+", "=": percent-encoded differ
 
 
-def runs_of_the_key(text, key=ODD_KEY, run=8):
-    """Every 8-character run of the key that appears in the text (none may)."""
-    return sorted({key[i:i + run] for i in range(len(key) - run + 1) if key[i:i + run] in text})
+def runs_of_the_key(text, key=ODD_KEY, run=12):
+    """Every 12-character run of the key's secret (after its "sk-") that appears in the
+    text (none may)."""
+    secret = key[len("sk-"):]
+    return sorted({secret[i:i + run] for i in range(len(secret) - run + 1)
+                   if secret[i:i + run] in text})
 
 
 def files_under(*folders):

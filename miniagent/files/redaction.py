@@ -28,11 +28,12 @@ placeholder for a local server ("ollama", "lm-studio"), not a secret: redacting 
 would garble ordinary words in every file. The guard still replaces the exact key of
 the current call, as it is (see `extra`).
 
-What is redacted in a session entry (redact_json): the values, never the structure.
-Every string is redacted (message text, thinking, tool-call arguments, tool results,
-errorMessage, summaries, labels, custom data) except the fields miniagent writes itself
-to hold the tree together (STRUCTURE: type, id, parentId, timestamp, cwd,
-parentSession, role, the model's name ...), and no object key is ever changed. So a
+What is redacted in a session entry (redact_json): the values, never the structure
+(docs/decisions.md D28). Every string is redacted (message text, thinking, tool-call
+arguments, tool results, errorMessage, summaries, labels, custom data) except the
+fields miniagent writes itself to hold the tree together (STRUCTURE: type, id,
+parentId, timestamp, cwd, parentSession, role, the model's name ...), and no object
+key is ever changed. So a
 key that shares a run with the working directory leaves the header's cwd alone, and
 the session is still listed under its folder. Inside free-form objects that came from
 elsewhere (FREE_FORM: a tool call's arguments, a result's details, an extension's

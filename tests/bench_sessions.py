@@ -5,6 +5,9 @@
 - Appending one entry to a session that already holds 1,000 and 100,000 entries: the cost
   must not grow with the file (one open + one write per entry, nothing re-read); and
   against the floor of any appender: `os.write` of the same line on an open descriptor.
+- Appending the same entry with an API key registered (every string of it redacted),
+  against the append without one; and redacting a 1 MB tool output with a 100-character
+  key, which must stay linear (str.find per needle): goal well under 0.1 s.
 - `miniagent stats` of a generated 100 MB session (2 KB text entries, no image) against
   `json.loads` of its lines, each in a fresh process (bench_tools.py explains why), with
   the peak memory of both. Goal: 2x the time, in 64 MB. The file is written once per run.
@@ -26,6 +29,7 @@ from bench_tools import mb, peak_rss_kb  # noqa: E402
 from helpers import write_big_session  # noqa: E402
 from miniagent.session.tree import Session  # noqa: E402
 from miniagent.session.file import to_line  # noqa: E402
+from miniagent.files import redaction  # noqa: E402
 
 LOAD_ENTRIES = 100_000
 APPENDS = 200
@@ -114,6 +118,26 @@ def time_raw_appends(path: str) -> float:
         os.close(fd)
 
 
+def redaction_rows(folder: str):
+    """The append with a key registered, and one 1 MB line redacted (files/redaction.py)."""
+    path = os.path.join(folder, "redacted.jsonl")
+    write_session(path, 1_000)
+    without = time_appends(path)
+    key = "sk-proj-" + "Qw7Zr4Tx9Lm2" * 8  # about 100 characters
+    kept = redaction._needles
+    redaction.add_secret(key)
+    try:
+        with_key = time_appends(path)
+        line = ("x" * 99 + " ") * 10_000 + key[20:40]
+        one_mb = best_of(3, lambda: redaction.redact(line))
+    finally:
+        redaction._needles = kept
+    yield ("session append with an API key registered (per entry)", f"{with_key * 1e6:.1f} us",
+           f"without one: {without * 1e6:.1f} us", f"{with_key / without:.2f}x")
+    yield ("redacting a 1 MB line, 100-character key", f"{one_mb * 1000:.1f} ms", "goal 100 ms",
+           f"{one_mb / 0.1:.2f}x of goal")
+
+
 def stats_rows(folder: str):
     path = os.path.join(folder, "100mb.jsonl")
     write_big_session(path, STATS_ENTRIES)
@@ -158,6 +182,7 @@ def rows():
         write_session(big, LOAD_ENTRIES)
         yield from load_rows(big)
         yield from append_rows(folder, big)
+        yield from redaction_rows(folder)
         yield from stats_rows(folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -8,7 +8,9 @@ from urllib.parse import quote
 import pytest
 
 from fake_server import FakeServer
-from helpers import run_cli
+from helpers import call, run_cli
+from miniagent.files import redaction
+from test_cli_compaction import SUMMARY, configure
 from test_cli_sessions import answer, session_files
 
 USER_KEY = "sk-user-Qw7Zr4Tx9Lm2Vb8Nc5Hj"
@@ -107,9 +109,12 @@ def test_an_old_style_key_name_in_models_json_is_sent_literally_and_says_so(tmp_
 ODD_KEY = "sk-test/Ab+cD=eF9gH2jK4mN6pQ8rS1tU3vW5xY7z"  # "/", "+", "=": percent-encoded differ
 
 
-def runs_of_the_key(text, key=ODD_KEY, run=8):
-    """Every 8-character run of the key that appears in the text (none may)."""
-    return sorted({key[i:i + run] for i in range(len(key) - run + 1) if key[i:i + run] in text})
+def runs_of_the_key(text, key=ODD_KEY, run=12):
+    """Every 12-character run of the key's secret (after its "sk-") that appears in the
+    text (none may)."""
+    secret = key[len("sk-"):]
+    return sorted({secret[i:i + run] for i in range(len(secret) - run + 1)
+                   if secret[i:i + run] in text})
 
 
 def files_under(*folders):
@@ -156,3 +161,54 @@ def test_a_streamed_error_and_a_tool_output_leave_no_run_of_the_key_in_the_sessi
     assert "[redacted]" in text and runs_of_the_key(text) == []
     for line in text.splitlines():
         json.loads(line)  # redaction keeps every line valid JSON
+
+
+# --- Redaction keeps the session's structure ---------------------------------------------
+
+FOLDER_KEY = "sk-proj-widget-factory-lab-compaction-Qz8Rt5Wv"  # its folder's name, and a type
+WITH_FOLDER_KEY = ("--provider", "fake", "--api-key", FOLDER_KEY)
+
+
+def run_in(folder, *args):
+    result = run_cli(*args, cwd=str(folder))
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_a_key_holding_compaction_and_its_folder_resumes_compacts_and_forks_as_any_other(
+        tmp_path, private_home, monkeypatch):
+    monkeypatch.setattr(redaction, "_needles", frozenset())  # only this test's key
+    project = tmp_path / "widget-factory-lab"
+    project.mkdir()
+    (project / "notes.py").write_text("PREFIX = 'sk-proj-'\nold = 'compaction-Qz8Rt5Wv'\n")
+    turns = [{"content": [call("read", path="notes.py")]},
+             answer("read it", input=17000, output=10),  # most of the window: compact next
+             answer(SUMMARY), answer("two"), answer("three")]
+    with FakeServer(turns) as srv:
+        configure(private_home, srv)
+        run_in(project, *WITH_FOLDER_KEY, "-p", "read notes.py")
+        run_in(project, *WITH_FOLDER_KEY, "-c", "-p", "next")  # compacts first, from the file
+        [source] = session_files(private_home)
+        entries = [json.loads(line) for line in open(source)]
+        run_in(project, *WITH_FOLDER_KEY, "--fork", f"{source}:{entries[-1]['id']}", "-p", "other")
+        summarized, forked = srv.requests[2]["body"], srv.requests[4]["body"]
+    # The model saw the file as it is: the prefix kept, only the key's run redacted.
+    assert "PREFIX = 'sk-proj-'\\nold = '[redacted]'" in json.dumps(summarized)
+    kinds = [entry["type"] for entry in entries]
+    assert kinds[0] == "session" and "compaction" in kinds and "[redacted]" not in kinds
+    assert entries[0]["cwd"] == str(project)
+    # The fork knows it was compacted: the summary, not the old turns, opens its context.
+    sent = json.dumps(forked["messages"])
+    assert "Keep the facts." in sent and "read notes.py" not in sent
+    [fork] = [path for path in session_files(private_home) if path != source]
+    header = json.loads(open(fork).readline())
+    assert header["cwd"] == str(project) and header["parentSession"] == source
+    listed = json.loads(run_in(project, "sessions", "--json").stdout)
+    assert sorted(item["file"] for item in listed) == sorted([source, fork])
+    assert {item["cwd"] for item in listed} == {str(project)}
+    stats = json.loads(run_in(project, "stats", source, fork, "--json").stdout)
+    assert stats["total"]["toolCalls"] == {"read": 2}  # the fork holds the read too
+    run_in(project, "export", source, "-o", str(private_home / "page.html"))
+    assert "Keep the facts." in (private_home / "page.html").read_text()
+    for path, text in files_under(private_home):  # the sessions, the page
+        assert FOLDER_KEY not in text and "compaction-Qz8Rt5Wv" not in text, path

@@ -39,6 +39,7 @@ from typing import Any, Callable, Dict, List, Optional
 from .export_details import edit_diff, run_status, system_message
 from .export_file import write_output, write_text
 from ..errors import ExportError, SessionError
+from ..files.redaction import redact_json
 from .export_style import PAGE, SCRIPT, SCRIPT_HASH, STYLE
 from ..messages import one_line, text_of, to_json
 from ..session.tree import Session, TreeNode
@@ -89,6 +90,8 @@ def escape(value: Any) -> str:
 
 def render_html(header: Dict[str, Any], entries: List[dict]) -> str:
     """The whole page for a session's header and entries (version 3, as loaded)."""
+    # The REPL's /export renders from memory, where the API key is still in the text.
+    header, entries = redact_json(header), [redact_json(entry) for entry in entries]
     session = Session(header, list(entries), None, str(header.get("cwd") or ""), persist=False)
     leaf_ids = {entry["id"] for entry in session.get_branch()}
     body: List[str] = []
@@ -322,7 +325,7 @@ def export_markdown(entries: List[dict], out_path: str) -> str:
     """Write the entries (say, a session's current branch) as a Markdown transcript;
     returns the path written. Raises ExportError."""
     parts = ["# Session transcript\n"]
-    for entry in entries:
+    for entry in map(redact_json, entries):  # from memory: the key is still in them
         message = entry.get("message") if entry["type"] == "message" else None
         if isinstance(message, dict):
             parts.append(markdown_message(message))

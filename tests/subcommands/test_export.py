@@ -14,6 +14,8 @@ from helpers import FIXTURES, call, text
 from miniagent.subcommands.dispatch import export_command as main
 from miniagent.subcommands.export import export_html, export_markdown, render_html
 from miniagent.errors import ExportError
+from miniagent.files import redaction
+from miniagent.files.redaction import add_secret
 from miniagent.messages import assistant_message, tool_result_message, user_message
 from miniagent.session.tree import Session
 
@@ -216,6 +218,22 @@ def test_the_markdown_transcript_reads_as_a_conversation(tmp_path):
     assert "Plan A failed" in transcript and "B works." in transcript
     assert "**bash result:**\n\n````\n```\nhi\n````" in transcript  # a fence longer than the text's
 
+
+
+def test_a_page_made_from_memory_has_no_key_and_keeps_its_folder(tmp_path, monkeypatch):
+    """The REPL's /export renders the entries it holds, where the key is still whole."""
+    monkeypatch.setattr(redaction, "_needles", frozenset())
+    key = "sk-proj-keys-lab-Hq3Vb9Xk2Lw8Rt5"
+    add_secret(key)
+    cwd = tmp_path / "keys-lab-Hq3Vb9"  # the folder shares 12 characters with the key
+    session = Session.create(str(cwd), session_dir=str(tmp_path))
+    session.append_message(user_message("what is in .env?"))
+    session.append_message(tool_result_message("c1", "read", [text(f"KEY={key}")], False))
+    page = page_text(render_html(session.header, session.entries))
+    transcript = open(export_markdown(session.get_branch(), str(tmp_path / "t.md"))).read()
+    for written in (page, transcript):
+        assert "KEY=[redacted]" in written and "Hq3Vb9Xk2Lw8" not in written
+    assert str(cwd) in page  # the project row: a folder, not a secret
 
 # --- What a person sees in a browser --------------------------------------------------------
 

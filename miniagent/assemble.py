@@ -49,7 +49,7 @@ from .project.resources import (Project, choose_tools, load_project, mcp_tool_fi
 from .project.system_prompt import render_sections
 from .project.settings import Settings, config_files
 from .compaction.estimate import CompactionSettings
-from .models.window import probe_context_window
+from .models.window import probe_server
 from .modes.terminal import for_terminal
 
 if TYPE_CHECKING:  # for the reader and a type checker only: loaded when mcp.json has servers
@@ -297,20 +297,26 @@ def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None
     know the model: the answer remembered from an earlier run (models/window_cache.py),
     or asked of the server (models/window.py; on_ask(url) hears first) and remembered,
     its having none too; when there is one, the guess's warnings are not needed,
-    otherwise they are printed. Such a model's replies are bounded by
+    otherwise they are printed; and one line warns when its chat template cannot
+    call tools (llama.cpp's /props). Such a model's replies are bounded by
     registry.unknown_max_tokens, within `compaction`'s reserve for that window."""
     model = chosen.model
     window = None
     for notice in chosen.notices:
         say(f"miniagent: {notice}")
     if not chosen.known and model.api == "openai-completions":
-        from .models.window_cache import known_window, remember_window  # only this case needs it
+        from .models.window_cache import known_tools, known_window, remember_window  # only here
         window = known_window(model.base_url, model.id)
         if window is None:
             if on_ask is not None:
                 on_ask(model.base_url)
-            window = probe_context_window(model.base_url, model.id, chosen.api_key) or 0
-            remember_window(model.base_url, model.id, window)  # 0: none served, not asked again
+            served = probe_server(model.base_url, model.id, chosen.api_key)
+            window = served.window or 0  # 0: none served, not asked again
+            remember_window(model.base_url, model.id, window, served.tools)
+        if not known_tools(model.base_url, model.id):
+            say(f"miniagent: warning: the chat template of {for_terminal(model.base_url)} "
+                f"cannot call tools, so {for_terminal(model.id)} will only answer in text "
+                f"(give llama-server a --chat-template-file that handles tools)")
     if window:
         model = replace(model, context_window=window)
     else:

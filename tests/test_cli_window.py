@@ -10,7 +10,7 @@ import time
 import pytest
 
 from fake_server import FakeServer, status
-from helpers import answer, run_cli
+from helpers import FIXTURES, answer, run_cli
 
 WINDOW_QUESTIONS = ("GET /props", "POST /api/show", "GET /api/ps", "GET /api/v0/models")
 OVERFLOW = {"error": {"message": "This model's maximum context length is 32768 tokens. "
@@ -145,3 +145,25 @@ def test_max_tokens_that_is_no_positive_whole_number_is_a_one_line_usage_error(t
     result = run_cli("--max-tokens", value, "-p", "hi", cwd=str(tmp_path))
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "--max-tokens" in result.stderr
+
+
+def test_a_chat_template_that_cannot_call_tools_is_told_on_every_run(tmp_path, private_home):
+    # llama.cpp drops the tools such a template cannot show the model, without a word.
+    props = json.loads((FIXTURES / "llama-server" / "capture-props.json").read_text())
+    props["chat_template_caps"]["supports_tools"] = False
+    with FakeServer([answer("one"), answer("two")], props=props) as srv:
+        first, second = run(srv, tmp_path), run(srv, tmp_path)  # the second asks nothing
+        assert window_questions(srv) == ["GET /props"]
+    for done in (first, second):
+        assert done.returncode == 0, done.stderr
+        [warning] = [line for line in done.stderr.splitlines() if "cannot call tools" in line]
+        assert warning == (f"miniagent: warning: the chat template of {srv.base_url}/v1 cannot "
+                           f"call tools, so local-model will only answer in text (give "
+                           f"llama-server a --chat-template-file that handles tools)")
+
+
+def test_a_chat_template_that_can_call_tools_gets_no_warning(tmp_path):
+    props = json.loads((FIXTURES / "llama-server" / "capture-props.json").read_text())
+    with FakeServer([answer("one")], props=props) as srv:
+        done = run(srv, tmp_path)
+    assert done.returncode == 0 and "tools" not in done.stderr, done.stderr

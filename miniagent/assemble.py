@@ -36,7 +36,7 @@ from .agent import Agent
 from .models.choose import Resolved, is_own_server, own_key, resolve
 from .harness.harness import Harness
 from .harness.limits import RunLimits, cost_is_known
-from .models.registry import Model
+from .models.registry import Model, unknown_max_tokens
 from .models.thinking import clamp_level
 from .errors import ConfigError, SessionError
 from .modes.output import say, stderr_on_terminal
@@ -48,7 +48,8 @@ from .project.resources import (Project, choose_tools, load_project, mcp_tool_fi
                                 system_prompt_builder)
 from .project.system_prompt import render_sections
 from .project.settings import Settings, config_files
-from .models.window import probe_context_window
+from .compaction.estimate import CompactionSettings
+from .models.window import probe_server
 from .modes.terminal import for_terminal
 
 if TYPE_CHECKING:  # for the reader and a type checker only: loaded when mcp.json has servers
@@ -204,6 +205,15 @@ def read_answer(question: str) -> str:
 
 def choose_model(args: argparse.Namespace, recorded: Optional[dict],
                  settings: Settings) -> Tuple[Model, Optional[str]]:
+    """The model and key (pick_model), with --max-tokens as its maxTokens for this run."""
+    model, api_key = pick_model(args, recorded, settings)
+    if args.max_tokens:
+        model = replace(model, max_tokens=args.max_tokens)
+    return model, api_key
+
+
+def pick_model(args: argparse.Namespace, recorded: Optional[dict],
+               settings: Settings) -> Tuple[Model, Optional[str]]:
     """The model and key. Strongest first: the flags, what a resumed session last used
     (when its provider is still usable), settings.json, the registry's default."""
     if args.demo or args.provider == "scripted" or args.script:
@@ -217,18 +227,18 @@ def choose_model(args: argparse.Namespace, recorded: Optional[dict],
             say(f"miniagent: cannot restore the session's model {recorded.get('provider')}/"
                 f"{recorded.get('modelId')} ({exc}); choosing as usual")
         else:
-            return probe_window_or_warn(chosen, announce)
+            return probe_window_or_warn(chosen, announce, settings.compaction)
     if flags_given or not (settings.defaultProvider or settings.defaultModel):
         return probe_window_or_warn(resolve(provider=args.provider, model_id=args.model,
                                             base_url=args.base_url, api_key=args.api_key,
-                                            on_ask=announce), announce)
+                                            on_ask=announce), announce, settings.compaction)
     try:  # settings.json's choice, used only when no flag names a model or a server
         chosen = resolve(provider=settings.defaultProvider, model_id=settings.defaultModel,
                          api_key=args.api_key, on_ask=announce)
     except ConfigError as exc:
         raise ConfigError(f"settings.json (defaultProvider {settings.defaultProvider!r}, "
                           f"defaultModel {settings.defaultModel!r}): {exc}") from None
-    return probe_window_or_warn(chosen, announce)
+    return probe_window_or_warn(chosen, announce, settings.compaction)
 
 
 def scripted_choice(args: argparse.Namespace) -> Tuple[Model, None]:
@@ -284,28 +294,39 @@ def model_for(harness: Harness, provider: str, model_id: str) -> Tuple[Resolved,
     return chosen, harness.base_url
 
 
-def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None]] = None
+def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None]] = None,
+                         compaction: Optional[CompactionSettings] = None
                          ) -> Tuple[Model, Optional[str]]:
     """The chosen model, with the window its server serves when the registry does not
     know the model: the answer remembered from an earlier run (models/window_cache.py),
     or asked of the server (models/window.py; on_ask(url) hears first) and remembered,
     its having none too; when there is one, the guess's warnings are not needed,
-    otherwise they are printed."""
+    otherwise they are printed; and one line warns when its chat template cannot
+    call tools (llama.cpp's /props). Such a model's replies are bounded by
+    registry.unknown_max_tokens, within `compaction`'s reserve for that window."""
     model = chosen.model
     window = None
     for notice in chosen.notices:
         say(f"miniagent: {notice}")
     if not chosen.known and model.api == "openai-completions":
-        from .models.window_cache import known_window, remember_window  # only this case needs it
+        from .models.window_cache import known_tools, known_window, remember_window  # only here
         window = known_window(model.base_url, model.id)
         if window is None:
             if on_ask is not None:
                 on_ask(model.base_url)
-            window = probe_context_window(model.base_url, model.id, chosen.api_key) or 0
-            remember_window(model.base_url, model.id, window)  # 0: none served, not asked again
+            served = probe_server(model.base_url, model.id, chosen.api_key)
+            window = served.window or 0  # 0: none served, not asked again
+            remember_window(model.base_url, model.id, window, served.tools)
+        if not known_tools(model.base_url, model.id):
+            say(f"miniagent: warning: the chat template of {for_terminal(model.base_url)} "
+                f"cannot call tools, so {for_terminal(model.id)} will only answer in text "
+                f"(give llama-server a --chat-template-file that handles tools)")
     if window:
-        model = replace(model, context_window=window, max_tokens=min(model.max_tokens, window))
+        model = replace(model, context_window=window)
     else:
         for warning in chosen.warnings:
             say(f"miniagent: {warning}")
+    if not chosen.known:
+        reserve, _ = (compaction or CompactionSettings()).for_window(model.context_window)
+        model = replace(model, max_tokens=unknown_max_tokens(model.context_window, reserve))
     return model, chosen.api_key

@@ -88,6 +88,10 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="server URL; without --provider: an OpenAI-compatible "
                         "server, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--api-key", help="API key (default: the provider's environment variable)")
+    parser.add_argument("--max-tokens", type=parse_positive_int, metavar="N",
+                        help="tokens one reply may write (default: the model's maxTokens; for "
+                             "a model the registry does not know, a quarter of its window, "
+                             "at most 16,384)")
     parser.add_argument("--thinking", choices=LEVELS,
                         help="reasoning effort for models that think (default: off, or what "
                              "a resumed session used)")
@@ -137,7 +141,7 @@ def add_session_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_positive_int(value: str) -> int:
-    """argparse type for --max-turns: a whole number of at least 1."""
+    """argparse type for --max-turns and --max-tokens: a whole number of at least 1."""
     try:
         number = int(value)
     except ValueError:

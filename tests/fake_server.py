@@ -15,7 +15,7 @@ A POST to .../chat/completions gets an OpenAI Chat Completions stream, a POST to
 .../v1/messages an Anthropic Messages stream. GET /v1/models and /api/tags (Ollama)
 list one model. Running out of turns is an HTTP 500 that says so. The window probe's
 questions (models/window.py) get 404s, or with FakeServer(turns, window=N) a llama.cpp
-/props that serves N tokens.
+/props that serves N tokens (FakeServer(turns, props={...}): that /props body).
 
 A turn may carry a "fault" instead of, or on top of, its content:
 
@@ -96,10 +96,11 @@ class LocalServer:
 class FakeServer(LocalServer):
     """The scripted model server, started and stopped as a context manager."""
 
-    def __init__(self, script, window=None):
+    def __init__(self, script, window=None, props=None):
         super().__init__(_Handler)
         self.turns = script["turns"] if isinstance(script, dict) else list(script)
         self.window = window  # the n_ctx GET /props answers with; None: a 404
+        self.props = props  # a whole /props body to answer with instead (a dict)
         self.requests = []
         self.questions = []  # "GET /props": what was asked about the server
         self.go_on = threading.Event()  # ends a hold_after_pieces fault
@@ -338,7 +339,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         fake = self.server.fake
         fake.questions.append(f"GET {self.path}")
-        if self.path == "/props" and fake.window:
+        if self.path == "/props" and fake.props:
+            self._send_json(200, fake.props)
+        elif self.path == "/props" and fake.window:
             self._send_json(200, {"default_generation_settings": {"n_ctx": fake.window}})
         elif self.path.endswith("/models"):
             self._send_json(200, {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "fake"}]})

@@ -12,6 +12,7 @@ def test_version_and_help_with_examples():
     assert re.match(r"miniagent \d+\.\d+\.\d+", run_cli("--version").stdout)
     help_text = run_cli("--help").stdout
     assert "examples:" in help_text and "--demo" in help_text and "--mode" in help_text
+    assert "--max-tokens N" in help_text
 
 
 def test_no_prompt_and_no_terminal_is_a_usage_error():

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from fake_server import FakeServer
-from helpers import make_agent, run_cli, text, write_script
+from fake_server import FakeServer, turn_from_capture
+from helpers import FIXTURES, make_agent, run_cli, text, write_script
 from miniagent.modes import print_mode
 from miniagent.harness.harness import Harness
 from test_cli_sessions import answer, lines_of, session_files
@@ -86,6 +86,17 @@ def test_odd_usage_numbers_count_as_unknown_and_the_answer_is_kept(tmp_path, pri
     for key in COUNTS:
         assert type(usage[key]) is int and 0 <= usage[key] < 10 ** 9, (key, usage)
     assert usage["cost"]["total"] == 0
+
+
+def test_a_run_whose_server_sent_no_counts_ends_saying_the_usage_is_unknown(tmp_path):
+    # llama-server sends usage only when asked, in its last chunk: this reply has none,
+    # as a reply stopped before its last chunk has none. "0 in · 0 out" would be false.
+    turn = turn_from_capture(FIXTURES / "llama-server" / "capture-stream-text-nousage.txt")
+    with FakeServer([turn]) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "tiny", "hi",
+                         cwd=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[-1] == "1 turn · usage unknown · cost unknown"
 
 
 def broken_harness(tmp_path):

@@ -1,6 +1,7 @@
 """The window a local server serves, asked once and remembered (issue 22): a second run
 against the same unknown model asks nothing, a day-old answer is asked again, an
-overflow forgets it, and a windows.json that is not ours never stops a run."""
+overflow forgets it, and a windows.json that is not ours never stops a run. What one
+reply of such a model may write: a quarter of that window, or --max-tokens (issue 30)."""
 
 import json
 import os
@@ -9,7 +10,7 @@ import time
 import pytest
 
 from fake_server import FakeServer, status
-from helpers import answer, run_cli
+from helpers import FIXTURES, answer, run_cli
 
 WINDOW_QUESTIONS = ("GET /props", "POST /api/show", "GET /api/ps", "GET /api/v0/models")
 OVERFLOW = {"error": {"message": "This model's maximum context length is 32768 tokens. "
@@ -108,3 +109,61 @@ def test_a_windows_json_that_is_not_ours_is_ignored_and_rewritten(tmp_path, priv
         result = run(srv, tmp_path)
     assert result.returncode == 0 and result.stdout == "one\n" and result.stderr == ""
     assert [entry["window"] for entry in remembered(private_home).values()] == [32768]
+
+
+def asked_output(srv):
+    body = srv.requests[-1]["body"]
+    return body.get("max_tokens") or body.get("max_completion_tokens")
+
+
+def test_an_unknown_model_on_an_8k_server_asks_for_a_quarter_of_it_per_reply(tmp_path):
+    # Not the ~7,200 tokens the window leaves: a small model on a slow CPU rambled
+    # through a task's time limit with that much room.
+    with FakeServer([answer("one")], window=8192) as srv:
+        assert run(srv, tmp_path).returncode == 0
+        assert asked_output(srv) == 2048
+
+
+def test_the_reply_cap_of_an_unknown_model_stays_within_the_compaction_reserve(
+        tmp_path, private_home):
+    (private_home / "settings.json").write_text(json.dumps({"compaction": {"reserveTokens": 1500}}))
+    with FakeServer([answer("one")], window=32768) as srv:
+        assert run(srv, tmp_path).returncode == 0
+        assert asked_output(srv) == 1500
+
+
+def test_max_tokens_sets_what_one_reply_may_write(tmp_path):
+    with FakeServer([answer("one")], window=8192) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "local-model",
+                         "--max-tokens", "1200", "-p", "hi", cwd=str(tmp_path))
+        assert result.returncode == 0, result.stderr
+        assert asked_output(srv) == 1200
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "many", "1.5"])
+def test_max_tokens_that_is_no_positive_whole_number_is_a_one_line_usage_error(tmp_path, value):
+    result = run_cli("--max-tokens", value, "-p", "hi", cwd=str(tmp_path))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "--max-tokens" in result.stderr
+
+
+def test_a_chat_template_that_cannot_call_tools_is_told_on_every_run(tmp_path, private_home):
+    # llama.cpp drops the tools such a template cannot show the model, without a word.
+    props = json.loads((FIXTURES / "llama-server" / "capture-props.json").read_text())
+    props["chat_template_caps"]["supports_tools"] = False
+    with FakeServer([answer("one"), answer("two")], props=props) as srv:
+        first, second = run(srv, tmp_path), run(srv, tmp_path)  # the second asks nothing
+        assert window_questions(srv) == ["GET /props"]
+    for done in (first, second):
+        assert done.returncode == 0, done.stderr
+        [warning] = [line for line in done.stderr.splitlines() if "cannot call tools" in line]
+        assert warning == (f"miniagent: warning: the chat template of {srv.base_url}/v1 cannot "
+                           f"call tools, so local-model will only answer in text (give "
+                           f"llama-server a --chat-template-file that handles tools)")
+
+
+def test_a_chat_template_that_can_call_tools_gets_no_warning(tmp_path):
+    props = json.loads((FIXTURES / "llama-server" / "capture-props.json").read_text())
+    with FakeServer([answer("one")], props=props) as srv:
+        done = run(srv, tmp_path)
+    assert done.returncode == 0 and "tools" not in done.stderr, done.stderr

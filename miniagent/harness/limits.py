@@ -41,6 +41,7 @@ class RunLimits:
         """A new prompt starts counting from zero."""
         self.turns, self.cost, self.reason = 0, 0.0, None
         self.input_tokens = self.output_tokens = 0  # for the end-of-run line
+        self.reported = False  # did any reply say its tokens? (zeros may mean it never did)
 
     def count(self, message: Dict[str, Any]) -> None:
         """Count one finished assistant message (called on every message_end)."""
@@ -52,6 +53,7 @@ class RunLimits:
         self.cost += usage["cost"]["total"]
         self.input_tokens += usage.get("input", 0) + usage.get("cacheRead", 0)
         self.output_tokens += usage.get("output", 0)
+        self.reported = self.reported or usage["totalTokens"] > 0
         if message.get("stopReason") != "error":
             self.turns += 1
 
@@ -72,9 +74,13 @@ class RunLimits:
 
 
 def summary_line(limits: RunLimits, cost: str) -> str:
-    """The line print-less text mode ends with: "3 turns · 12,040 in · 310 out · $0.0123"."""
+    """The line print-less text mode ends with: "3 turns · 12,040 in · 310 out · $0.0123";
+    "1 turn · usage unknown · cost unknown" when no reply reported its tokens (a server
+    that sends them only in its last chunk, stopped before it; the scripted model)."""
     turns = f"{limits.turns} turn{'s' if limits.turns != 1 else ''}"
-    return f"{turns} · {limits.input_tokens:,} in · {limits.output_tokens:,} out · {cost}"
+    counts = f"{limits.input_tokens:,} in · {limits.output_tokens:,} out" if limits.reported \
+        else "usage unknown"
+    return f"{turns} · {counts} · {cost}"
 
 
 def cost_is_known(model: Any) -> bool:

@@ -14,12 +14,18 @@ failure into an assistant message and its errorMessage is all the harness sees:
                                           wait 120 s; the limit is 60 s)"
     501 "Not Implemented"             -> "501 Not Implemented"               final (status)
     429 "exceeded your current quota" -> final (quota)
+    500 "tools param requires --jinja flag"
+                                      -> "... (not retried: start llama-server with
+                                          --jinja to let the model call tools)"
 
 `is_final(text)`, `retry_asked(text)` and `asked_wait(text)` read the verdict back. The rules
 (docs/decisions.md D3), the first that decides wins:
 
 - Quota and billing bodies are final on 429, 400, 402 and 403: "you exceeded your
   current quota" does not get better in a few seconds.
+- A body that names a server's setup (FINAL_BODIES) is final whatever its status, and
+  says the step that mends it: llama-server started without `--jinja` answers every
+  request that carries tools with a 500, however often it is asked.
 - The server's `x-should-retry: true|false` header overrides the status.
 - Transient statuses: 408, 429, 500, 502, 503, 504, 520, 524, 529. Every other status
   (501 and 505 included: the server does not do what we ask) is final.
@@ -46,6 +52,10 @@ MAX_SERVER_DELAY = 60.0  # seconds; a longer retry-after fails at once
 # A quota error can hide behind any of these statuses; its body says which it is.
 QUOTA_STATUSES = frozenset({400, 402, 403, 429})
 QUOTA_MARKERS = ("insufficient_quota", "billing", "credit balance", "exceeded your current quota")
+# Bodies no retry can mend, each with the one step that can (llama.cpp's wording).
+FINAL_BODIES = {
+    "tools param requires --jinja flag": "start llama-server with --jinja to let the model call tools",
+}
 # The verdicts a message carries when its status alone does not tell:
 NOT_RETRIED = "(not retried: "  # final, e.g. "503 Busy (not retried: the server said not to)"
 RETRY_ASKED = "(the server asks to retry)"  # x-should-retry: true on a final status
@@ -66,6 +76,9 @@ def error_for_status(status: int, headers, body_text: str, url: str = "") -> HTT
     message = http_error_message(status, body_text, url)  # a 404 names the URL
     if status in QUOTA_STATUSES and is_quota_error(body_text):
         return HTTPError(message, status)  # final, whatever else the response says
+    for marker, step in FINAL_BODIES.items():
+        if marker in body_text:
+            return HTTPError(not_retried(message, step), status)
     verdict = headers.get("x-should-retry", "").strip().lower()
     if verdict == "false":
         return HTTPError(not_retried(message, "the server said not to"), status)

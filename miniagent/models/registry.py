@@ -103,6 +103,17 @@ class Provider:
     own: bool = False  # defined by the user's models.json alone, not a built-in name
 
 
+def unknown_max_tokens(context_window: int, reserve: int) -> int:
+    """What one reply may write when the registry does not know the model: a quarter of
+    its window, at most DEFAULT_MAX_TOKENS, and never more than compaction keeps free for
+    a reply (`reserve`; 0 keeps nothing free and bounds nothing). A small local model on
+    a slow CPU asked for most of an 8k window may ramble for minutes.
+
+    Examples: (8192, 2048) -> 2048;  (128000, 16384) -> 16384;  (128000, 4000) -> 4000
+    """
+    return min([DEFAULT_MAX_TOKENS, max(1, context_window // 4)] + ([reserve] if reserve > 0 else []))
+
+
 # --- Checking a models.json ------------------------------------------------------------
 
 

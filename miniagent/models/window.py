@@ -14,6 +14,10 @@ the registry knows a model, the harness asks the server, once per run:
                 never more than model_info's *.context_length (what it was trained for)
     LM Studio   GET  {root}/api/v0/models -> loaded_context_length of that model
 
+llama.cpp's /props also says whether the chat template it was started with can call
+tools (`chat_template_caps.supports_tools`); one that cannot drops the tools we send
+without a word, so `probe_server` passes that on too (`Served.tools`).
+
 {root} is the base URL without its /v1. The probes run in that order until one answers,
 within 2 seconds in all. Any failure (refused, 404, not JSON, a field missing) is
 silence: None, and the caller falls back to its default.
@@ -23,6 +27,7 @@ place for it), and asking again when a server restarts with another size mid-run
 """
 
 import time
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional
 
 PROBE_SECONDS = 2.0
@@ -34,11 +39,31 @@ PROBE_SECONDS = 2.0
 OLLAMA_DEFAULT_CONTEXT = 4096
 
 
+@dataclass
+class Served:
+    """What a server says of how it serves a model."""
+
+    window: Optional[int] = None
+    """The context window, or None if it will not say."""
+    tools: bool = True
+    """False when its chat template cannot call tools (llama.cpp's /props says so)."""
+
+
 def probe_context_window(base_url: str, model_id: str, api_key: Optional[str] = None,
                          timeout: float = PROBE_SECONDS) -> Optional[int]:
     """The window the server at base_url serves model_id with, or None if it will not say.
 
     Example: a llama.cpp server started with -c 4096 at http://127.0.0.1:8080/v1 -> 4096
+    """
+    return probe_server(base_url, model_id, api_key, timeout).window
+
+
+def probe_server(base_url: str, model_id: str, api_key: Optional[str] = None,
+                 timeout: float = PROBE_SECONDS) -> Served:
+    """The window and the tool support of the server at base_url (see Served).
+
+    Example: llama.cpp started with -c 4096 and a template without tools
+             -> Served(window=4096, tools=False)
     """
     import requests  # here, not at the top: importing this module must stay cheap
 
@@ -59,11 +84,15 @@ def probe_context_window(base_url: str, model_id: str, api_key: Optional[str] = 
         except (requests.RequestException, ValueError):  # refused, timed out, not JSON
             return None
 
-    for probe in (_llama_cpp, _ollama, _lm_studio):
+    props = ask("GET", "/props")
+    window = _llama_cpp(props)
+    if window:
+        return Served(window, _template_calls_tools(props))
+    for probe in (_ollama, _lm_studio):
         window = probe(ask, model_id)
         if window:
-            return window
-    return None
+            return Served(window)
+    return Served()
 
 
 def server_root(base_url: str) -> str:
@@ -82,10 +111,16 @@ def _positive(value: Any) -> Optional[int]:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def _llama_cpp(ask: Ask, model_id: str) -> Optional[int]:
-    props = ask("GET", "/props")
+def _llama_cpp(props: Any) -> Optional[int]:
     settings = props.get("default_generation_settings") if isinstance(props, dict) else None
     return _positive(settings.get("n_ctx")) if isinstance(settings, dict) else None
+
+
+def _template_calls_tools(props: Dict[str, Any]) -> bool:
+    """False only when /props says so in as many words: an older llama.cpp without
+    chat_template_caps is given the benefit of the doubt."""
+    caps = props.get("chat_template_caps")
+    return not (isinstance(caps, dict) and caps.get("supports_tools") is False)
 
 
 def _ollama(ask: Ask, model_id: str) -> Optional[int]:

@@ -6,13 +6,19 @@ answer is kept in the miniagent home, one entry per server and model:
 
     ~/.miniagent/windows.json
     {"http://127.0.0.1:8080/v1 qwen2.5-coder": {"window": 4096, "askedAt": 1764662400000},
-     "https://api.example.com/v1 big-model": {"window": 0, "askedAt": 1764662400000}}
+     "https://api.example.com/v1 big-model": {"window": 0, "askedAt": 1764662400000},
+     "http://127.0.0.1:8081/v1 smol": {"window": 8192, "askedAt": 1764662400000,
+                                       "tools": false}}
 
     known_window(url, model)            the window asked less than a day ago, or None
     remember_window(url, model, 4096)   after the server answered
     remember_window(url, model, 0)      after it answered none: a server that says
                                         nothing (vLLM, a hosted API) is not asked again
                                         either, and the run plans with the guess
+    remember_window(url, model, 8192, tools=False)
+                                        its chat template cannot call tools (llama.cpp's
+                                        /props said so): every run warns, not just the
+                                        one that asked; known_tools(url, model) -> False
     forget_window(url, model)           after a request overflowed: the server was
                                         restarted smaller, so the next run asks again
 
@@ -44,7 +50,7 @@ from ..files.safeopen import TEXT_LIMIT, read_regular
 ASK_AGAIN_MS = 24 * 60 * 60 * 1000  # a day
 MAX_ENTRIES = 200
 
-Entries = Dict[str, Dict[str, int]]
+Entries = Dict[str, Dict[str, Any]]
 
 
 def known_window(base_url: str, model_id: str) -> Optional[int]:
@@ -56,10 +62,19 @@ def known_window(base_url: str, model_id: str) -> Optional[int]:
     return entry["window"]
 
 
-def remember_window(base_url: str, model_id: str, window: int) -> None:
+def known_tools(base_url: str, model_id: str) -> bool:
+    """False when the server was remembered saying its template cannot call tools."""
+    entry = read_entries().get(entry_key(base_url, model_id)) or {}
+    return entry.get("tools") is not False
+
+
+def remember_window(base_url: str, model_id: str, window: int, tools: bool = True) -> None:
     """Keep the server's answer, asked now."""
     entries = read_entries()
-    entries[entry_key(base_url, model_id)] = {"window": window, "askedAt": now_ms()}
+    entry = {"window": window, "askedAt": now_ms()}
+    if not tools:
+        entry["tools"] = False
+    entries[entry_key(base_url, model_id)] = entry
     write_entries(entries)
 
 

@@ -203,16 +203,21 @@ def compacted_text(tokens_before: int) -> str:
     return f"compacted: {tokens_before:,} tokens of older conversation are now a summary"
 
 
-def footer_text(usage: Dict[str, float], context_tokens: int, model: Any) -> str:
+def footer_text(usage: Optional[Dict[str, float]], context_tokens: int, model: Any) -> str:
     """The line after a prompt's run: the tokens it used, what they cost, and how full
     the context window is (the last reply's tokens: what the next request re-sends).
+    `usage` is None when no reply reported its tokens, and a context of 0 tokens was
+    never reported: a server may send the counts only in its last chunk (llama.cpp),
+    so a reply stopped before it has none, and zeros would be a false count.
 
-    Example: "1,200 in · 80 out · 1,024 cached · $0.0042 · context 2% of 200k"
+    Examples: "1,200 in · 80 out · 1,024 cached · $0.0042 · context 2% of 200k"
+              "usage unknown · context unknown of 8k"   (a first reply stopped early)
     """
     window = model.context_window
-    return (f"{usage['input']:,} in · {usage['output']:,} out · {usage['cacheRead']:,} cached"
-            f" · {cost_text(usage['cost'], model)}"
-            f" · context {100 * context_tokens / window:.0f}% of {window // 1000:,}k")
+    counts = (f"{usage['input']:,} in · {usage['output']:,} out · {usage['cacheRead']:,} cached"
+              f" · {cost_text(usage['cost'], model)}") if usage is not None else "usage unknown"
+    full = f"{100 * context_tokens / window:.0f}%" if context_tokens else "unknown"
+    return f"{counts} · context {full} of {window // 1000:,}k"
 
 
 def cost_text(dollars: float, model: Any) -> str:

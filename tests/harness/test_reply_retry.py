@@ -115,7 +115,9 @@ def test_a_retry_that_succeeds_ends_with_success():
 @pytest.mark.parametrize("turn", [
     status(501, body="Not Implemented"), status(505), status(404), status(400, body="bad"),
     status(429, body={"error": {"message": "You exceeded your current quota",
-                                "code": "insufficient_quota"}})])
+                                "code": "insufficient_quota"}}),
+    status(500, body={"error": {"code": 500, "message": "tools param requires --jinja flag",
+                                "type": "server_error"}})])
 def test_a_final_failure_is_one_request_and_no_wait(turn):
     # A base delay of 60 s: a test that waited once would not end within run_cli's bound.
     last, events, requests = run_against([turn, ANSWER], base_delay=60)

@@ -118,6 +118,20 @@ def test_llama_server_500_is_sent_once_and_reported():
     assert error.message.startswith("500 [json.exception.parse_error.101]")
 
 
+# llama-server's own answer when started without --jinja and asked with tools (the shape
+# of its other 500s, capture-error-bad-json.txt; the message is llama.cpp's).
+NO_JINJA = {"error": {"code": 500, "message": "tools param requires --jinja flag",
+                      "type": "server_error"}}
+
+
+def test_llama_server_without_jinja_is_final_and_says_how_to_start_it():
+    with FakeServer([status(500, body=NO_JINJA), HELLO]) as srv:
+        error = fail_once(srv)
+    assert error.message == ("500 tools param requires --jinja flag (server_error) (not retried: "
+                             "start llama-server with --jinja to let the model call tools)")
+    assert is_final(error.message)
+
+
 # --- The decisions, as plain functions -------------------------------------------------
 
 

@@ -17,6 +17,7 @@ from helpers import models_server
 from miniagent.models import choose
 from miniagent.models.choose import ollama_base_url, probe_first_model, resolve
 from miniagent.models.registry import (BUILTIN_REGISTRY, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model,
+                                       unknown_max_tokens,
                                        list_models, load_providers, registry_models, validate)
 from miniagent.errors import ConfigError
 
@@ -70,6 +71,14 @@ def test_registry_covers_the_providers_with_one_default_each(env):
     ids = {m.id for m in registry_models(env)}
     assert {"gpt-4.1", "gpt-4o-mini", "o3", "gpt-5", "claude-sonnet-4-5", "claude-haiku-4-5",
             "deepseek-chat", "deepseek-reasoner", "qwen2.5-coder:7b", "llama3.1:8b"} <= ids
+
+
+def test_an_unknown_models_reply_cap_is_a_quarter_of_its_window_within_the_reserve():
+    assert unknown_max_tokens(8192, 2048) == 2048
+    assert unknown_max_tokens(128_000, 16_384) == 16_384
+    assert unknown_max_tokens(1_000_000, 50_000) == 16_384  # never above the default
+    assert unknown_max_tokens(128_000, 4_000) == 4_000  # compaction keeps no more free
+    assert unknown_max_tokens(8192, 0) == 2048  # a reserve of 0 bounds nothing
 
 
 def test_every_model_has_sane_limits_and_prices(env):

@@ -8,7 +8,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from helpers import FIXTURES
-from miniagent.models.window import OLLAMA_DEFAULT_CONTEXT, probe_context_window, server_root
+from miniagent.models.window import (OLLAMA_DEFAULT_CONTEXT, Served, probe_context_window,
+                                     probe_server, server_root)
 
 
 class Server:
@@ -67,6 +68,18 @@ def test_llama_cpp_reports_the_served_n_ctx_from_props():
     props = (FIXTURES / "llama-server" / "capture-props.json").read_text()  # a real /props
     with Server({"GET /props": props}) as base_url:
         assert probe_context_window(base_url, "tiny-random-llama") == 4096
+
+
+def test_llama_cpp_props_say_whether_the_chat_template_can_call_tools():
+    props = json.loads((FIXTURES / "llama-server" / "capture-props.json").read_text())
+    with Server({"GET /props": props}) as base_url:
+        assert probe_server(base_url, "tiny-random-llama") == Served(4096, tools=True)
+    props["chat_template_caps"]["supports_tools"] = False  # SmolLM2's template has none
+    with Server({"GET /props": props}) as base_url:
+        assert probe_server(base_url, "tiny-random-llama") == Served(4096, tools=False)
+    del props["chat_template_caps"]  # an older llama.cpp does not say: no warning
+    with Server({"GET /props": props}) as base_url:
+        assert probe_server(base_url, "tiny-random-llama") == Served(4096, tools=True)
 
 
 def test_ollama_num_ctx_from_the_model_parameters_wins():

@@ -26,6 +26,7 @@ def test_the_footer_shows_tokens_cost_and_context():
     usage = {"input": 1200, "output": 80, "cacheRead": 1024, "cost": 0.0042}
     assert footer_text(usage, 4000, priced) == (
         "1,200 in · 80 out · 1,024 cached · $0.0042 · context 2% of 200k")
+    assert footer_text(None, 0, priced) == "usage unknown · context unknown of 200k"
     assert cost_text(1.5, priced) == "$1.50"
 
 

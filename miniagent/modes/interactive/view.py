@@ -265,7 +265,8 @@ class RunView:
             self._end_answer()
             self._waiting_since = None
             self._running.clear()
-            footer = footer_text(self._usage, self._context_tokens, model)
+            usage = self._usage if self._usage["reported"] else None
+            footer = footer_text(usage, self._context_tokens, model)
             footer += f" · {also}" if also else ""
             self._commit(self.style.apply(footer, "dim"))
             self._reset_usage()
@@ -275,11 +276,12 @@ class RunView:
         for key in ("input", "output", "cacheRead"):
             self._usage[key] += usage.get(key, 0)
         self._usage["cost"] += (usage.get("cost") or {}).get("total", 0.0)
-        if usage.get("totalTokens"):
+        if usage.get("totalTokens"):  # zero: the reply never said (stopped before its last chunk)
             self._context_tokens = usage["totalTokens"]
+            self._usage["reported"] = True
 
     def _reset_usage(self) -> None:
-        self._usage = {"input": 0, "output": 0, "cacheRead": 0, "cost": 0.0}
+        self._usage = {"input": 0, "output": 0, "cacheRead": 0, "cost": 0.0, "reported": False}
 
 
 def shown_result(event: Dict[str, Any], style: Style, width: int,

@@ -85,7 +85,7 @@ class ModelCommands:
 
     def _use(self, provider: str, model_id: str) -> None:
         chosen, base_url = model_for(self.harness, provider, model_id)
-        model, api_key = probe_window_or_warn(chosen)
+        model, api_key = probe_window_or_warn(chosen, compaction=self.harness.compaction)
         self.harness.set_model(model, api_key, base_url)  # clamps the thinking level too
 
     # --- Thinking --------------------------------------------------------------------------

@@ -4,6 +4,7 @@ once (`take_commits`) and what the live area shows (`live`), with and without co
 import io
 import time
 
+from miniagent.messages import assistant_message
 from miniagent.models.registry import Model
 from miniagent.modes.interactive.linemode import LineScreen
 from miniagent.modes.interactive.view import RunView
@@ -125,6 +126,20 @@ def test_each_failure_is_shown_once_the_retried_ones_in_their_notices():
         "retrying in 2 s (1 of 3): 500 boom", "retrying in 4 s (2 of 3): 500 boom",
         "retrying in 8 s (3 of 3): 500 boom", "error: 500 boom",
         "40 in · 20 out · 12 cached · $0.00 · context 1% of 128k"]
+
+
+def test_a_first_reply_stopped_before_its_counts_leaves_the_usage_unknown_not_zero():
+    # llama.cpp sends usage in its last chunk only: a reply aborted before it has zeros.
+    view = RunView(Style(False))
+    stopped = reply("aborted")
+    stopped["message"]["usage"] = assistant_message("openai-completions", "p", "tiny")["usage"]
+    view(stopped)
+    view.show_footer(Model("tiny", "openai-compatible", "openai-completions",
+                           context_window=8192))
+    assert view.take_commits()[-1] == "usage unknown · context unknown of 8k"
+    view(reply())  # the next prompt's reply says its counts again
+    view.show_footer(Model("tiny", "scripted", "scripted", context_window=8192))
+    assert view.take_commits()[-1] == "10 in · 5 out · 3 cached · $0.00 · context 12% of 8k"
 
 
 def test_the_line_modes_progress_line_comes_every_five_seconds_of_a_command():

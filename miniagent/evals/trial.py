@@ -7,6 +7,7 @@ user's), and a new process:
 
     TMP/work/          the copy of repo/: the agent's --cwd
     TMP/home/          MINIAGENT_HOME (or the user's own, with --with-home)
+    TMP/python         the steps' $PYTHON (evals/check_python.py): the copy last on its path
     TMP                the child's working directory: outside the copy
 
     1. setup           `sh -c SETUP` in the copy                      (optional)
@@ -18,7 +19,9 @@ user's), and a new process:
 Each step is a process group of its own, bounded by the task's timeout, and killed
 whole when it ends (what a test or the agent left running in the background dies
 with it). The setup and the check get PYTHON, the interpreter running miniagent, so a
-check runs `$PYTHON -m unittest` whatever `python` means on the machine.
+check runs `"$PYTHON" -m unittest` whatever `python` means on the machine; and it runs
+that interpreter with the copy last on its module path (evals/check_python.py), so a
+`unittest.py` the agent left in the copy cannot stand in for the real one.
 
 The trial's record (evals/results.py) comes from the session file, as `miniagent stats`
 reads it, and from how the agent process ended:
@@ -39,6 +42,7 @@ the copy and the private home keep trials apart, not a hostile model out.
 """
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -59,6 +63,7 @@ from .tasks import Task
 CHILD = "import sys; sys.path.insert(0, sys.argv.pop(1)); from miniagent.launch import main; " \
         "sys.exit(main())"
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+CHECK_PYTHON = str(Path(__file__).resolve().parent / "check_python.py")
 LIMIT_LINES = {"stopped at --max-turns": "max_turns", "stopped at --max-cost": "max_cost"}
 ABORTED = (130, 143, 129)
 NOT_TASK_FILES = shutil.ignore_patterns("__pycache__")  # compiled by an install, not the task's
@@ -140,9 +145,9 @@ def new_record(plan: Plan, task: Task, number: int, session: Path, log: Path) ->
 def run_steps(task: Task, plan: Plan, children: Children, scratch: Path, session: Path,
               output, record: Dict) -> None:
     """Setup, agent, check: the record filled in as each one ends."""
-    work, home = scratch / "work", scratch / "home"
+    work = scratch / "work"
     shutil.copytree(task.folder / "repo", work, symlinks=True, ignore=NOT_TASK_FILES)
-    env = step_environment(home, plan.with_home)
+    env = step_environment(scratch, plan.with_home)
     if task.setup:
         status = run_step(["/bin/sh", "-c", task.setup], work, env, task.timeout, "setup",
                           output, children)
@@ -168,9 +173,10 @@ def run_steps(task: Task, plan: Plan, children: Children, scratch: Path, session
     record["passed"] = status == 0
 
 
-def step_environment(home: Path, with_home: bool) -> Dict[str, str]:
+def step_environment(scratch: Path, with_home: bool) -> Dict[str, str]:
     """The user's environment (keys included), the trial's home, and PYTHON."""
-    env = dict(os.environ, PYTHON=sys.executable)
+    env = dict(os.environ, PYTHON=str(write_check_python(scratch)))
+    home = scratch / "home"
     if with_home:
         env["MINIAGENT_HOME"] = str(miniagent_home())
         return env
@@ -179,6 +185,16 @@ def step_environment(home: Path, with_home: bool) -> Dict[str, str]:
         shutil.copyfile(models_file(), home / "models.json")
     env["MINIAGENT_HOME"] = str(home)
     return env
+
+
+def write_check_python(scratch: Path) -> Path:
+    """SCRATCH/python: this interpreter, isolated, running evals/check_python.py. It is
+    outside the copy, so nothing the agent writes there stands in for it."""
+    script = scratch / "python"
+    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -I "
+                      f"{shlex.quote(CHECK_PYTHON)} \"$@\"\n")
+    script.chmod(0o755)
+    return script
 
 
 def agent_command(task: Task, plan: Plan, work: Path, session: Path) -> List[str]:

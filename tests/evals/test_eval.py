@@ -56,6 +56,11 @@ def say(text):
     return {"content": [{"type": "text", "text": text}]}
 
 
+def write(path, content):
+    return {"content": [{"type": "toolCall", "name": "write",
+                         "arguments": {"path": path, "content": content}}]}
+
+
 def test_the_basic_suite_passes_offline_with_its_references(tmp_path):
     out = tmp_path / "out"
     done = run_cli("eval", "basic", "--provider", "scripted", "--out", str(out), "-j", "2",
@@ -135,6 +140,27 @@ def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
                                            "no such tool"
     assert records["broken"]["session"] is None and not records["broken"]["passed"]
     assert done.returncode == 1  # a trial failed for a reason outside the agent
+
+
+def test_a_module_the_agent_leaves_in_the_copy_cannot_stand_in_for_what_a_check_imports(tmp_path):
+    suite = tmp_path / "suite"  # N06: a unittest.py of the agent's "passed" any unittest check
+    shutil.copytree(BASIC / "fix-typo-bug", suite / "fix-typo-bug", ignore=NOT_DATA)
+    (suite / "fix-typo-bug" / "reference.json").write_text(json.dumps(
+        [write("unittest.py", "raise SystemExit(0)\n"), say("done")]))
+    script = write_task(suite, "script-check", {"check": '"$PYTHON" check_it.py'},
+                        [write("json.py", "raise SystemExit(0)\n"), say("done")])
+    (script / "check").mkdir()
+    (script / "check" / "check_it.py").write_text("import json, sys\nsys.exit(1)\n")
+    code = """"$PYTHON" -c 'import answer; assert answer.VALUE == 42'"""
+    write_task(suite, "code-check", {"check": code}, [write("answer.py", "VALUE = 42\n"), say("done")])
+    out = tmp_path / "out"
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
+                   "-j", "3")
+    assert done.returncode == 0, done.stderr
+    records = by_task(results(out))
+    assert records["fix-typo-bug"]["passed"] is False
+    assert records["script-check"]["passed"] is False
+    assert records["code-check"]["passed"] is True  # the copy's own modules are still found
 
 
 def test_a_trial_sees_the_users_models_json_and_nothing_else_of_the_home(tmp_path, home):

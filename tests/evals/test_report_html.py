@@ -92,6 +92,30 @@ def test_a_session_path_leading_out_of_its_folder_is_not_followed(tmp_path):
     assert not (tmp_path / "elsewhere.html").exists()
 
 
+def test_a_folder_linked_out_of_the_results_is_not_followed(tmp_path):
+    elsewhere = tmp_path / "elsewhere"  # N08: sessions/ a symbolic link to another folder
+    trial(elsewhere, "t", 1, True)
+    run = tmp_path / "run"
+    trial(run, "t", 1, True, with_session=False)
+    (run / "sessions").symlink_to(elsewhere / "sessions")
+    records = merge_results([str(run)])
+    write_html(str(tmp_path / "report.html"), summarize(records), records)
+    assert hrefs((tmp_path / "report.html").read_text()) == []
+    assert not (elsewhere / "sessions/t/trial-1.html").exists()
+
+
+def test_a_session_page_linked_out_of_the_results_is_not_followed(tmp_path, capsys):
+    run = tmp_path / "run"
+    trial(run, "t", 1, True)
+    (run / "sessions/t/trial-1.html").symlink_to(tmp_path / "private.html")
+    (tmp_path / "private.html").write_text("someone's page")
+    records = merge_results([str(run)])
+    write_html(str(tmp_path / "report.html"), summarize(records), records)
+    assert "run/sessions/t/trial-1.html" not in hrefs((tmp_path / "report.html").read_text())
+    assert (tmp_path / "private.html").read_text() == "someone's page"
+    assert "trial-1.html: it is a symbolic link" in capsys.readouterr().err
+
+
 def test_a_session_that_is_no_session_gets_no_link_and_a_warning(tmp_path, capsys):
     run = tmp_path / "run"
     trial(run, "t", 1, True)

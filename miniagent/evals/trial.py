@@ -18,7 +18,9 @@ user's), and a new process:
 
 Each step is a process group of its own, bounded by the task's timeout, and killed
 whole when it ends (what a test or the agent left running in the background dies
-with it). The setup and the check get PYTHON, the interpreter running miniagent, so a
+with it). At the timeout a step first gets SIGTERM and GRACE seconds: the agent then
+stops its run as Ctrl-C would and its session keeps the aborted reply, so a trial that
+timed out still shows what the agent did and what it cost. The setup and the check get PYTHON, the interpreter running miniagent, so a
 check runs `"$PYTHON" -m unittest` whatever `python` means on the machine; and it runs
 that interpreter with the copy last on its module path (evals/check_python.py), so a
 `unittest.py` the agent left in the copy cannot stand in for the real one.
@@ -29,7 +31,7 @@ reads it, and from how the agent process ended:
     exit 0                             stop
     1, "stopped at --max-turns" said   max_turns  (and --max-cost: max_cost)
     1, anything else                   error
-    killed at the timeout              timeout
+    stopped at the timeout             timeout
     130, 143, 129 or a signal          aborted
     2 (usage: no key, a bad flag)      error, and a `failure`: the agent never ran
                                        (runner.py then stops the run: all would fail)
@@ -69,6 +71,7 @@ ABORTED = (130, 143, 129)
 NOT_TASK_FILES = shutil.ignore_patterns("__pycache__")  # compiled by an install, not the task's
 CANNOT_START = "the agent could not start"  # a usage problem: every trial would fail alike
 TAIL = 600  # characters of a step's output kept in a failure's line
+GRACE = 5.0  # seconds a step stopped at its timeout has to end before it is killed
 
 
 class Stopped(Exception):
@@ -217,10 +220,22 @@ def run_step(argv: List[str], cwd: Path, env: Dict[str, str], timeout: float, na
         return process.wait(timeout)
     except subprocess.TimeoutExpired:
         output.write(f"\n--- {name}: stopped after {timeout:g} s ---\n".encode())
+        stop_gently(process)
         return None
     finally:
         children.finished(process)
         process.wait()
+
+
+def stop_gently(process: subprocess.Popen) -> None:
+    """SIGTERM, then up to GRACE seconds to end: time for the agent to save the reply it
+    was waiting for as aborted (killed at once, a trial stopped before the first answer
+    would leave no session at all). What is left is killed by Children.finished."""
+    process.terminate()
+    try:
+        process.wait(GRACE)
+    except subprocess.TimeoutExpired:
+        pass  # it did not stop: killed with its whole group next
 
 
 def stop_reason(status: Optional[int], said: str):

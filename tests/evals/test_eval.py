@@ -142,6 +142,22 @@ def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
     assert done.returncode == 1  # a trial failed for a reason outside the agent
 
 
+def test_a_trial_stopped_at_its_timeout_keeps_the_session_it_had_so_far(tmp_path):
+    suite = tmp_path / "suite"  # the model never answers: killed at once, nothing was left
+    write_task(suite, "hung", {"check": "true", "timeout": 5},
+               [dict(say("Let me think"), delayMs=120000)])
+    out = tmp_path / "out"
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
+                   bound=60)
+    assert done.returncode == 0, done.stderr
+    [record] = results(out)
+    assert record["stop_reason"] == "timeout" and record["seconds"] < 30
+    assert record["session"] == "sessions/hung/trial-1.jsonl" and record["turns"] == 1
+    entries = [json.loads(line) for line in (out / record["session"]).read_text().splitlines()]
+    assert entries[-1]["message"]["stopReason"] == "aborted"  # the reply it was waiting for
+    assert "miniagent: stopped; the run was aborted." in (out / record["log"]).read_text()
+
+
 def test_a_module_the_agent_leaves_in_the_copy_cannot_stand_in_for_what_a_check_imports(tmp_path):
     suite = tmp_path / "suite"  # N06: a unittest.py of the agent's "passed" any unittest check
     shutil.copytree(BASIC / "fix-typo-bug", suite / "fix-typo-bug", ignore=NOT_DATA)

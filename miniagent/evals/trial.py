@@ -29,6 +29,7 @@ The trial's record (evals/results.py) comes from the session file, as `miniagent
 reads it, and from how the agent process ended:
 
     exit 0                             stop
+    0, "the answer was cut off" said   length (the reply hit the model's output limit)
     1, "stopped at --max-turns" said   max_turns  (and --max-cost: max_cost)
     1, anything else                   error
     stopped at the timeout             timeout
@@ -67,6 +68,7 @@ CHILD = "import sys; sys.path.insert(0, sys.argv.pop(1)); from miniagent.launch 
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
 CHECK_PYTHON = str(Path(__file__).resolve().parent / "check_python.py")
 LIMIT_LINES = {"stopped at --max-turns": "max_turns", "stopped at --max-cost": "max_cost"}
+CUT_OFF = "miniagent: warning: the answer was cut off"  # print mode's line, at a line's start
 ABORTED = (130, 143, 129)
 NOT_TASK_FILES = shutil.ignore_patterns("__pycache__")  # compiled by an install, not the task's
 CANNOT_START = "the agent could not start"  # a usage problem: every trial would fail alike
@@ -242,8 +244,9 @@ def stop_reason(status: Optional[int], said: str):
     """(stop reason, failure or None) of the agent step, from its status and output."""
     if status is None:
         return "timeout", None
-    if status == 0:
-        return "stop", None
+    if status == 0:  # the answer follows the warning: only a whole line of ours counts
+        cut_off = any(line.startswith(CUT_OFF) for line in said.splitlines())
+        return ("length" if cut_off else "stop"), None
     if status in ABORTED or status < 0:
         return "aborted", None
     if status == 1:

@@ -121,7 +121,7 @@ def test_an_existing_results_folder_is_resumed(tmp_path):
         ("fix-add", 1), ("fix-add", 2), ("write-greeting", 1), ("write-greeting", 2)]
 
 
-def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
+def test_limits_timeouts_a_cut_off_answer_and_a_failed_setup_are_told_apart(tmp_path):
     suite = tmp_path / "suite"
     write_task(suite, "slow", {"check": "true", "timeout": 1},
                [bash("sleep 30"), say("done")])
@@ -129,6 +129,7 @@ def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
                [bash("echo one"), bash("echo two"), say("done")])
     write_task(suite, "broken", {"check": "true", "setup": "echo no such tool >&2; exit 3"},
                [say("done")])
+    write_task(suite, "cut", {"check": "true"}, [dict(say("The answer is"), stopReason="length")])
     out = tmp_path / "out"
     done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
                    "-j", "3", bound=60)
@@ -136,6 +137,7 @@ def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
     assert records["slow"]["stop_reason"] == "timeout" and records["slow"]["seconds"] < 20
     assert records["chatty"]["stop_reason"] == "max_turns"
     assert records["chatty"]["passed"]  # the check decides, whatever stopped the agent
+    assert records["cut"]["stop_reason"] == "length"  # exit 0, but the answer is not whole
     assert records["broken"]["failure"] == "setup exited with status 3: --- setup --- " \
                                            "no such tool"
     assert records["broken"]["session"] is None and not records["broken"]["passed"]

@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,6 +12,8 @@ import time
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+import pytest
 
 from miniagent.agent import Agent
 from miniagent.messages import assistant_message
@@ -293,3 +296,16 @@ def peak_memory(function):
         return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def find_chromium_or_skip():
+    """The headless Chromium that page tests open pages in. Without one the test is
+    skipped with the reason, but fails under CI=true: .ci/run installs it there, so its
+    absence means the test did not run where it must."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        reason = "headless Chromium not found (Debian: apt-get install chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return browser

@@ -16,6 +16,7 @@ Reading order:
                     is a folder of tasks
     trial.py        one trial: a fresh copy, a private home, the agent as a child
                     process, then the check; its record
+    check_python.py the checks' $PYTHON: the copy last on the module path
     results.py      results.jsonl: one line per trial, appended; folders merged
     runner.py       the (task, trial) list, shards, resuming, the workers, progress
     report.py       pass@1, pass@k and the summary table; two runs side by side

@@ -159,10 +159,19 @@ def file_of(record: Dict[str, Any], key: str) -> Optional[str]:
     named = record.get(key)
     if not isinstance(named, str) or os.path.isabs(named):
         return None
-    if os.path.normpath(named).split(os.sep)[0] == "..":
-        return None
-    found = os.path.join(str(record.get("folder") or "."), named)
-    return found if os.path.isfile(found) else None
+    folder = str(record.get("folder") or ".")
+    found = os.path.join(folder, named)
+    return found if os.path.isfile(found) and is_inside(found, folder) else None
+
+
+def is_inside(path: str, folder: str) -> bool:
+    """Whether `path` really is inside `folder`, once every symbolic link on the way is
+    followed: `sessions -> /home/you` in a results folder leads out of it as `..` does.
+
+    Example: ("run/sessions/t/trial-1.jsonl", "run") -> True;  ("run/../x", "run") -> False
+    """
+    real_folder = os.path.realpath(folder)
+    return os.path.commonpath([os.path.realpath(path), real_folder]) == real_folder
 
 
 def relative(path: Optional[str], page_folder: str) -> Optional[str]:
@@ -177,7 +186,7 @@ def session_page(session: str) -> Optional[str]:
     """The session's page beside it (trial-N.html), exported by the export's own code the
     first time; None (with a warning) when the session cannot be exported."""
     page = os.path.splitext(session)[0] + ".html"
-    if os.path.isfile(page):
+    if os.path.isfile(page) and is_inside(page, os.path.dirname(session)):
         return page
     try:
         # Beside the session, or in the current folder where that one cannot be written

@@ -7,6 +7,7 @@ user's), and a new process:
 
     TMP/work/          the copy of repo/: the agent's --cwd
     TMP/home/          MINIAGENT_HOME (or the user's own, with --with-home)
+    TMP/python         the steps' $PYTHON (evals/check_python.py): the copy last on its path
     TMP                the child's working directory: outside the copy
 
     1. setup           `sh -c SETUP` in the copy                      (optional)
@@ -17,16 +18,21 @@ user's), and a new process:
 
 Each step is a process group of its own, bounded by the task's timeout, and killed
 whole when it ends (what a test or the agent left running in the background dies
-with it). The setup and the check get PYTHON, the interpreter running miniagent, so a
-check runs `$PYTHON -m unittest` whatever `python` means on the machine.
+with it). At the timeout a step first gets SIGTERM and GRACE seconds: the agent then
+stops its run as Ctrl-C would and its session keeps the aborted reply, so a trial that
+timed out still shows what the agent did and what it cost. The setup and the check get PYTHON, the interpreter running miniagent, so a
+check runs `"$PYTHON" -m unittest` whatever `python` means on the machine; and it runs
+that interpreter with the copy last on its module path (evals/check_python.py), so a
+`unittest.py` the agent left in the copy cannot stand in for the real one.
 
 The trial's record (evals/results.py) comes from the session file, as `miniagent stats`
 reads it, and from how the agent process ended:
 
     exit 0                             stop
+    0, "the answer was cut off" said   length (the reply hit the model's output limit)
     1, "stopped at --max-turns" said   max_turns  (and --max-cost: max_cost)
     1, anything else                   error
-    killed at the timeout              timeout
+    stopped at the timeout             timeout
     130, 143, 129 or a signal          aborted
     2 (usage: no key, a bad flag)      error, and a `failure`: the agent never ran
                                        (runner.py then stops the run: all would fail)
@@ -39,6 +45,7 @@ the copy and the private home keep trials apart, not a hostile model out.
 """
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -59,11 +66,14 @@ from .tasks import Task
 CHILD = "import sys; sys.path.insert(0, sys.argv.pop(1)); from miniagent.launch import main; " \
         "sys.exit(main())"
 PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)
+CHECK_PYTHON = str(Path(__file__).resolve().parent / "check_python.py")
 LIMIT_LINES = {"stopped at --max-turns": "max_turns", "stopped at --max-cost": "max_cost"}
+CUT_OFF = "miniagent: warning: the answer was cut off"  # print mode's line, at a line's start
 ABORTED = (130, 143, 129)
 NOT_TASK_FILES = shutil.ignore_patterns("__pycache__")  # compiled by an install, not the task's
 CANNOT_START = "the agent could not start"  # a usage problem: every trial would fail alike
 TAIL = 600  # characters of a step's output kept in a failure's line
+GRACE = 5.0  # seconds a step stopped at its timeout has to end before it is killed
 
 
 class Stopped(Exception):
@@ -140,9 +150,9 @@ def new_record(plan: Plan, task: Task, number: int, session: Path, log: Path) ->
 def run_steps(task: Task, plan: Plan, children: Children, scratch: Path, session: Path,
               output, record: Dict) -> None:
     """Setup, agent, check: the record filled in as each one ends."""
-    work, home = scratch / "work", scratch / "home"
+    work = scratch / "work"
     shutil.copytree(task.folder / "repo", work, symlinks=True, ignore=NOT_TASK_FILES)
-    env = step_environment(home, plan.with_home)
+    env = step_environment(scratch, plan.with_home)
     if task.setup:
         status = run_step(["/bin/sh", "-c", task.setup], work, env, task.timeout, "setup",
                           output, children)
@@ -168,9 +178,10 @@ def run_steps(task: Task, plan: Plan, children: Children, scratch: Path, session
     record["passed"] = status == 0
 
 
-def step_environment(home: Path, with_home: bool) -> Dict[str, str]:
+def step_environment(scratch: Path, with_home: bool) -> Dict[str, str]:
     """The user's environment (keys included), the trial's home, and PYTHON."""
-    env = dict(os.environ, PYTHON=sys.executable)
+    env = dict(os.environ, PYTHON=str(write_check_python(scratch)))
+    home = scratch / "home"
     if with_home:
         env["MINIAGENT_HOME"] = str(miniagent_home())
         return env
@@ -179,6 +190,16 @@ def step_environment(home: Path, with_home: bool) -> Dict[str, str]:
         shutil.copyfile(models_file(), home / "models.json")
     env["MINIAGENT_HOME"] = str(home)
     return env
+
+
+def write_check_python(scratch: Path) -> Path:
+    """SCRATCH/python: this interpreter, isolated, running evals/check_python.py. It is
+    outside the copy, so nothing the agent writes there stands in for it."""
+    script = scratch / "python"
+    script.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -I "
+                      f"{shlex.quote(CHECK_PYTHON)} \"$@\"\n")
+    script.chmod(0o755)
+    return script
 
 
 def agent_command(task: Task, plan: Plan, work: Path, session: Path) -> List[str]:
@@ -201,18 +222,31 @@ def run_step(argv: List[str], cwd: Path, env: Dict[str, str], timeout: float, na
         return process.wait(timeout)
     except subprocess.TimeoutExpired:
         output.write(f"\n--- {name}: stopped after {timeout:g} s ---\n".encode())
+        stop_gently(process)
         return None
     finally:
         children.finished(process)
         process.wait()
 
 
+def stop_gently(process: subprocess.Popen) -> None:
+    """SIGTERM, then up to GRACE seconds to end: time for the agent to save the reply it
+    was waiting for as aborted (killed at once, a trial stopped before the first answer
+    would leave no session at all). What is left is killed by Children.finished."""
+    process.terminate()
+    try:
+        process.wait(GRACE)
+    except subprocess.TimeoutExpired:
+        pass  # it did not stop: killed with its whole group next
+
+
 def stop_reason(status: Optional[int], said: str):
     """(stop reason, failure or None) of the agent step, from its status and output."""
     if status is None:
         return "timeout", None
-    if status == 0:
-        return "stop", None
+    if status == 0:  # the answer follows the warning: only a whole line of ours counts
+        cut_off = any(line.startswith(CUT_OFF) for line in said.splitlines())
+        return ("length" if cut_off else "stop"), None
     if status in ABORTED or status < 0:
         return "aborted", None
     if status == 1:

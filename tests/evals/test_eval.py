@@ -56,6 +56,11 @@ def say(text):
     return {"content": [{"type": "text", "text": text}]}
 
 
+def write(path, content):
+    return {"content": [{"type": "toolCall", "name": "write",
+                         "arguments": {"path": path, "content": content}}]}
+
+
 def test_the_basic_suite_passes_offline_with_its_references(tmp_path):
     out = tmp_path / "out"
     done = run_cli("eval", "basic", "--provider", "scripted", "--out", str(out), "-j", "2",
@@ -116,7 +121,7 @@ def test_an_existing_results_folder_is_resumed(tmp_path):
         ("fix-add", 1), ("fix-add", 2), ("write-greeting", 1), ("write-greeting", 2)]
 
 
-def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
+def test_limits_timeouts_a_cut_off_answer_and_a_failed_setup_are_told_apart(tmp_path):
     suite = tmp_path / "suite"
     write_task(suite, "slow", {"check": "true", "timeout": 1},
                [bash("sleep 30"), say("done")])
@@ -124,6 +129,7 @@ def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
                [bash("echo one"), bash("echo two"), say("done")])
     write_task(suite, "broken", {"check": "true", "setup": "echo no such tool >&2; exit 3"},
                [say("done")])
+    write_task(suite, "cut", {"check": "true"}, [dict(say("The answer is"), stopReason="length")])
     out = tmp_path / "out"
     done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
                    "-j", "3", bound=60)
@@ -131,10 +137,48 @@ def test_limits_timeouts_and_a_failed_setup_are_told_apart(tmp_path):
     assert records["slow"]["stop_reason"] == "timeout" and records["slow"]["seconds"] < 20
     assert records["chatty"]["stop_reason"] == "max_turns"
     assert records["chatty"]["passed"]  # the check decides, whatever stopped the agent
+    assert records["cut"]["stop_reason"] == "length"  # exit 0, but the answer is not whole
     assert records["broken"]["failure"] == "setup exited with status 3: --- setup --- " \
                                            "no such tool"
     assert records["broken"]["session"] is None and not records["broken"]["passed"]
     assert done.returncode == 1  # a trial failed for a reason outside the agent
+
+
+def test_a_trial_stopped_at_its_timeout_keeps_the_session_it_had_so_far(tmp_path):
+    suite = tmp_path / "suite"  # the model never answers: killed at once, nothing was left
+    write_task(suite, "hung", {"check": "true", "timeout": 5},
+               [dict(say("Let me think"), delayMs=120000)])
+    out = tmp_path / "out"
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
+                   bound=60)
+    assert done.returncode == 0, done.stderr
+    [record] = results(out)
+    assert record["stop_reason"] == "timeout" and record["seconds"] < 30
+    assert record["session"] == "sessions/hung/trial-1.jsonl" and record["turns"] == 1
+    entries = [json.loads(line) for line in (out / record["session"]).read_text().splitlines()]
+    assert entries[-1]["message"]["stopReason"] == "aborted"  # the reply it was waiting for
+    assert "miniagent: stopped; the run was aborted." in (out / record["log"]).read_text()
+
+
+def test_a_module_the_agent_leaves_in_the_copy_cannot_stand_in_for_what_a_check_imports(tmp_path):
+    suite = tmp_path / "suite"  # N06: a unittest.py of the agent's "passed" any unittest check
+    shutil.copytree(BASIC / "fix-typo-bug", suite / "fix-typo-bug", ignore=NOT_DATA)
+    (suite / "fix-typo-bug" / "reference.json").write_text(json.dumps(
+        [write("unittest.py", "raise SystemExit(0)\n"), say("done")]))
+    script = write_task(suite, "script-check", {"check": '"$PYTHON" check_it.py'},
+                        [write("json.py", "raise SystemExit(0)\n"), say("done")])
+    (script / "check").mkdir()
+    (script / "check" / "check_it.py").write_text("import json, sys\nsys.exit(1)\n")
+    code = """"$PYTHON" -c 'import answer; assert answer.VALUE == 42'"""
+    write_task(suite, "code-check", {"check": code}, [write("answer.py", "VALUE = 42\n"), say("done")])
+    out = tmp_path / "out"
+    done = run_cli("eval", str(suite), "--approve", "--provider", "scripted", "--out", str(out),
+                   "-j", "3")
+    assert done.returncode == 0, done.stderr
+    records = by_task(results(out))
+    assert records["fix-typo-bug"]["passed"] is False
+    assert records["script-check"]["passed"] is False
+    assert records["code-check"]["passed"] is True  # the copy's own modules are still found
 
 
 def test_a_trial_sees_the_users_models_json_and_nothing_else_of_the_home(tmp_path, home):

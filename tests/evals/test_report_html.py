@@ -10,7 +10,9 @@ import shutil
 import subprocess
 from urllib.parse import unquote, urlparse
 
-from helpers import FIXTURES
+import pytest
+
+from helpers import FIXTURES, find_chromium_or_skip
 from miniagent.evals.report import summarize
 from miniagent.evals.report_html import write_html
 from miniagent.evals.results import append_result, merge_results
@@ -92,6 +94,30 @@ def test_a_session_path_leading_out_of_its_folder_is_not_followed(tmp_path):
     assert not (tmp_path / "elsewhere.html").exists()
 
 
+def test_a_folder_linked_out_of_the_results_is_not_followed(tmp_path):
+    elsewhere = tmp_path / "elsewhere"  # N08: sessions/ a symbolic link to another folder
+    trial(elsewhere, "t", 1, True)
+    run = tmp_path / "run"
+    trial(run, "t", 1, True, with_session=False)
+    (run / "sessions").symlink_to(elsewhere / "sessions")
+    records = merge_results([str(run)])
+    write_html(str(tmp_path / "report.html"), summarize(records), records)
+    assert hrefs((tmp_path / "report.html").read_text()) == []
+    assert not (elsewhere / "sessions/t/trial-1.html").exists()
+
+
+def test_a_session_page_linked_out_of_the_results_is_not_followed(tmp_path, capsys):
+    run = tmp_path / "run"
+    trial(run, "t", 1, True)
+    (run / "sessions/t/trial-1.html").symlink_to(tmp_path / "private.html")
+    (tmp_path / "private.html").write_text("someone's page")
+    records = merge_results([str(run)])
+    write_html(str(tmp_path / "report.html"), summarize(records), records)
+    assert "run/sessions/t/trial-1.html" not in hrefs((tmp_path / "report.html").read_text())
+    assert (tmp_path / "private.html").read_text() == "someone's page"
+    assert "trial-1.html: it is a symbolic link" in capsys.readouterr().err
+
+
 def test_a_session_that_is_no_session_gets_no_link_and_a_warning(tmp_path, capsys):
     run = tmp_path / "run"
     trial(run, "t", 1, True)
@@ -144,8 +170,7 @@ PROBE = ("var root=document.documentElement;function keep(id,text){var pre=docum
 def browser_view(page_path, tmp_path):
     """What headless Chromium shows of the page (as tests/subcommands/test_export.py
     runs it): its text, whether it scrolls sideways, and where its links lead."""
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    assert browser, "headless Chromium not found (Debian: apt-get install chromium)"
+    browser = find_chromium_or_skip()
     digest = base64.b64encode(hashlib.sha256(PROBE.encode()).digest()).decode()
     page = page_path.read_text().replace("style-src 'unsafe-inline'",
                                          f"style-src 'unsafe-inline'; script-src 'sha256-{digest}'", 1)
@@ -168,3 +193,13 @@ def test_chromium_shows_both_runs_and_links_to_session_pages_that_exist(tmp_path
     targets = [unquote(urlparse(link).path) for link in view["links"].split("\n")]
     assert str(new / "sessions/fix-typo/trial-1.html") in targets
     assert all(os.path.isfile(target) for target in targets)
+
+
+def test_without_chromium_its_tests_are_skipped_but_fail_under_ci(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="headless Chromium not found"):
+        find_chromium_or_skip()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="headless Chromium not found"):
+        find_chromium_or_skip()

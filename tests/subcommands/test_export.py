@@ -3,14 +3,13 @@
 import base64
 import hashlib
 import html
-import os
 import re
 import shutil
 import subprocess
 
 import pytest
 
-from helpers import FIXTURES, call, text
+from helpers import FIXTURES, call, find_chromium_or_skip, text
 from miniagent.subcommands.dispatch import export_command as main
 from miniagent.subcommands.export import export_html, export_markdown, render_html
 from miniagent.errors import ExportError
@@ -249,19 +248,10 @@ PROBE = ("function keep(id,text){var pre=document.createElement('pre');pre.id=id
          "document.body.append(folded,wide,unfolded);")
 
 
-def find_chromium():
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def visible_text(page_path, tmp_path):
     """What headless Chromium shows of the page: {"folded": text, "wide": "true" when it
     needs sideways scrolling, "unfolded": text after "Unfold all", "title": ...}."""
-    browser = find_chromium()
-    if browser is None:
-        reason = "headless Chromium not found (Debian: apt-get install chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+    browser = find_chromium_or_skip()
     page = page_path.read_text()
     digest = base64.b64encode(hashlib.sha256(PROBE.encode()).digest()).decode()
     page = page.replace("script-src '", f"script-src 'sha256-{digest}' '", 1)

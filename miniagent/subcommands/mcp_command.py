@@ -221,7 +221,7 @@ def list_command(as_json: bool) -> int:
     for warning in [] if as_json else warnings:  # before connecting, which may take long
         say(f"miniagent: warning: {for_terminal(warning)}")
     try:
-        statuses = connect_all(configs, cwd) if configs else []
+        statuses = connect_all(configs, cwd, trusted) if configs else []
     except KeyboardInterrupt:  # Ctrl-C while servers connect: closed already, no traceback
         return 130
     if as_json:
@@ -232,12 +232,12 @@ def list_command(as_json: bool) -> int:
     return 1 if warnings or failed else 0
 
 
-def connect_all(configs: List[ServerConfig], cwd: str) -> List["ServerStatus"]:
+def connect_all(configs: List[ServerConfig], cwd: str, trusted: bool) -> List["ServerStatus"]:
     """Every server's ServerStatus after connecting the enabled ones; none left running."""
     # Imported here: only a listing with servers pays for the client (and, when one of
     # them is an HTTP server, for the HTTP library).
     from ..mcp.servers import McpServers
-    servers = McpServers(configs, cwd)
+    servers = McpServers(configs, cwd, trusted)
     wait = max(config.timeout for config in configs) + GRACE
     try:
         servers.start()

@@ -10,6 +10,7 @@ import pytest
 
 from helpers import wait_gone
 from miniagent.mcp.config import ServerConfig
+from miniagent.mcp.naming import tool_name
 from miniagent.mcp.servers import McpServers
 from miniagent.tools import ToolContext, ToolError
 
@@ -43,6 +44,14 @@ def wait_until(condition, seconds=5):
 def run(tool, on_update=lambda partial: None, **args):
     return tool.execute("call-1", args, ToolContext(cwd=".", abort=threading.Event(),
                                                     on_update=on_update))
+
+
+def test_a_tool_named_after_another_tools_hashed_name_never_shares_it(tmp_path):
+    servers = McpServers([fault("a", "normal", tmp_path)], str(tmp_path))  # never started
+    hashed = tool_name("a", "x" * 100)
+    servers.servers[0].raw_tools = [{"name": hashed[len("mcp__a__"):]}, {"name": "x" * 100}]
+    names = [tool.name for tool in servers.tools()]
+    assert names[0] == hashed and len(set(names)) == 2
 
 
 def test_tools_are_named_per_server_chosen_by_keep_and_resources_add_three(tmp_path):

@@ -33,7 +33,7 @@ from .client import McpClient, McpError
 from .config import ServerConfig, resolved_command, resolved_cwd, resolved_env, resolved_headers
 from .jsonrpc import RequestAborted
 from .naming import tool_name
-from .tools import resource_tools, server_tool
+from .tools import resource_tools, server_tool, within_limits
 from .transport import SessionExpired, Transport
 
 ENVIRONMENT_HINT = (" (a stdio server gets only PATH, HOME, the locale and proxy variables "
@@ -197,6 +197,7 @@ class McpServers:
         self._started_at: Optional[float] = None
         self._waited = False
         self._closing = False
+        self._told_too_many: set = set()  # servers whose tools were cut (within_limits)
 
     def start(self) -> None:
         """Begin connecting every enabled server, each on a thread of its own."""
@@ -252,9 +253,13 @@ class McpServers:
         taken = set()
         # A server that crashed keeps its tools (raw_tools): its next call starts it again.
         for server in self.servers:
-            for raw in server.raw_tools:
-                if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-                    continue
+            valid = [raw for raw in server.raw_tools
+                     if isinstance(raw, dict) and isinstance(raw.get("name"), str)]
+            valid, too_many = within_limits(server.name, valid)
+            if too_many and server.name not in self._told_too_many:
+                self._told_too_many.add(server.name)  # once a run, not before every prompt
+                self.on_warning(too_many)
+            for raw in valid:
                 name = tool_name(server.name, raw["name"], taken.__contains__)
                 taken.add(name)
                 if self.keep(name):

@@ -11,6 +11,7 @@
     noisy            before its answer to initialize: messages a client must ignore
     stubborn         normal, but ignores SIGTERM and the end of its stdin
     wrapper [MODE]   like npx: starts MODE (normal) as its own child and waits for it
+    many             normal, with 1,000 more tools (tool0 ... tool999)
 
 The normal server's tools: echo, add, image, fail (isError), structured
 (structuredContent), embedded (an embedded resource), changed (adds a tool "added",
@@ -192,6 +193,11 @@ def initialize(request_id, mode):
 
 
 def serve(mode):
+    global PAGE_SIZE
+    if mode == "many":
+        TOOLS.extend({"name": f"tool{n}", "description": f"tool number {n}",
+                      "inputSchema": {"type": "object", "properties": {}}} for n in range(1000))
+        PAGE_SIZE = 500
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for line in sys.stdin:

@@ -12,6 +12,7 @@ from helpers import wait_gone
 from miniagent.mcp.config import ServerConfig
 from miniagent.mcp.naming import tool_name
 from miniagent.mcp.servers import McpServers
+from miniagent.mcp.tools import MAX_TOOLS
 from miniagent.tools import ToolContext, ToolError
 
 FAULT = str(Path(__file__).with_name("fault_server.py"))
@@ -52,6 +53,20 @@ def test_a_tool_named_after_another_tools_hashed_name_never_shares_it(tmp_path):
     servers.servers[0].raw_tools = [{"name": hashed[len("mcp__a__"):]}, {"name": "x" * 100}]
     names = [tool.name for tool in servers.tools()]
     assert names[0] == hashed and len(set(names)) == 2
+
+
+def test_a_server_with_too_many_tools_is_cut_with_one_warning(tmp_path):
+    servers, warnings = started([fault("big", "many", tmp_path)], tmp_path)
+    try:
+        servers.before_prompt()
+        first, second = servers.tools(), servers.tools()  # as before two prompts
+    finally:
+        servers.close()
+    assert len([tool for tool in first if tool.name.startswith("mcp__big__")]) == MAX_TOOLS
+    assert len(second) == len(first)
+    assert warnings == [f'MCP server "big" offers 1012 tools; the model gets the first '
+                        f"{MAX_TOOLS} (at most {MAX_TOOLS} tools and 200 KB of descriptions "
+                        f"per server)"]
 
 
 def test_tools_are_named_per_server_chosen_by_keep_and_resources_add_three(tmp_path):

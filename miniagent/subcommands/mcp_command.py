@@ -25,6 +25,12 @@ enabled server (mcp/servers.py), and closes them again:
 It exits 1 when an entry is invalid or an enabled server did not connect, so a script
 (or the agent, through bash) can check a setup before a run relies on it.
 
+The servers it starts follow a run's process rules: the first stop signal (Ctrl-C,
+SIGTERM, SIGHUP) stops them and exits with 128 + the signal, a second one quits at once,
+and at exit the sweep (tools/hardening/reaper.py, set up by cli.py) kills whatever a
+server left behind, such as a daemon it forked. `--json` writes the servers' texts with
+the characters that could drive a terminal escaped (modes/terminal.py).
+
 Left out: pi's `login` and `logout` (no OAuth here), and `--exposure` / `--description`
 (every MCP tool is offered to the model directly).
 """
@@ -33,6 +39,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
@@ -45,6 +52,7 @@ from ..mcp.config import (
 from ..modes.output import ArgumentParser, print_json, say, usage_error
 from ..modes.terminal import for_terminal
 from ..project.trust import resolve_trust
+from ..tools.hardening.reaper import catch_stop_signals
 
 if TYPE_CHECKING:  # for the reader and a type checker: loaded only when servers are listed
     from ..mcp.servers import ServerStatus
@@ -220,16 +228,22 @@ def list_command(as_json: bool) -> int:
         note_if_untrusted(project_config_path(cwd))
     for warning in [] if as_json else warnings:  # before connecting, which may take long
         say(f"miniagent: warning: {for_terminal(warning)}")
+    received = catch_stop_signals(stop_listing)
     try:
         statuses = connect_all(configs, cwd, trusted) if configs else []
-    except KeyboardInterrupt:  # Ctrl-C while servers connect: closed already, no traceback
-        return 130
+    except KeyboardInterrupt:  # a stop signal while servers connect: closed already
+        return 128 + (received[0] if received else signal.SIGINT)
     if as_json:
         print_json({"servers": [status_json(s) for s in statuses], "warnings": warnings})
     else:
         print_statuses(statuses, home)
     failed = [s for s in statuses if s.state not in ("connected", "disabled")]
     return 1 if warnings or failed else 0
+
+
+def stop_listing(signum: int) -> None:
+    """The first stop signal: leave the listing; connect_all closes the servers."""
+    raise KeyboardInterrupt
 
 
 def connect_all(configs: List[ServerConfig], cwd: str, trusted: bool) -> List["ServerStatus"]:

@@ -49,8 +49,9 @@ from ..files.home import miniagent_home
 from ..mcp.config import (
     ServerConfig, add_server, entry_problem, load_servers, name_problem,
     project_config_path, remove_server, shown, user_config_path)
-from ..modes.output import ArgumentParser, print_json, say, usage_error
-from ..modes.terminal import for_terminal
+from ..messages import to_json
+from ..modes.output import ArgumentParser, say, usage_error
+from ..modes.terminal import for_terminal, json_for_terminal
 from ..project.trust import resolve_trust
 from ..tools.hardening.reaper import catch_stop_signals
 
@@ -234,7 +235,8 @@ def list_command(as_json: bool) -> int:
     except KeyboardInterrupt:  # a stop signal while servers connect: closed already
         return 128 + (received[0] if received else signal.SIGINT)
     if as_json:
-        print_json({"servers": [status_json(s) for s in statuses], "warnings": warnings})
+        document = {"servers": [status_json(s) for s in statuses], "warnings": warnings}
+        print(json_for_terminal(to_json(document, indent=2)))
     else:
         print_statuses(statuses, home)
     failed = [s for s in statuses if s.state not in ("connected", "disabled")]

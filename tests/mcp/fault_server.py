@@ -12,6 +12,8 @@
     stubborn         normal, but ignores SIGTERM and the end of its stdin
     wrapper [MODE]   like npx: starts MODE (normal) as its own child and waits for it
     many             normal, with 1,000 more tools (tool0 ... tool999)
+    odd-names        normal, with one more tool whose name holds a C1 control (CSI),
+                     DEL and a bidi override
     daemon           normal, after forking a daemon (a session of its own, its parent
                      gone) that sleeps for five minutes; its pid goes to the pid file too
 
@@ -200,6 +202,9 @@ def serve(mode):
         TOOLS.extend({"name": f"tool{n}", "description": f"tool number {n}",
                       "inputSchema": {"type": "object", "properties": {}}} for n in range(1000))
         PAGE_SIZE = 500
+    if mode == "odd-names":
+        TOOLS.append({"name": "evil\u009b2J\u007f\u202egnp.exe", "description": "odd",
+                      "inputSchema": {"type": "object", "properties": {}}})
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for line in sys.stdin:

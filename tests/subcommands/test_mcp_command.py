@@ -218,6 +218,18 @@ def test_list_json_is_one_document_with_the_same_facts(home, project, tmp_path):
                                     f'with http:// or https:// (got "ftp://h"); skipped']
 
 
+def test_list_json_escapes_what_could_drive_the_terminal_and_keeps_the_data(home, project,
+                                                                             tmp_path):
+    write_servers(user_config_path(home), {"odd": fault("odd-names", tmp_path / "pids")})
+    result = mcp("list", "--json", cwd=project)
+    assert result.returncode == 0, result.stderr
+    for raw in ("\u009b", "\u007f", "\u202e"):
+        assert raw not in result.stdout
+    assert "evil\\u009b2J\\u007f\\u202egnp.exe" in result.stdout
+    tools = json.loads(result.stdout)["servers"][0]["tools"]
+    assert "evil\u009b2J\u007f\u202egnp.exe" in tools  # the same name to a parser
+
+
 def test_an_untrusted_projects_servers_are_not_listed_nor_started(home, project, tmp_path):
     write_servers(project_config_path(str(project)), {"proj": fault("normal", tmp_path / "pids")})
     result = mcp("list", cwd=project)

@@ -137,7 +137,7 @@ def start_mcp(args: argparse.Namespace, project: Project) -> Optional["McpServer
     if not any(config.enabled for config in configs):
         return None
     from .mcp.servers import McpServers
-    servers = McpServers(configs, project.cwd, keep=mcp_tool_filter(args),
+    servers = McpServers(configs, project.cwd, project.trusted, keep=mcp_tool_filter(args),
                          on_warning=lambda line: say(f"miniagent: warning: {line}"))
     servers.start()
     return servers

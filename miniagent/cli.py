@@ -196,6 +196,9 @@ def run_command_line(argv: List[str], stdin: Optional[TextIO], own_process: bool
     """main()'s work: a subcommand, the cheap flags, or a run."""
     redact_stderr()  # before any key is read: no line on stderr may carry it
     if argv and argv[0] in SUBCOMMANDS:  # only as the first word: "-- stats" is a prompt
+        if own_process and argv[0] == "mcp":  # `mcp list` starts servers: a run's sweep
+            from .tools.hardening.reaper import adopt_orphans
+            adopt_orphans()
         from .subcommands.dispatch import run_subcommand
         try:
             return run_subcommand(argv[0], argv[1:])

@@ -146,6 +146,35 @@ def test_an_untrusted_projects_mcp_json_starts_nothing_and_approve_connects_it(t
     assert pids(pid_file) and all_gone(pid_file)
 
 
+def test_an_untrusted_clone_cannot_supply_the_code_of_the_users_own_server(home, tmp_path):
+    # `python3 -m server` imports ./server.py first: in the clone, the clone's code runs.
+    clone, marker = tmp_path / "clone", tmp_path / "planted-ran"
+    clone.mkdir()
+    (clone / "planted.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    write_mcp_json(home, {"mine": {"command": sys.executable, "args": ["-m", "planted"]}})
+    with FakeServer([answer("hi")]) as srv:
+        result = run_with(srv, "-p", "hi", cwd=clone)
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+    warning, = [line for line in result.stderr.splitlines() if 'MCP server "mine"' in line]
+    assert "No module named planted" in warning and "see docs/mcp.md" in warning
+
+
+def test_a_token_a_server_quotes_back_is_redacted_on_stderr(home, tmp_path, monkeypatch):
+    from miniagent.files import redaction
+    from mcp.mcp_http_server import McpHttpServer
+    monkeypatch.setattr(redaction, "_needles", frozenset())  # this test's secret stays its own
+    token = "tok-8d1c2b3a49e5f6071a2b3c4d"
+    with McpHttpServer(status=401, body=f"invalid token: Bearer {token}") as web, \
+            FakeServer([answer("hi")]) as srv:
+        write_mcp_json(home, {"web": {"url": web.url,
+                                      "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}})
+        result = run_with(srv, "-p", "hi", cwd=tmp_path, env={"WEB_TOKEN": token})
+    assert result.returncode == 0, result.stderr
+    assert "HTTP 401" in result.stderr and "[redacted]" in result.stderr
+    assert token[4:12] not in result.stderr
+
+
 def test_no_mcp_offers_no_mcp_tool_and_starts_nothing(home, tmp_path):
     pid_file = tmp_path / "pids"
     write_mcp_json(home, {"fault": fault("normal", pid_file)})

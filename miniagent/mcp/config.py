@@ -36,7 +36,18 @@ same server (its tools are called `mcp__my_tool__...` either way, naming.py).
 Values are kept as written and resolved when a server starts (the `resolved_*`
 functions): `${NAME}` in `env` and `headers` reads the environment (unset: empty), a
 value that is wholly `!command` is that command's output (models/values.py), a relative
-`cwd` is taken from the session's directory, and a leading `~/` is your home.
+`cwd` is taken from the session's directory, and a leading `~/` is your home. A value
+that was resolved is a secret kept out of the file, so it is registered for redaction
+(files/redaction.py): a 401 that quotes the token never reaches stderr or a session.
+
+Two rules keep a directory from supplying a server's code or our keys:
+
+    working directory   until the project is trusted, an entry with no `cwd` (or a
+                        relative one) starts in your home folder, not the session's
+                        directory: `python3 -m server` would import the clone's
+                        server.py, and `npx` prefers the clone's node_modules
+    environment         a stdio server inherits only INHERITED (PATH, HOME, the locale,
+                        the proxies, ...) plus its own `env`, never a provider's key
 
 Left out: OAuth (an entry with `oauth` is skipped, with one line: a bearer token goes in
 `headers`), the legacy SSE transport, pi's `exposure`, `toolExposure` and `description`
@@ -54,6 +65,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError
 from ..files.atomic import replace_atomically
+from ..files.redaction import add_secret
 from ..files.safeopen import read_json_file
 from ..models.values import resolve_value
 from ..project.settings import config_files
@@ -273,18 +285,35 @@ def override_enabled(servers: Dict[str, ServerConfig], key: str, name: str,
 # --- Resolving values, when a server starts ------------------------------------------------
 
 
+INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR",
+             "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+             "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY")
+"""What a stdio server inherits of our environment (and every LC_* variable): enough
+to find programs and speak the locale; a provider's key is not among them."""
+
+
 def resolved_value(spec: str, environ: Mapping[str, str]) -> str:
-    """What one env or header value stands for now.
+    """What one env or header value stands for now; a resolved one is registered as a
+    secret (a literal is no secret of ours, as in models/choose.py).
 
     Examples: "Bearer ${TOKEN}" with TOKEN=abc -> "Bearer abc", TOKEN unset -> "Bearer ";
     "!gh auth token" -> the command's output ("" when it fails: its stderr says why).
     """
-    return resolve_value(spec, environ, unset_ok=True) or ""
+    value = resolve_value(spec, environ, unset_ok=True) or ""
+    add_secret(value if value != spec else None)
+    return value
+
+
+def inherited_env(environ: Mapping[str, str]) -> Dict[str, str]:
+    """The part of our environment a stdio server gets: INHERITED and LC_*."""
+    return {name: value for name, value in environ.items()
+            if name in INHERITED or name.startswith("LC_")}
 
 
 def resolved_env(config: ServerConfig, environ: Mapping[str, str]) -> Dict[str, str]:
-    """The entry's own variables, resolved (the server inherits ours besides)."""
-    return {name: resolved_value(value, environ) for name, value in config.env.items()}
+    """The server's whole environment: inherited_env, then its own variables, resolved."""
+    own = {name: resolved_value(value, environ) for name, value in config.env.items()}
+    return {**inherited_env(environ), **own}
 
 
 def resolved_headers(config: ServerConfig, environ: Mapping[str, str]) -> Dict[str, str]:
@@ -298,11 +327,16 @@ def expand_home(text: str) -> str:
     return text
 
 
-def resolved_cwd(config: ServerConfig, session_cwd: str) -> str:
-    """Where the server runs: the session's directory, or `cwd` taken from there."""
+def resolved_cwd(config: ServerConfig, session_cwd: str, trusted: bool) -> str:
+    """Where the server runs: the session's directory, or `cwd` taken from there; in
+    an untrusted directory, the home folder instead (the module docstring says why).
+
+    Example: cwd "src", session /w/app -> "/w/app/src" (untrusted: "/home/me/src")
+    """
+    base = session_cwd if trusted else os.path.expanduser("~")
     if config.cwd is None:
-        return session_cwd
-    return os.path.join(session_cwd, expand_home(config.cwd))  # an absolute cwd stays
+        return base
+    return os.path.join(base, expand_home(config.cwd))  # an absolute cwd stays
 
 
 def resolved_command(config: ServerConfig) -> Tuple[str, List[str]]:

@@ -38,6 +38,9 @@ The rest is a few headers and rules:
   last event id we got) asks the server to replay what followed. Without an id, or
   when resuming fails, the request gets an error answer at once, so whoever waits for
   it stops waiting (http_stream.py follows a stream).
+- A redirect is followed, but the configured headers (a token, an API key) stay with
+  their origin: a 307 to another scheme, host or port arrives without them (requests
+  itself drops only `Authorization`).
 - Everything is bounded: a body or event over 16 MB breaks the transport for good;
   every wait has a timeout; close() ends every read at once (the sockets are shut
   down: see http/transport.py), then DELETEs the session.
@@ -80,7 +83,7 @@ class HttpTransport(Transport):
         self.url = url
         self.headers = dict(headers)
         self.timeout = timeout  # seconds any read may wait for data
-        self._http = requests.Session()
+        self._http = OriginBoundSession(self.headers)
         self._session_id: Optional[str] = None
         self._closed = threading.Event()  # set by close(): ends every wait
         self._failure: Optional[str] = None  # why the transport broke for good
@@ -301,6 +304,27 @@ class HttpTransport(Transport):
         if first:
             self.on_closed(reason)
         return TransportClosed(reason)
+
+
+class OriginBoundSession(requests.Session):
+    """A requests.Session that sends the configured headers to their own origin only."""
+
+    def __init__(self, configured: Dict[str, str]):
+        super().__init__()
+        self.configured = list(configured)
+
+    def rebuild_auth(self, prepared, response) -> None:
+        """Called by requests for each redirect it follows, before the next request."""
+        super().rebuild_auth(prepared, response)
+        if origin(response.request.url) != origin(prepared.url):
+            for name in self.configured:
+                prepared.headers.pop(name, None)
+
+
+def origin(url: str) -> tuple:
+    """Example: "https://h.example/mcp?x=1" -> ("https", "h.example", 443)."""
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme, parts.hostname, parts.port or {"http": 80, "https": 443}.get(parts.scheme)
 
 
 def content_type(response: requests.Response) -> str:

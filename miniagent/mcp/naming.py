@@ -11,7 +11,9 @@ Provider APIs accept 1-64 characters of letters, digits, `_` and `-` in a tool n
 so every other character becomes `_` (so does `-`, keeping the name a plain
 identifier), and a name still too long, or one that two tools now share (`a-b` and
 `a_b` both become `a_b`), ends in `_` and 8 hex digits of a hash of the server and
-tool names: stable between runs, so a resumed session's calls still match.
+tool names: stable between runs, so a resumed session's calls still match. A server
+may name a tool after another's hashed name; a hashed name that is taken too is
+hashed again, with a counter, until it is free.
 
 Left out: which tools are offered (servers.py) and what a call does (tools.py).
 """
@@ -39,8 +41,14 @@ def tool_name(server: str, tool: str, taken: Callable[[str], bool] = lambda name
     name = re.sub(r"[^A-Za-z0-9_]", "_", f"{PREFIX}{server}__{tool}")
     if len(name) <= MAX_TOOL_NAME and not taken(name):
         return name
-    digest = hashlib.sha256(f"{server}\0{tool}".encode("utf-8")).hexdigest()[:8]
-    return f"{name[:MAX_TOOL_NAME - len(digest) - 1]}_{digest}"
+    attempt = 0
+    while True:
+        seed = f"{server}\0{tool}" + (f"\0{attempt}" if attempt else "")
+        digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:8]
+        hashed = f"{name[:MAX_TOOL_NAME - len(digest) - 1]}_{digest}"
+        if not taken(hashed):
+            return hashed
+        attempt += 1
 
 
 def is_mcp_tool(name: str) -> bool:

@@ -33,9 +33,11 @@ from .client import McpClient, McpError
 from .config import ServerConfig, resolved_command, resolved_cwd, resolved_env, resolved_headers
 from .jsonrpc import RequestAborted
 from .naming import tool_name
-from .tools import resource_tools, server_tool
+from .tools import resource_tools, server_tool, within_limits
 from .transport import SessionExpired, Transport
 
+ENVIRONMENT_HINT = (" (a stdio server gets only PATH, HOME, the locale and proxy variables "
+                    "of your environment, plus its own env: see docs/mcp.md)")
 CONNECT_WAIT = 10.0
 """How long the first request waits for the servers still connecting (seconds;
 MINIAGENT_MCP_WAIT changes it, for tests and slow starters)."""
@@ -54,7 +56,7 @@ class ServerStatus:
     kind: str = ""  # "stdio" | "http"
 
 
-def make_transport(config: ServerConfig, cwd: str) -> Transport:
+def make_transport(config: ServerConfig, cwd: str, trusted: bool) -> Transport:
     """The transport an entry asks for: a child process, or a URL (which alone needs
     the HTTP library, so it is loaded only then)."""
     if config.kind == "http":
@@ -62,15 +64,15 @@ def make_transport(config: ServerConfig, cwd: str) -> Transport:
         return HttpTransport(config.url, resolved_headers(config, os.environ), config.timeout)
     from .stdio import StdioTransport
     command, args = resolved_command(config)
-    return StdioTransport(command, args, {**os.environ, **resolved_env(config, os.environ)},
-                          resolved_cwd(config, cwd))
+    return StdioTransport(command, args, resolved_env(config, os.environ),
+                          resolved_cwd(config, cwd, trusted))
 
 
 class ConnectedServer:
     """One server: its client while connected, the tools it lists, its last error."""
 
-    def __init__(self, config: ServerConfig, cwd: str):
-        self.config, self.name, self.cwd = config, config.name, cwd
+    def __init__(self, config: ServerConfig, cwd: str, trusted: bool = False):
+        self.config, self.name, self.cwd, self.trusted = config, config.name, cwd, trusted
         self.state = "connecting" if config.enabled else "disabled"
         self.error: Optional[str] = None
         self.client: Optional[McpClient] = None
@@ -84,12 +86,17 @@ class ConnectedServer:
     def connect(self, abort: Optional[threading.Event] = None) -> None:
         """Start the server, make the handshake, list its tools; McpError when it fails
         (RequestAborted when `abort` is set meanwhile)."""
-        self._transport = make_transport(self.config, self.cwd)
+        self._transport = make_transport(self.config, self.cwd, self.trusted)
         client = McpClient(self.name, self._transport, self.config.timeout,
                            on_tools_changed=self._note_tools_changed)
         try:
             client.connect(abort)
             raw = client.list_tools() if "tools" in client.capabilities else []
+        except McpError as exc:
+            client.close()
+            if self.config.kind == "stdio":  # a variable it missed may be the reason
+                raise McpError(f"{exc}{ENVIRONMENT_HINT}") from exc
+            raise
         except BaseException:
             client.close()
             raise
@@ -176,18 +183,21 @@ class ConnectedServer:
 
 
 class McpServers:
-    """The run's servers. `keep(name)` says whether the model is offered a tool of that
-    name (--tools / --exclude-tools); `on_warning(line)` hears each failure once."""
+    """The run's servers. `trusted` says whether the session's directory may be their
+    working directory (config.resolved_cwd); `keep(name)` says whether the model is
+    offered a tool of that name (--tools / --exclude-tools); `on_warning(line)` hears
+    each failure once."""
 
-    def __init__(self, configs: List[ServerConfig], cwd: str,
+    def __init__(self, configs: List[ServerConfig], cwd: str, trusted: bool = False,
                  on_warning: Callable[[str], None] = lambda line: None,
                  keep: Callable[[str], bool] = lambda name: True):
-        self.servers = [ConnectedServer(config, cwd) for config in configs]
+        self.servers = [ConnectedServer(config, cwd, trusted) for config in configs]
         self.on_warning = on_warning
         self.keep = keep
         self._started_at: Optional[float] = None
         self._waited = False
         self._closing = False
+        self._told_too_many: set = set()  # servers whose tools were cut (within_limits)
 
     def start(self) -> None:
         """Begin connecting every enabled server, each on a thread of its own."""
@@ -243,9 +253,13 @@ class McpServers:
         taken = set()
         # A server that crashed keeps its tools (raw_tools): its next call starts it again.
         for server in self.servers:
-            for raw in server.raw_tools:
-                if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-                    continue
+            valid = [raw for raw in server.raw_tools
+                     if isinstance(raw, dict) and isinstance(raw.get("name"), str)]
+            valid, too_many = within_limits(server.name, valid)
+            if too_many and server.name not in self._told_too_many:
+                self._told_too_many.add(server.name)  # once a run, not before every prompt
+                self.on_warning(too_many)
+            for raw in valid:
                 name = tool_name(server.name, raw["name"], taken.__contains__)
                 taken.add(name)
                 if self.keep(name):

@@ -58,7 +58,7 @@ CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 class StdioTransport(Transport):
     """A server started as `command args...` in `cwd`, with exactly `env` as its
-    environment (the caller merges os.environ with the configured variables)."""
+    environment (the caller chooses it: config.resolved_env)."""
 
     def __init__(self, command: str, args: List[str], env: Dict[str, str], cwd: str) -> None:
         self.command = command

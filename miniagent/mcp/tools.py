@@ -24,7 +24,7 @@ Left out: connecting, reconnecting and the list of servers (servers.py); the nam
 """
 
 import json
-from typing import Any, Callable, Dict, List, Optional, Protocol
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
 
 from ..tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .naming import RESOURCE_TOOLS
@@ -34,6 +34,11 @@ from .results import limit_text, model_content, resource_content, text_block
 MAX_DESCRIPTION = 8000
 """Characters of a server's tool description the model is told (the longest real ones,
 GitHub's, are a few thousand): a server cannot fill the context with one."""
+MAX_TOOLS = 200
+MAX_TOOLS_TEXT = 200_000
+"""What one server's tools may add to every request: at most MAX_TOOLS tools, with at
+most MAX_TOOLS_TEXT characters of descriptions and schemas (the largest real servers
+offer about a hundred tools in well under that; 7,000 tools once made each request 28 MB)."""
 
 
 class Server(Protocol):
@@ -64,6 +69,25 @@ def server_tool(server: Server, raw: Dict[str, Any], name: str) -> Tool:
 
     return Tool(name=name, description=describe(server.name, raw),
                 parameters=input_schema(raw.get("inputSchema")), execute=execute)
+
+
+def within_limits(server: str, raw_tools: List[Dict[str, Any]]
+                  ) -> Tuple[List[Dict[str, Any]], Optional[str]]:
+    """The server's tools that fit MAX_TOOLS and MAX_TOOLS_TEXT, in its order, and one
+    warning line when some do not (None when all fit)."""
+    kept: List[Dict[str, Any]] = []
+    spent = 0
+    for raw in raw_tools:
+        cost = len(describe(server, raw)) + len(json.dumps(input_schema(raw.get("inputSchema"))))
+        if len(kept) == MAX_TOOLS or spent + cost > MAX_TOOLS_TEXT:
+            break
+        kept.append(raw)
+        spent += cost
+    if len(kept) == len(raw_tools):
+        return kept, None
+    return kept, (f'MCP server "{server}" offers {len(raw_tools)} tools; the model gets the '
+                  f"first {len(kept)} (at most {MAX_TOOLS} tools and {MAX_TOOLS_TEXT // 1000} KB "
+                  f"of descriptions per server)")
 
 
 def progress_text(params: Dict[str, Any]) -> str:

@@ -11,7 +11,8 @@ sent, in one place:
   * NO_COLOR set (https://no-color.org): no colour or style; the live area, the
     spinner and the editor stay (they are cursor moves, not colour);
   * text from a model or a file is never trusted to carry codes: `for_terminal` shows
-    its control characters as symbols instead of letting them drive the terminal.
+    its control characters as symbols instead of letting them drive the terminal, and
+    `json_for_terminal` writes them as escapes in JSON.
 """
 
 import os
@@ -39,6 +40,19 @@ _VISIBLE.update({code: "\ufffd" for code in range(0xD800, 0xE000)})
 def for_terminal(text: str) -> str:
     """Example: "red \\x1b[31m" -> "red \u241b[31m" (ESC shown as the symbol for ESC)."""
     return text.translate(_VISIBLE)
+
+
+# JSON keeps its data exact, so there the same characters become \u escapes instead
+# (json.dumps escapes C0 controls itself, but writes DEL, C1 and bidi controls raw).
+_ESCAPED = {code: f"\\u{code:04x}" for code in _VISIBLE if chr(code) not in "\t\n"}
+
+
+def json_for_terminal(text: str) -> str:
+    """JSON text as for_terminal would have it, and still the same JSON to a parser.
+
+    Example: '"a\u202eb"' (the override itself) -> '"a\\u202eb"' (six characters)
+    """
+    return text.translate(_ESCAPED)
 
 
 class Screen:

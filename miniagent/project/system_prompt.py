@@ -7,7 +7,7 @@ sections (pi 1.6's names, so a session file records them the same way), in this 
                      `--system-prompt`, else SYSTEM.md (the project's when trusted, else
                      ~/.miniagent's)
     tools            the active tools, one line each (the full contract travels with each
-                     tool's JSON Schema)
+                     tool's JSON Schema); a description cannot close the tag (wrappers.py)
     rules            advice that fits those tools
     addendum         text appended to it: `--append-system-prompt`, else APPEND_SYSTEM.md
     project_context  ~/.miniagent/AGENTS.md (or CLAUDE.md), then one AGENTS.md (or
@@ -139,8 +139,10 @@ def render_sections(sections: Sections) -> str:
 
 
 def tool_list(tools: List[Tool]) -> str:
-    """One line per tool: its name and the first sentence of its description."""
-    lines = [f"- {tool.name}: {first_sentence(tool.description)}" for tool in tools]
+    """One line per tool: its name and the first sentence of its description, which
+    cannot close our tags (an MCP server writes its own: wrappers.py)."""
+    lines = [f"- {tool.name}: {defuse_closing_tags(first_sentence(tool.description))}"
+             for tool in tools]
     return "\n".join(lines) or "(none)"
 
 

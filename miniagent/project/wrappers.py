@@ -3,7 +3,8 @@
 The agent tells the model where a piece of text came from by wrapping it in XML-style
 tags: each AGENTS.md in <project_instructions>, all of them in <project_context>, a
 skill in <skill>, an attached file in <file>, the conversation a summarizer reads in
-<conversation>, a summary in <summary>. The model takes the tags as the text's edges.
+<conversation>, a summary in <summary>, the tools' one-line descriptions (an MCP
+server's among them) in <tools>, the working directory in <cwd>. The model takes the tags as the text's edges.
 But the text inside is foreign (a cloned repository's AGENTS.md, a skill someone
 shared, a file, a command's output), and it may hold our closing tag itself:
 
@@ -36,7 +37,7 @@ import re
 
 # Every tag name we wrap foreign text in; a new wrapper adds its name here.
 WRAPPER_TAGS = ("project_context", "project_instructions", "available_skills", "skill",
-                "file", "conversation", "previous-summary", "summary")
+                "file", "conversation", "previous-summary", "summary", "tools", "cwd")
 
 # "</" then optional spaces then one of our names, in any case (`</ Project_Context >`
 # may read as a closing tag to a model too), and not a longer name (`</skills>` is not

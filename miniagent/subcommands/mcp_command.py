@@ -25,6 +25,12 @@ enabled server (mcp/servers.py), and closes them again:
 It exits 1 when an entry is invalid or an enabled server did not connect, so a script
 (or the agent, through bash) can check a setup before a run relies on it.
 
+The servers it starts follow a run's process rules: the first stop signal (Ctrl-C,
+SIGTERM, SIGHUP) stops them and exits with 128 + the signal, a second one quits at once,
+and at exit the sweep (tools/hardening/reaper.py, set up by cli.py) kills whatever a
+server left behind, such as a daemon it forked. `--json` writes the servers' texts with
+the characters that could drive a terminal escaped (modes/terminal.py).
+
 Left out: pi's `login` and `logout` (no OAuth here), and `--exposure` / `--description`
 (every MCP tool is offered to the model directly).
 """
@@ -33,6 +39,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
@@ -42,9 +49,11 @@ from ..files.home import miniagent_home
 from ..mcp.config import (
     ServerConfig, add_server, entry_problem, load_servers, name_problem,
     project_config_path, remove_server, shown, user_config_path)
-from ..modes.output import ArgumentParser, print_json, say, usage_error
-from ..modes.terminal import for_terminal
+from ..messages import to_json
+from ..modes.output import ArgumentParser, say, usage_error
+from ..modes.terminal import for_terminal, json_for_terminal
 from ..project.trust import resolve_trust
+from ..tools.hardening.reaper import catch_stop_signals
 
 if TYPE_CHECKING:  # for the reader and a type checker: loaded only when servers are listed
     from ..mcp.servers import ServerStatus
@@ -220,24 +229,31 @@ def list_command(as_json: bool) -> int:
         note_if_untrusted(project_config_path(cwd))
     for warning in [] if as_json else warnings:  # before connecting, which may take long
         say(f"miniagent: warning: {for_terminal(warning)}")
+    received = catch_stop_signals(stop_listing)
     try:
-        statuses = connect_all(configs, cwd) if configs else []
-    except KeyboardInterrupt:  # Ctrl-C while servers connect: closed already, no traceback
-        return 130
+        statuses = connect_all(configs, cwd, trusted) if configs else []
+    except KeyboardInterrupt:  # a stop signal while servers connect: closed already
+        return 128 + (received[0] if received else signal.SIGINT)
     if as_json:
-        print_json({"servers": [status_json(s) for s in statuses], "warnings": warnings})
+        document = {"servers": [status_json(s) for s in statuses], "warnings": warnings}
+        print(json_for_terminal(to_json(document, indent=2)))
     else:
         print_statuses(statuses, home)
     failed = [s for s in statuses if s.state not in ("connected", "disabled")]
     return 1 if warnings or failed else 0
 
 
-def connect_all(configs: List[ServerConfig], cwd: str) -> List["ServerStatus"]:
+def stop_listing(signum: int) -> None:
+    """The first stop signal: leave the listing; connect_all closes the servers."""
+    raise KeyboardInterrupt
+
+
+def connect_all(configs: List[ServerConfig], cwd: str, trusted: bool) -> List["ServerStatus"]:
     """Every server's ServerStatus after connecting the enabled ones; none left running."""
     # Imported here: only a listing with servers pays for the client (and, when one of
     # them is an HTTP server, for the HTTP library).
     from ..mcp.servers import McpServers
-    servers = McpServers(configs, cwd)
+    servers = McpServers(configs, cwd, trusted)
     wait = max(config.timeout for config in configs) + GRACE
     try:
         servers.start()

@@ -11,6 +11,11 @@
     noisy            before its answer to initialize: messages a client must ignore
     stubborn         normal, but ignores SIGTERM and the end of its stdin
     wrapper [MODE]   like npx: starts MODE (normal) as its own child and waits for it
+    many             normal, with 1,000 more tools (tool0 ... tool999)
+    odd-names        normal, with one more tool whose name holds a C1 control (CSI),
+                     DEL and a bidi override
+    daemon           normal, after forking a daemon (a session of its own, its parent
+                     gone) that sleeps for five minutes; its pid goes to the pid file too
 
 The normal server's tools: echo, add, image, fail (isError), structured
 (structuredContent), embedded (an embedded resource), changed (adds a tool "added",
@@ -192,6 +197,14 @@ def initialize(request_id, mode):
 
 
 def serve(mode):
+    global PAGE_SIZE
+    if mode == "many":
+        TOOLS.extend({"name": f"tool{n}", "description": f"tool number {n}",
+                      "inputSchema": {"type": "object", "properties": {}}} for n in range(1000))
+        PAGE_SIZE = 500
+    if mode == "odd-names":
+        TOOLS.append({"name": "evil\u009b2J\u007f\u202egnp.exe", "description": "odd",
+                      "inputSchema": {"type": "object", "properties": {}}})
     if mode == "stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for line in sys.stdin:
@@ -200,6 +213,22 @@ def serve(mode):
     if mode == "stubborn":
         while True:
             time.sleep(1)  # deaf to the end of its input: only SIGKILL ends it
+
+
+def start_daemon(pid_file):
+    """Fork twice, as daemons do: the grandchild leaves our process group and session,
+    and its parent exits, so no process of ours leads to it."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            with open(pid_file, "a") as f:
+                f.write(f"{os.getpid()}\n")
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):  # off our pipes, or the client would wait for them
+                os.dup2(null, fd)
+            time.sleep(300)
+        os._exit(0)
+    os.wait()
 
 
 def main():
@@ -211,6 +240,9 @@ def main():
     if mode == "exit":
         sys.stderr.write("noise line\n" * 10000 + "fatal: config missing\n")
         sys.exit(3)
+    if mode == "daemon":
+        start_daemon(pid_file)
+        mode = "normal"
     if mode == "wrapper":
         # Like npx: the real server is our child, on our stdin and stdout.
         child_mode = sys.argv[2] if len(sys.argv) > 2 else "normal"

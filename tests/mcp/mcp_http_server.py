@@ -29,6 +29,7 @@ Knobs (keyword arguments, fixed for the server's life):
                                  keep-alive comments (`srv.hung_up` is set if we hang up)
     stall_before_headers=S       say nothing for S seconds (ends at shutdown)
     status=401, body="..."       answer every POST with that status and body
+    redirect=(307, URL)          answer a POST to /mcp with that status and Location: URL
     batch=True                   a JSON answer is a batch: [a log notification, the answer]
     huge_mb=N                    the answer is an SSE event / a JSON body of N MB
     malformed=True               the answer is not JSON
@@ -156,6 +157,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if knobs.get("legacy"):
             return self._send(405, "application/json", b'{"error": "use GET for the stream"}')
+        if "redirect" in knobs and self.path == "/mcp":
+            status, location = knobs["redirect"]
+            return self._send(status, None, b"", {"Location": location})
         if "status" in knobs:
             return self._send(knobs["status"], "text/plain", knobs.get("body", "").encode())
         if not self._session_ok():

@@ -9,6 +9,8 @@ import os
 import pytest
 
 from miniagent.errors import ConfigError
+from miniagent.files import redaction
+from miniagent.files.redaction import redact
 from miniagent.mcp.config import (
     ServerConfig, add_server, entry_problem, load_servers, project_config_path,
     remove_server, resolved_command, resolved_cwd, resolved_env, resolved_headers,
@@ -266,14 +268,48 @@ def test_a_failing_command_is_empty_text():
     assert resolved_env(config, {}) == {"KEY": ""}
 
 
-def test_cwd_is_taken_from_the_session_directory(tmp_path):
+def test_cwd_is_taken_from_a_trusted_session_directory(tmp_path):
     home = os.path.expanduser("~")
     session = str(tmp_path)
-    assert resolved_cwd(ServerConfig("s", "f", command="x"), session) == session
-    assert resolved_cwd(ServerConfig("s", "f", command="x", cwd="src"), session) == \
+    assert resolved_cwd(ServerConfig("s", "f", command="x"), session, True) == session
+    assert resolved_cwd(ServerConfig("s", "f", command="x", cwd="src"), session, True) == \
         os.path.join(session, "src")
-    assert resolved_cwd(ServerConfig("s", "f", command="x", cwd="/srv"), session) == "/srv"
-    assert resolved_cwd(ServerConfig("s", "f", command="x", cwd="~/w"), session) == home + "/w"
+    assert resolved_cwd(ServerConfig("s", "f", command="x", cwd="/srv"), session, True) == "/srv"
+    assert resolved_cwd(ServerConfig("s", "f", command="x", cwd="~/w"), session, True) == \
+        home + "/w"
+
+
+def test_until_the_directory_is_trusted_a_server_starts_from_the_home_folder(tmp_path):
+    # The clone would supply the server's code: `python3 -m server` imports ./server.py.
+    home, session = os.path.expanduser("~"), str(tmp_path)
+    assert resolved_cwd(ServerConfig("s", "f", command="x"), session, False) == home
+    assert resolved_cwd(ServerConfig("s", "f", command="x", cwd="src"), session, False) == \
+        os.path.join(home, "src")
+    assert resolved_cwd(ServerConfig("s", "f", command="x", cwd="/srv"), session, False) == "/srv"
+
+
+def test_a_stdio_server_inherits_only_the_basic_variables_and_its_own():
+    environ = {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C.UTF-8", "https_proxy": "http://p:3128",
+               "OPENAI_API_KEY": "sk-secret", "ANTHROPIC_API_KEY": "sk-ant-secret",
+               "AWS_SECRET_ACCESS_KEY": "x", "OWN": "mine"}
+    config = ServerConfig("s", "f", command="x", env={"GIT_PAGER": "cat", "MINE": "${OWN}"})
+    assert resolved_env(config, environ) == {
+        "PATH": "/bin", "HOME": "/h", "LC_ALL": "C.UTF-8", "https_proxy": "http://p:3128",
+        "GIT_PAGER": "cat", "MINE": "mine"}
+
+
+def test_resolved_header_and_env_values_are_kept_out_of_what_we_write(monkeypatch):
+    monkeypatch.setattr(redaction, "_needles", frozenset())
+    token, command_token = "tok-4f9a8c7e6d5b4a39281706f5", "cmd-0a1b2c3d4e5f60718293a4b5"
+    config = ServerConfig("s", "f", url="https://h/mcp",
+                          headers={"Authorization": "Bearer ${TOKEN}",
+                                   "X-Literal": "a-plain-value-written-in-the-file"})
+    resolved_headers(config, {"TOKEN": token})
+    resolved_env(ServerConfig("s", "f", command="x", env={"K": f"!echo {command_token}"}), {})
+    shown = redact(f"401: Bearer {token} refused; {command_token}; "
+                   f"a-plain-value-written-in-the-file")
+    assert token[4:] not in shown and command_token[4:] not in shown
+    assert shown.endswith("; a-plain-value-written-in-the-file")  # a literal is no secret
 
 
 def test_a_leading_tilde_slash_in_command_and_args_is_the_home_directory():

@@ -234,6 +234,28 @@ def test_cancelling_a_request_stops_its_stream(connect):
 # --- Failures ----------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("status", [302, 307])
+def test_a_redirect_to_another_origin_carries_no_configured_header(connect, status):
+    headers = {"Authorization": "Bearer k", "X-Api-Key": "secret-key"}
+    with McpHttpServer() as there, McpHttpServer(redirect=(status, there.url)) as here:
+        transport, collector = connect(here, initialize=False, headers=headers)
+        try:
+            transport.send(INITIALIZE)
+        except TransportClosed:
+            pass  # a 302 turns the POST into a GET, which that server refuses
+        assert there.wait_for(lambda request: True)
+    arrived = there.requests[0]["headers"]
+    assert "x-api-key" not in arrived and "authorization" not in arrived
+    assert here.requests[0]["headers"]["x-api-key"] == "secret-key"
+
+
+def test_a_redirect_within_the_origin_keeps_the_configured_headers(connect):
+    with McpHttpServer(redirect=(307, "/moved")) as srv:
+        connect(srv, headers={"X-Api-Key": "secret-key"})
+    moved = [request for request in srv.of("POST") if request["path"] == "/moved"]
+    assert moved and all(r["headers"]["x-api-key"] == "secret-key" for r in moved)
+
+
 def test_401_says_to_check_the_headers(connect):
     with McpHttpServer(status=401, body="Unauthorized: missing bearer token") as srv:
         transport, _ = connect(srv, initialize=False)

@@ -29,3 +29,10 @@ def test_two_tools_that_sanitise_alike_get_different_names():
 def test_resource_tools_and_prefixed_names_count_as_mcp_tools():
     assert is_mcp_tool("mcp__time__now") and is_mcp_tool("read_mcp_resource")
     assert not is_mcp_tool("read") and not is_mcp_tool("bash")
+
+
+def test_a_hashed_name_that_is_taken_already_is_hashed_again():
+    hashed = tool_name("a", "x" * 100)
+    again = tool_name("a", "x" * 100, taken={hashed}.__contains__)
+    assert again != hashed and len(again) == MAX_TOOL_NAME and again.startswith("mcp__a__xxx")
+    assert again == tool_name("a", "x" * 100, taken={hashed}.__contains__)  # still stable

@@ -10,7 +10,9 @@ import pytest
 
 from helpers import wait_gone
 from miniagent.mcp.config import ServerConfig
+from miniagent.mcp.naming import tool_name
 from miniagent.mcp.servers import McpServers
+from miniagent.mcp.tools import MAX_TOOLS
 from miniagent.tools import ToolContext, ToolError
 
 FAULT = str(Path(__file__).with_name("fault_server.py"))
@@ -43,6 +45,28 @@ def wait_until(condition, seconds=5):
 def run(tool, on_update=lambda partial: None, **args):
     return tool.execute("call-1", args, ToolContext(cwd=".", abort=threading.Event(),
                                                     on_update=on_update))
+
+
+def test_a_tool_named_after_another_tools_hashed_name_never_shares_it(tmp_path):
+    servers = McpServers([fault("a", "normal", tmp_path)], str(tmp_path))  # never started
+    hashed = tool_name("a", "x" * 100)
+    servers.servers[0].raw_tools = [{"name": hashed[len("mcp__a__"):]}, {"name": "x" * 100}]
+    names = [tool.name for tool in servers.tools()]
+    assert names[0] == hashed and len(set(names)) == 2
+
+
+def test_a_server_with_too_many_tools_is_cut_with_one_warning(tmp_path):
+    servers, warnings = started([fault("big", "many", tmp_path)], tmp_path)
+    try:
+        servers.before_prompt()
+        first, second = servers.tools(), servers.tools()  # as before two prompts
+    finally:
+        servers.close()
+    assert len([tool for tool in first if tool.name.startswith("mcp__big__")]) == MAX_TOOLS
+    assert len(second) == len(first)
+    assert warnings == [f'MCP server "big" offers 1012 tools; the model gets the first '
+                        f"{MAX_TOOLS} (at most {MAX_TOOLS} tools and 200 KB of descriptions "
+                        f"per server)"]
 
 
 def test_tools_are_named_per_server_chosen_by_keep_and_resources_add_three(tmp_path):

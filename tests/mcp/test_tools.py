@@ -5,7 +5,8 @@ import threading
 
 import pytest
 
-from miniagent.mcp.tools import resource_tools, server_tool
+from miniagent.mcp.tools import (
+    MAX_TOOLS_TEXT, describe, input_schema, resource_tools, server_tool, within_limits)
 from miniagent.tools import ToolContext, ToolError, validate_arguments
 
 
@@ -118,3 +119,13 @@ def test_a_huge_description_is_cut_so_a_server_cannot_fill_the_context():
     tool = server_tool(FakeServer("s"), {"name": "x", "description": "y" * 10**6},
                        "mcp__s__x")
     assert len(tool.description) == MAX_DESCRIPTION + 1 and tool.description.endswith("…")
+
+
+def test_a_servers_tools_are_cut_where_their_descriptions_pass_the_limit():
+    raw = [{"name": f"t{n}", "description": "x" * 4000} for n in range(100)]
+    kept, warning = within_limits("wordy", raw)
+    sent = sum(len(describe("wordy", tool)) + len(json.dumps(input_schema(None))) for tool in kept)
+    assert 0 < len(kept) < 100 and sent <= MAX_TOOLS_TEXT
+    assert warning.startswith(f'MCP server "wordy" offers 100 tools; the model gets the first '
+                              f"{len(kept)} ")
+    assert within_limits("small", raw[:3]) == (raw[:3], None)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, run_cli, start_cli, wait_gone
+from helpers import ROOT, run_cli, run_cli_process, start_cli, wait_gone
 from miniagent.mcp.config import load_servers, project_config_path, user_config_path
 from miniagent.project.trust import record_trust
 
@@ -218,6 +218,18 @@ def test_list_json_is_one_document_with_the_same_facts(home, project, tmp_path):
                                     f'with http:// or https:// (got "ftp://h"); skipped']
 
 
+def test_list_json_escapes_what_could_drive_the_terminal_and_keeps_the_data(home, project,
+                                                                             tmp_path):
+    write_servers(user_config_path(home), {"odd": fault("odd-names", tmp_path / "pids")})
+    result = mcp("list", "--json", cwd=project)
+    assert result.returncode == 0, result.stderr
+    for raw in ("\u009b", "\u007f", "\u202e"):
+        assert raw not in result.stdout
+    assert "evil\\u009b2J\\u007f\\u202egnp.exe" in result.stdout
+    tools = json.loads(result.stdout)["servers"][0]["tools"]
+    assert "evil\u009b2J\u007f\u202egnp.exe" in tools  # the same name to a parser
+
+
 def test_an_untrusted_projects_servers_are_not_listed_nor_started(home, project, tmp_path):
     write_servers(project_config_path(str(project)), {"proj": fault("normal", tmp_path / "pids")})
     result = mcp("list", cwd=project)
@@ -244,6 +256,33 @@ def test_mcp_with_stdio_servers_does_not_load_the_http_library(home, project, tm
              if line.startswith("import time:") and "|" in line}
     assert done.returncode == 0 and loaded in names
     assert [name for name in names if name.split(".")[0] in ("requests", "urllib3")] == []
+
+
+def test_list_leaves_no_daemon_a_server_forked_behind(home, project, tmp_path):
+    pid_file = tmp_path / "pids"
+    write_servers(user_config_path(home), {"forks": fault("daemon", pid_file)})
+    result = run_cli_process("mcp", "list", cwd=str(project),
+                             env={"MINIAGENT_HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    assert len(pids(pid_file)) == 2  # the server and its daemon
+    assert all(wait_gone(pid) for pid in pids(pid_file))
+
+
+def test_sigterm_while_servers_connect_ends_the_listing_as_a_run_ends(home, project, tmp_path):
+    pid_file = tmp_path / "pids"
+    write_servers(user_config_path(home), {"hangs": fault("hang-initialize", pid_file)})
+    listing = start_cli(["mcp", "list"], cwd=str(project))
+    try:
+        deadline = time.monotonic() + 20
+        while not pids(pid_file) and time.monotonic() < deadline:  # the server is up
+            time.sleep(0.05)
+        assert pids(pid_file), "the server never started"
+        listing.send_signal(signal.SIGTERM)
+        _, stderr = listing.communicate(timeout=15)
+    finally:
+        listing.kill()
+    assert listing.returncode == 128 + signal.SIGTERM and "Traceback" not in stderr
+    assert all(wait_gone(pid) for pid in pids(pid_file))
 
 
 def test_ctrl_c_while_servers_connect_exits_130_and_stops_them(home, project, tmp_path):

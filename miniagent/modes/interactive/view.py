@@ -43,7 +43,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ...messages import one_line, text_of
 from ...tui.diff_view import render_diff
-from ...tui.markdown import MarkdownStream
+from ...tui.markdown_stream import MarkdownStream
 from ...tui.spinner import status_line
 from ...tui.style import Style
 from ...tui.width import wrap

@@ -201,36 +201,43 @@ _INLINE = re.compile(
     r"|(?<!\w)_(?=\S)(?P<em2>.+?)(?<=\S)_(?!\w)")
 
 
-def parse_inline(text: str) -> List[Span]:
+# Spans inside spans this deep are kept as text: "_" * 3000 around a word would
+# otherwise be read 1,500 levels deep (Python's recursion stops at 1,000).
+MAX_NESTING = 10
+
+
+def parse_inline(text: str, depth: int = 0) -> List[Span]:
     """One line as spans. Nothing inside a code span is markup.
 
     Example: parse_inline("run `a**b` **now**") ->
              [text "run ", code "a**b", text " ", strong "now" (children: text "now")]
     """
+    if depth >= MAX_NESTING:
+        return [Span("text", text)]
     spans: List[Span] = []
     last = 0
     for match in _INLINE.finditer(text):
         if match.start() > last:
             spans.append(Span("text", text[last:match.start()]))
-        spans.append(_span(match))
+        spans.append(_span(match, depth + 1))
         last = match.end()
     if last < len(text):
         spans.append(Span("text", text[last:]))
     return spans
 
 
-def _span(match: "re.Match[str]") -> Span:
+def _span(match: "re.Match[str]", depth: int) -> Span:
     if match.group("code") is not None:
         code = match.group("code")
         return Span("code", code.strip() or code)  # "`` `x` ``" is the code "`x`"
     if match.group("label") is not None:
         label = match.group("label")
-        return Span("link", label, match.group("url"), parse_inline(label))
+        return Span("link", label, match.group("url"), parse_inline(label, depth))
     strong = match.group("strong") or match.group("strong2")
     if strong:
-        return Span("strong", strong, children=parse_inline(strong))
+        return Span("strong", strong, children=parse_inline(strong, depth))
     emphasis = match.group("em") or match.group("em2")
-    return Span("emphasis", emphasis, children=parse_inline(emphasis))
+    return Span("emphasis", emphasis, children=parse_inline(emphasis, depth))
 
 
 def render_markdown(text: str, width: int, style: Style) -> List[str]:

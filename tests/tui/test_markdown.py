@@ -94,6 +94,14 @@ def test_a_list_3000_levels_deep_keeps_its_text_on_one_row_and_half_the_width():
     assert lines[-1] == " " * 20 + "• level 2999"  # the indent stops at half the row
 
 
+def test_markers_nested_thousands_deep_are_shown_not_a_crash():
+    # Each pair of markers was read inside the one around it, until Python's recursion
+    # limit raised in the middle of an answer.
+    for marker in ("_", "*"):
+        lines = render_markdown(marker * 3000 + "word" + marker * 3000, 80, PLAIN)
+        assert "word" in "".join(lines) and len(lines) > 50  # the rest kept as text
+
+
 def test_a_wrapped_item_hangs_under_its_text():
     text = "- one two three four five six\n  continued\n1. seven eight nine ten"
     assert render_markdown(text, 15, PLAIN) == [

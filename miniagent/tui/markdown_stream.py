@@ -5,11 +5,14 @@ An answer arrives a few characters at a time, and lines printed to the scrollbac
 cannot be changed. The end of a block can change what its start means: a "```" line
 turns everything after it into code, the next line may continue a paragraph or a list
 item. So a block is committed only once the next one has begun; until then it is the
-open block, shown in the live area and drawn again at every frame.
+open block, shown in the live area and drawn again at every frame. A line is read when
+it has ended ("-" may yet become "- b" or "---"), except after a block that nothing
+can continue, where any text begins a new one.
 
-    fed so far                  committed            live (the open block)
-    "Intro\\n- a"                (none)               Intro / • a
-    "Intro\\n- a\\n  more\\n- b"   Intro, • a  more     • b
+    fed so far (three deltas)         committed so far          live (the open block)
+    "Intro\\n- a"                      (none)                    Intro | • a
+    "Intro\\n- a\\n  more\\n- b"         Intro                     • a |   more | • b
+    "Intro\\n- a\\n  more\\n- b\\n"       Intro | • a |   more      • b
 
 The committed lines equal render_markdown of the whole text: the block boundaries are
 found with the questions parse_blocks asks (`line_kind`, `continues`), and a blank
@@ -86,7 +89,7 @@ class MarkdownStream:
 
     def _look(self) -> None:
         """Each line ended since the last look, once; then the open line, which begins
-        a new block as soon as it has text after a block nothing can continue."""
+        a new block as soon as it has text after a block nothing can continue (see ENDED)."""
         while self._seen < len(self._lines):
             self._look_at(self._seen, self._lines[self._seen])
             self._seen += 1

@@ -19,9 +19,11 @@ How fast does the REPL's screen react, and what does drawing a streamed answer c
   frame, against the naive display's full redraw for every delta. The goal: at least 5x.
 - No growth with scrollback: the per-delta cost after 10,000 committed blocks against
   after 100 (the renderer keeps no scrollback, so the ratio should be ~1.0).
-- Growth with the open block: a frame draws the answer's unfinished block whole, so
-  its cost grows with that block; shown for a long code fence (ended only by its
-  closing fence), the end against the start.
+- Growth with the open block: a frame draws the end of the answer's unfinished block,
+  so its cost should not grow with that block; shown for a long code fence (ended only
+  by its closing fence), the end against the start.
+- Linear in the text: the CPU per character of streaming a 20,000-row table and a list
+  3,000 levels deep, against a tenth of each (the ratio should be ~1.0).
 - The frame cap: the real REPL in a pty streaming a fast scripted reply (a delta every
   millisecond); the synchronized-output frames the screen model counted, per second of
   the reply. Goal: at most ~33 (FRAME_SECONDS is 1/30 s).
@@ -350,10 +352,10 @@ def scrollback_rows():
 
 
 def open_block_rows():
-    """The open block is drawn whole in every frame, so a frame costs more as the block
-    grows (a code fence ends only at its closing fence): the median CPU time of a
-    frame (each delta's best of RUNS) in the last tenth of a 300-line fence against
-    its first tenth."""
+    """A frame draws the end of the open block, at most the live area's rows, so its
+    cost stops growing once the block is taller than the screen (a code fence ends only
+    at its closing fence): the median CPU time of a frame (each delta's best of RUNS)
+    in the last tenth of a 300-line fence against its first tenth."""
     code = "```python\n" + "".join(f"    value_{n} = compute(value_{n - 1}, step={n})\n"
                                     for n in range(1, 301)) + "```\n\n"
     runs = []
@@ -369,6 +371,32 @@ def open_block_rows():
     first, last = median(seconds[:tenth]), median(seconds[-tenth:])  # spikes left out
     yield ("frame per delta, end of a 300-line open code fence", f"{last * 1e6:.0f} us",
            f"its first tenth: {first * 1e6:.0f} us", f"{last / first:.1f}x")
+
+
+def long_block_rows():
+    """Streaming stays linear in the text, however it is shaped: the CPU per character
+    of a 20,000-row table (one paragraph that never ends) and of a list 3,000 levels
+    deep (a block per line, no blank line between them), each against a tenth of it,
+    streamed into the REPL's screen with its frame cap. Once, every line that ended had
+    all of the open text parsed again: ten times the text was a hundred times the work."""
+    shapes = (("a 20,000-row table", lambda rows: "| a | b |\n|---|---|\n" + "".join(
+                   f"| row {n} | value {n} |\n" for n in range(rows)), 20_000),
+              ("a list 3,000 levels deep", lambda levels: "".join(
+                   "  " * level + f"- level {level}\n" for level in range(levels)), 3_000))
+    for what, make, size in shapes:
+        large, small = (seconds_per_character(make(count)) for count in (size, size // 10))
+        yield (f"per character, streaming {what}", f"{large * 1e9:.0f} ns",
+               f"a tenth of it {small * 1e9:.0f} ns", f"{large / small:.2f}x")
+
+
+def seconds_per_character(text: str) -> float:
+    """CPU seconds per character to stream `text` word by word into the REPL's screen at
+    DELTAS_PER_SECOND (its frame cap deciding the frames), the end included."""
+    screen, _ = repl_screen(Renderer)
+    start = time.process_time()
+    stream_capped(screen, text_deltas(text))
+    stream(screen, [{"type": "message_update", "assistantMessageEvent": {"type": "text_end"}}])
+    return (time.process_time() - start) / len(text)
 
 
 # --- The frame cap, in the real REPL ---------------------------------------------------------
@@ -412,6 +440,7 @@ def rows():
     yield from renderer_rows()
     yield from scrollback_rows()
     yield from open_block_rows()
+    yield from long_block_rows()
     yield from frame_rate_rows()
 
 

@@ -18,6 +18,7 @@ files that import nothing of the agent (so they can be read, and reused, alone):
     history.py    the inputs typed before, whole, in a JSON Lines file
     menu.py       the completion menu: the choices under the input, scrolled
     markdown.py   Markdown to terminal lines (the HTML export reuses its block parser)
+    markdown_stream.py  a streamed answer, committed block by block, in linear time
     diff_view.py  a unified diff, coloured
     spinner.py    the status line: a spinner, what runs, for how long
 

@@ -1,5 +1,4 @@
-"""markdown: how to show Markdown in a terminal, and why a streamed answer is committed
-to the scrollback only block by block.
+"""markdown: how to show Markdown in a terminal: one parser, then terminal lines.
 
 Models answer in Markdown. Shown raw, `**5**` and code fences are noise; a terminal can
 show most of it as it is meant: bold as bold, `code` in a colour, lists with bullets.
@@ -27,13 +26,12 @@ its line breaks). A paragraph keeps its line breaks, as the export shows them. T
 comes with its control characters already made visible (the REPL's for_terminal);
 ESC is shown as a symbol here too, so the only codes in the lines are Style's.
 
-Why streaming needs care: an answer arrives a few characters at a time, and the end of
-a block can change what its start means (a "```" line turns everything after it into
-code; the next line may continue a paragraph). Lines already printed to the scrollback
-cannot be changed. So `MarkdownStream` commits a block only when nothing that follows
-can change it: after a blank line outside a fence, or after a closing fence. Until then
-the unfinished tail is shown in the live area and drawn again as it grows; only the
-tail is parsed again, so the cost of a delta does not grow with the answer's length.
+A streamed answer is rendered block by block as it arrives: markdown_stream.py, which
+asks `line_kind` and `continues` the same questions parse_blocks does, one line at a
+time.
+
+A nested list's indent stops growing at half the width, so a list 3,000 levels deep
+still shows its text (and costs no more per item than a flat one).
 
 Left out: tables (kept as paragraph lines, as typed), headings underlined with "==="
 (a "---" line is a rule), indented code blocks, nested quotes, a quote's inner blocks,
@@ -42,7 +40,7 @@ HTML, images, reference links, line breaks inside a span (each line is read alon
 
 import re
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 from .style import Style
 from .width import cut, printable, text_width, wrap
@@ -60,7 +58,6 @@ class Block:
     number  a numbered item's number as written ("3." or "3)")
     lang    a code block's language, from its opening fence ("" when none)
     closed  False for a code block whose closing fence never came
-    start   the index of the block's first line in the text (where a stream can cut)
     """
     kind: str
     lines: List[str] = field(default_factory=list)
@@ -68,7 +65,6 @@ class Block:
     number: str = ""
     lang: str = ""
     closed: bool = True
-    start: int = 0
 
 
 @dataclass
@@ -85,7 +81,7 @@ class Span:
     children: List["Span"] = field(default_factory=list)
 
 
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+#.-]*)")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+#.-]*)")
 _HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(\S.*?)(?:\s+#+)?\s*$")
 _RULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
 _QUOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
@@ -96,7 +92,8 @@ _NUMBERED = re.compile(r"^(\s*)(\d{1,9}[.)])\s+(.*)$")
 def parse_blocks(text: str) -> List[Block]:
     """The blocks of a text. Blank lines before the first block are skipped; each run
     of blank lines after one is one "blank" block. Nothing is carried past a blank line,
-    so the text after one parses the same read alone (what MarkdownStream relies on).
+    so the text after one parses the same read alone. Which lines a block holds is
+    decided by `continues`, a line at a time, so a stream can ask as the lines arrive.
 
     Example: parse_blocks("# Hi\\n\\n- a") -> [heading "Hi", blank, bullet "a"]
     """
@@ -104,50 +101,63 @@ def parse_blocks(text: str) -> List[Block]:
     blocks: List[Block] = []
     i = 0
     while i < len(lines):
-        kind = _line_kind(lines[i])
+        kind = line_kind(lines[i])
         if kind == "blank" and not blocks:
             i += 1
         elif kind == "blank":
-            end = _run(lines, i + 1, lambda line: not line.strip())
-            blocks.append(Block("blank", start=i))
+            end = _run(lines, i, "blank")
+            blocks.append(Block("blank"))
             i = end
         elif kind == "fence":
             i = _code_block(lines, i, blocks)
         elif kind == "heading":
             hashes, title = _HEADING.match(lines[i]).groups()
-            blocks.append(Block("heading", [title], level=len(hashes), start=i))
+            blocks.append(Block("heading", [title], level=len(hashes)))
             i += 1
         elif kind == "rule":
-            blocks.append(Block("rule", start=i))
+            blocks.append(Block("rule"))
             i += 1
         elif kind == "quote":
-            end = _run(lines, i + 1, lambda line: _line_kind(line) == "quote")
+            end = _run(lines, i, "quote")
             quoted = [_QUOTE.match(line).group(1) for line in lines[i:end]]
-            blocks.append(Block("quote", quoted, start=i))
+            blocks.append(Block("quote", quoted))
             i = end
         elif kind in ("bullet", "numbered"):
             i = _list_item(lines, i, kind, blocks)
         else:
-            end = _run(lines, i + 1, lambda line: _line_kind(line) == "text")
-            blocks.append(Block("paragraph", lines[i:end], start=i))
+            end = _run(lines, i, "paragraph")
+            blocks.append(Block("paragraph", lines[i:end]))
             i = end
     return blocks
 
 
-def _line_kind(line: str) -> str:
+def line_kind(line: str) -> str:
     """What a line starts: a rule is tested before a bullet ("* * *" is a rule)."""
     if not line.strip():
         return "blank"
-    for kind, pattern in (("fence", _FENCE), ("heading", _HEADING), ("rule", _RULE),
+    for kind, pattern in (("fence", FENCE), ("heading", _HEADING), ("rule", _RULE),
                           ("quote", _QUOTE), ("bullet", _BULLET), ("numbered", _NUMBERED)):
         if pattern.match(line):
             return kind
     return "text"
 
 
-def _run(lines: List[str], i: int, belongs) -> int:
-    """The index of the first line from `i` on that does not belong to the block."""
-    while i < len(lines) and belongs(lines[i]):
+def continues(kind: str, line: str) -> bool:
+    """Does `line` belong to the block of this kind just above it? A heading and a rule
+    are one line each; a code block's lines are decided by its fences instead.
+
+    Example: continues("bullet", "  more") -> True; continues("paragraph", "- a") -> False
+    """
+    following = line_kind(line)
+    if kind in ("bullet", "numbered"):
+        return following == "text" and line[:1].isspace()
+    return following == {"blank": "blank", "quote": "quote", "paragraph": "text"}.get(kind)
+
+
+def _run(lines: List[str], i: int, kind: str) -> int:
+    """The index of the first line after line i that does not continue its block."""
+    i += 1
+    while i < len(lines) and continues(kind, lines[i]):
         i += 1
     return i
 
@@ -155,15 +165,15 @@ def _run(lines: List[str], i: int, belongs) -> int:
 def _code_block(lines: List[str], i: int, blocks: List[Block]) -> int:
     """A fenced block up to its closing fence (the same character, at least as many,
     nothing else on the line) or to the end of the text; returns the next index."""
-    marker, lang = _FENCE.match(lines[i]).groups()
+    marker, lang = FENCE.match(lines[i]).groups()
     end = i + 1
-    while end < len(lines) and not _closes(lines[end], marker):
+    while end < len(lines) and not closes_fence(lines[end], marker):
         end += 1
-    blocks.append(Block("code", lines[i + 1:end], lang=lang, closed=end < len(lines), start=i))
+    blocks.append(Block("code", lines[i + 1:end], lang=lang, closed=end < len(lines)))
     return end + 1
 
 
-def _closes(line: str, marker: str) -> bool:
+def closes_fence(line: str, marker: str) -> bool:
     fence = line.strip()
     return len(fence) >= len(marker) and fence == marker[0] * len(fence)
 
@@ -172,11 +182,11 @@ def _list_item(lines: List[str], i: int, kind: str, blocks: List[Block]) -> int:
     """One item, with the indented plain lines that continue it."""
     pattern = _BULLET if kind == "bullet" else _NUMBERED
     indent, marker, first = pattern.match(lines[i]).groups()
-    end = _run(lines, i + 1, lambda line: _line_kind(line) == "text" and line[:1].isspace())
+    end = _run(lines, i, kind)
     rest = [line.strip() for line in lines[i + 1:end]]
     level = len(indent.expandtabs(4)) // 2
     number = marker if kind == "numbered" else ""
-    blocks.append(Block(kind, [first] + rest, level=level, number=number, start=i))
+    blocks.append(Block(kind, [first] + rest, level=level, number=number))
     return end
 
 
@@ -191,36 +201,43 @@ _INLINE = re.compile(
     r"|(?<!\w)_(?=\S)(?P<em2>.+?)(?<=\S)_(?!\w)")
 
 
-def parse_inline(text: str) -> List[Span]:
+# Spans inside spans this deep are kept as text: "_" * 3000 around a word would
+# otherwise be read 1,500 levels deep (Python's recursion stops at 1,000).
+MAX_NESTING = 10
+
+
+def parse_inline(text: str, depth: int = 0) -> List[Span]:
     """One line as spans. Nothing inside a code span is markup.
 
     Example: parse_inline("run `a**b` **now**") ->
              [text "run ", code "a**b", text " ", strong "now" (children: text "now")]
     """
+    if depth >= MAX_NESTING:
+        return [Span("text", text)]
     spans: List[Span] = []
     last = 0
     for match in _INLINE.finditer(text):
         if match.start() > last:
             spans.append(Span("text", text[last:match.start()]))
-        spans.append(_span(match))
+        spans.append(_span(match, depth + 1))
         last = match.end()
     if last < len(text):
         spans.append(Span("text", text[last:]))
     return spans
 
 
-def _span(match: "re.Match[str]") -> Span:
+def _span(match: "re.Match[str]", depth: int) -> Span:
     if match.group("code") is not None:
         code = match.group("code")
         return Span("code", code.strip() or code)  # "`` `x` ``" is the code "`x`"
     if match.group("label") is not None:
         label = match.group("label")
-        return Span("link", label, match.group("url"), parse_inline(label))
+        return Span("link", label, match.group("url"), parse_inline(label, depth))
     strong = match.group("strong") or match.group("strong2")
     if strong:
-        return Span("strong", strong, children=parse_inline(strong))
+        return Span("strong", strong, children=parse_inline(strong, depth))
     emphasis = match.group("em") or match.group("em2")
-    return Span("emphasis", emphasis, children=parse_inline(emphasis))
+    return Span("emphasis", emphasis, children=parse_inline(emphasis, depth))
 
 
 def render_markdown(text: str, width: int, style: Style) -> List[str]:
@@ -231,10 +248,10 @@ def render_markdown(text: str, width: int, style: Style) -> List[str]:
     blocks = parse_blocks(text)
     if blocks and blocks[-1].kind == "blank":
         blocks.pop()  # an answer that ends in "\\n\\n" ends there, not one row lower
-    return _render_blocks(blocks, width, style)
+    return render_blocks(blocks, width, style)
 
 
-def _render_blocks(blocks: List[Block], width: int, style: Style) -> List[str]:
+def render_blocks(blocks: List[Block], width: int, style: Style) -> List[str]:
     room = max(1, width - 1)  # the renderer never writes the last column
     lines: List[str] = []
     for block in blocks:
@@ -260,7 +277,8 @@ def _render_block(block: Block, room: int, style: Style) -> List[str]:
         bar = style.apply("│ ", "dim")
         return _wrapped(block.lines, room, style, bar, bar)
     if block.kind in ("bullet", "numbered"):
-        marker = "  " * block.level + (block.number if block.kind == "numbered" else "•") + " "
+        depth = min(block.level, room // 4)  # the indent takes at most half the row
+        marker = "  " * depth + (block.number if block.kind == "numbered" else "•") + " "
         return _wrapped(block.lines, room, style, marker, " " * text_width(marker))
     return _wrapped(block.lines, room, style, "", "")
 
@@ -295,86 +313,3 @@ def _styled(span: Span, style: Style, names: Tuple[str, ...]) -> str:
     own = "bold" if span.kind == "strong" else "italic"
     names += (own,) if own not in names else ()
     return "".join(_styled(child, style, names) for child in span.children)
-
-
-class MarkdownStream:
-    """A streamed answer: the blocks that are finished go to the scrollback once; the
-    rest is drawn in the live area until it is.
-
-    Example: s = MarkdownStream(Style(False)); s.feed("Hi **there**\\n\\nNe")
-             s.take_committed(80) -> ["Hi there", ""];  s.live(80) -> ["Ne"]
-
-    The committed lines and finish()'s equal render_markdown of the whole text at the
-    same width, blank lines included: a blank block is committed with the block before
-    it, once the next block has begun, so it is never the end of the text.
-    """
-
-    def __init__(self, style: Style):
-        self.style = style
-        self.tail = ""  # the text not committed yet; it always starts at a block
-        self._unchecked = ""  # fed since take_committed last looked, with the char before
-
-    def feed(self, delta: str) -> None:
-        self.tail += delta
-        self._unchecked += delta
-
-    def take_committed(self, width: int) -> List[str]:
-        """The lines of the finished blocks not taken yet (often none)."""
-        # A block is seen to be finished only once a line has ended: at a newline, or
-        # at the first character after one. Other deltas need no parse of the tail.
-        unchecked, self._unchecked = self._unchecked, self.tail[-1:]
-        if "\n" not in unchecked:
-            return []
-        blocks = parse_blocks(self.tail)
-        done = _finished_count(blocks)
-        if not done:
-            return []
-        lines = self.tail.replace("\r\n", "\n").split("\n")
-        self.tail = "\n".join(lines[blocks[done].start:])
-        return _render_blocks(blocks[:done], width, self.style)
-
-    def live(self, width: int, rows: Optional[int] = None) -> List[str]:
-        """The unfinished tail as it would be shown now; with `rows`, its last rows
-        only. A tail far longer than those rows (a long paragraph, a long code block)
-        is drawn from its end alone, so a frame costs the same however long the block
-        has grown; that preview may wrap or style its first rows differently from the
-        final rendering, which take_committed and finish still make from all of it."""
-        text = self.tail
-        if rows is not None and len(text) > 2 * rows * width:
-            text = _last_part(text, rows * width)
-        lines = render_markdown(text, width, self.style)
-        return lines[-rows:] if rows is not None else lines
-
-    def finish(self, width: int) -> List[str]:
-        """At the end of the answer: everything not taken yet."""
-        lines = render_markdown(self.tail, width, self.style)
-        self.tail = self._unchecked = ""
-        return lines
-
-
-def _last_part(text: str, size: int) -> str:
-    """About the last `size` characters of a block, from a line start (or a space) on;
-    an open code fence keeps its first line, so what follows is still drawn as code.
-
-    Example: _last_part("```py\\na = 1\\nb = 2\\n", 7) -> "```py\\nb = 2\\n"
-    """
-    first, _, _ = text.partition("\n")
-    start = len(text) - size
-    line_start = text.find("\n", start) + 1
-    if 0 < line_start < len(text):
-        start = line_start
-    else:
-        start = text.find(" ", start) + 1
-    rest = text[start:]
-    return f"{first}\n{rest}" if _FENCE.match(first) else rest
-
-
-def _finished_count(blocks: List[Block]) -> int:
-    """How many leading blocks nothing later can change: those before the last block
-    that has begun after a blank line or after a closing fence."""
-    for index in range(len(blocks) - 1, 0, -1):
-        before = blocks[index - 1]
-        if blocks[index].kind != "blank" and (
-                before.kind == "blank" or (before.kind == "code" and before.closed)):
-            return index
-    return 0

@@ -12,7 +12,7 @@ tui/renderer.py, draws them; the line mode, TERM=dumb, prints them):
     event                                  on screen
     agent_start / turn_start               ⠋ waiting for the model · 2s   (live)
     message_update text_delta              the answer as Markdown: a block goes to the
-                                           scrollback when a blank line ends it (live
+                                           scrollback once the next one begins (live
                                            until then, since later text can change it)
     message_update thinking_delta          the thinking, dimmed, line by line
     tool_execution_start                   ⠹ running $ pytest -q · 3s     (live)
@@ -43,7 +43,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ...messages import one_line, text_of
 from ...tui.diff_view import render_diff
-from ...tui.markdown import MarkdownStream
+from ...tui.markdown_stream import MarkdownStream
 from ...tui.spinner import status_line
 from ...tui.style import Style
 from ...tui.width import wrap

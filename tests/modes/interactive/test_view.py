@@ -56,6 +56,19 @@ def test_an_answer_is_markdown_committed_block_by_block_and_the_open_block_stays
     assert "  x  =  1" in lines and view.live(0) == []  # code lines intact
 
 
+def test_a_long_list_goes_to_the_scrollback_item_by_item_not_at_its_end():
+    # Only a blank line let a block go up once, so a list 3,000 items long stayed live,
+    # and parsed again at every line, until the answer ended.
+    view = RunView(Style(False))
+    view.rows = 5
+    view(delta("text_delta", "Steps:\n"))
+    for number in range(3000):
+        view(delta("text_delta", "  " * (number % 5) + f"- step {number}\n"))
+    lines = view.take_commits()
+    assert lines[0] == "Steps:" and lines[-1] == "      • step 2998" and len(lines) == 3000
+    assert view.live(0) == ["        • step 2999"]
+
+
 def test_thinking_is_dim_line_by_line_and_control_codes_are_shown_not_sent():
     view = RunView(Style(True))
     view(delta("thinking_delta", "let me\nthink"))

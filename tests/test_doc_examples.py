@@ -19,7 +19,6 @@ asserts them (tests/test_messages.py for messages.py, for instance).
 import doctest
 import importlib
 import re
-import sys
 import tempfile
 from pathlib import Path
 
@@ -35,7 +34,7 @@ MARK = re.compile(r"<!-- not run: (?P<reason>.*?) -->")
 EMBEDDING = ("README.md", "## Embedding miniagent")
 RPC_CLIENT = ("docs/frontends.md", "## Driving the RPC mode from a notebook")
 NEEDS_SETUP = {EMBEDDING, RPC_CLIENT}
-# The spine (AGENTS.md's afternoon path) whose docstrings' `>>>` examples run.
+# The spine (AGENTS.md's afternoon path, up to the command line): its `>>>` examples run.
 SPINE = ["messages", "loop", "toolcalls", "agent", "events", "tools", "tools.read",
          "tools.bash", "tools.edit", "tools.write", "providers", "providers.scripted",
          "http.sse", "providers.builder", "providers.openai"]
@@ -58,18 +57,18 @@ class Block:
 def find_blocks(document, text):
     """The ```python blocks of a Markdown text, each with the last heading above it and
     the line before its fence (a mark, or whatever text was there)."""
-    blocks, heading, above, code = [], "", "", None
+    blocks, heading, above, fence = [], "", "", None  # fence: the open block's language
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if code is not None:  # inside a block: collect until the closing fence
-            if stripped == "```":
+        if fence is None and stripped.startswith("```"):
+            fence, start, mark, code = stripped[3:], number, above, []
+        elif fence is not None and stripped == "```":
+            if fence == "python":
                 blocks.append(Block(document, start, heading, "\n".join(code) + "\n", mark))
-                code = None
-            else:
-                code.append(line)
-                continue
-        elif stripped == "```python":
-            code, start, mark = [], number, above
+            fence = None
+        elif fence is not None:  # inside a block, where "# ..." is a comment, no heading
+            code.append(line)
+            continue
         elif line.startswith("#"):
             heading = line
         if stripped:
@@ -147,20 +146,21 @@ def test_the_notebook_client_drives_the_rpc_mode(tmp_path, monkeypatch, capsys):
     assert "Which files are in this folder?" in str(srv.requests[0]["body"]["messages"])
 
 
-def test_the_documents_have_python_blocks_and_the_set_up_ones_exist():
+def test_the_blocks_that_need_a_set_up_are_still_where_they_were():
     found = {(block.document, block.heading) for block in all_blocks()}
     assert NEEDS_SETUP <= found, f"no ```python block under {NEEDS_SETUP - found}"
 
 
-def test_a_mark_that_gives_no_reason_fails_and_one_that_does_is_read():
-    text = ("# Doc\n<!-- not run -->\n```python\nx = 1\n```\n"
+def test_a_mark_without_a_reason_fails_and_a_shell_comment_is_no_heading():
+    text = ("# Doc\n<!-- not run -->\n```python\nx = 1\n```\n```sh\n# no heading\n```\n"
             "<!-- not run: needs an API key -->\n\n```python\ny = 2\n```\n"
             "```python\nz = 3\n```\n")
-    unmarked, keyed, plain = find_blocks("doc.md", text)
+    no_reason, keyed, plain = find_blocks("doc.md", text)
     with pytest.raises(ValueError, match=r"doc.md:3: a `not run` mark must give its reason"):
-        reason_not_run(unmarked)
+        reason_not_run(no_reason)
     assert reason_not_run(keyed) == "needs an API key"
     assert reason_not_run(plain) is None and plain.code == "z = 3\n"
+    assert {block.heading for block in (no_reason, keyed, plain)} == {"# Doc"}
 
 
 @pytest.mark.parametrize("name", SPINE)

@@ -21,11 +21,22 @@ type while the agent works, and a way to stop it. `Agent` adds exactly that:
     assistant message whose stopReason is "aborted". That message stays in the list,
     so the user sees where the agent stopped and can carry on from there.
 
-Example:
+Example, offline: a scripted model asks for one bash call, then answers.
 
-    agent = Agent(model=scripted_model(load_script("demo.json")), tools=create_tools())
-    agent.subscribe(lambda event: print(event["type"]))
-    agent.prompt("Fix the greeting")  # returns when the run has ended
+    >>> from miniagent import create_tools, parse_script, scripted_model
+    >>> echo = {"type": "toolCall", "name": "bash", "arguments": {"command": "echo hi"}}
+    >>> script = parse_script([{"content": [echo]},
+    ...                        {"content": [{"type": "text", "text": "It printed hi."}]}])
+    >>> agent = Agent(model=scripted_model(script), tools=create_tools(["bash"]))
+    >>> unsubscribe = agent.subscribe(lambda event: print(event["type"]))
+    >>> agent.prompt("Say hi")  # returns when the run has ended
+    agent_start
+    turn_start
+    ...
+    agent_end
+    >>> [(message["role"], text_of(message)) for message in agent.messages]
+    [('user', 'Say hi'), ('assistant', ''), ('toolResult', 'hi\\n'),
+     ('assistant', 'It printed hi.')]
 
 Left out: retries and files. Automatic retry, the session file and compaction are the
 harness's job (harness/), done through this Agent's events and messages; the Agent

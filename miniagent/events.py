@@ -52,9 +52,12 @@ class EventBus:
         """Add a subscriber; returns a function that removes it again.
 
         Example:
-            unsubscribe = bus.subscribe(lambda e: print(e["type"]))
-            ...
-            unsubscribe()
+            >>> bus = EventBus()
+            >>> unsubscribe = bus.subscribe(lambda e: print(e["type"]))
+            >>> bus.emit({"type": "agent_start"})
+            agent_start
+            >>> unsubscribe()
+            >>> bus.emit({"type": "agent_end"})  # no one hears it any more
         """
         with self._lock:
             self._subscribers.append(subscriber)

@@ -59,20 +59,30 @@ def run_cli(*args, stdin="", cwd=None, env=None, bound=60):
     os.environ.update(env or {})
     os.chdir(cwd or ROOT)
     sys.stdout, sys.stderr = out, err
-    previous = signal.signal(signal.SIGALRM, raise_hung)
-    signal.setitimer(signal.ITIMER_REAL, bound)
     try:
-        code = main(list(args), stdin=io.StringIO(stdin))
+        with bounded(bound):
+            code = main(list(args), stdin=io.StringIO(stdin))
     except SystemExit as done:  # argparse: --help, --version, a usage mistake
         code = done.code if isinstance(done.code, int) else 1
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
         sys.stdin, sys.stdout, sys.stderr = saved_streams
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
     return CliResult(code, out.getvalue(), err.getvalue())
+
+
+@contextmanager
+def bounded(seconds):
+    """Code in this process that must end within `seconds`, or raise Hung (SIGALRM
+    interrupts even a blocked open() of a FIFO or a read of a pipe)."""
+    previous = signal.signal(signal.SIGALRM, raise_hung)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def raise_hung(signum, frame):

@@ -1,9 +1,8 @@
-"""miniagent as a library: the names `from miniagent import ...` gives, and the two programs
-the documentation shows (embedding the agent, in the README; driving `--mode rpc` from
-another program, in docs/frontends.md), run as written.
+"""miniagent as a library: the names `from miniagent import ...` gives, and the extension
+docs/project.md shows, which is the shipped file itself.
 
-The programs live in tests/readme_example.py and tests/rpc_client_example.py; the README
-and docs/ show the same text under the headings below, and the test checks that they agree."""
+The programs the documents show (embedding the agent, in the README; driving `--mode rpc`
+from another program, in docs/frontends.md) run as written in tests/test_doc_examples.py."""
 
 import os
 import re
@@ -11,62 +10,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fake_server import FakeServer
-from helpers import KEYS
-
 ROOT = Path(__file__).resolve().parent.parent
-HERE = Path(__file__).resolve().parent
-EMBEDDING = HERE / "readme_example.py"
-RPC_CLIENT = HERE / "rpc_client_example.py"
-# (document, heading) -> the file its first ```python block under that heading must equal.
-# The extension example is the shipped file itself (tests/test_examples.py).
-SHOWN_FILES = {("README.md", "## Embedding miniagent"): EMBEDDING,
-               ("docs/frontends.md", "## Driving the RPC mode from a notebook"): RPC_CLIENT,
-               ("docs/project.md", "## Project context and trust"):
-                   ROOT / "miniagent" / "examples" / "gate_rm_rf.py"}
+GATE = ROOT / "miniagent" / "examples" / "gate_rm_rf.py"  # tests/test_examples.py tests it
+HEADING = "## Project context and trust"
 
 
-def run_python(path, cwd, **env):
-    full_env = {key: value for key, value in os.environ.items() if key not in KEYS}
-    full_env.update(PYTHONPATH=str(ROOT), **env)
-    return subprocess.run([sys.executable, str(path)], cwd=str(cwd), env=full_env,
-                          capture_output=True, text=True, timeout=60)
-
-
-def test_the_embedding_example_fixes_the_failing_test_and_shows_each_tool_call(tmp_path):
-    made = tmp_path / "tmp"  # the example's project goes to a fresh temporary folder
-    made.mkdir()
-    done = run_python(EMBEDDING, tmp_path, TMPDIR=str(made))
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [
-        "tool: bash {'command': 'python3 test_calc.py'}",
-        "tool: edit {'path': 'calc.py', 'edits': [{'oldText': 'a - b', 'newText': 'a + b'}]}",
-        "tool: bash {'command': 'python3 test_calc.py'}",
-        "Fixed: add() subtracted."]
-    (project,) = made.iterdir()
-    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
-    assert subprocess.run([sys.executable, "test_calc.py"], cwd=project).returncode == 0
-
-
-def test_the_notebook_client_drives_the_rpc_mode(tmp_path):
-    reply = {"content": [{"type": "text", "text": "There is one file: notes.txt."}]}
-    (tmp_path / "notes.txt").write_text("hi\n")
-    with FakeServer([reply]) as srv:  # stands in for the model server a user would have
-        done = run_python(RPC_CLIENT, tmp_path,
-                          OPENAI_BASE_URL=srv.base_url + "/v1")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "There is one file: notes.txt.\n"
-    assert "Which files are in this folder?" in str(srv.requests[0]["body"]["messages"])
-
-
-def test_the_documents_show_the_examples_exactly_as_tested():
-    for (document, heading), path in SHOWN_FILES.items():
-        text = (ROOT / document).read_text(encoding="utf-8")
-        assert heading + "\n" in text, f"{document} has no {heading!r} section"
-        block = re.search(r"```python\n(.*?)```", text[text.index(heading + "\n"):], re.S)
-        assert block is not None, f"no ```python block under {heading!r} in {document}"
-        assert block.group(1) == path.read_text(encoding="utf-8"), (
-            f"{document}'s block under {heading!r} differs from {path.name}: keep them equal")
+def test_docs_project_shows_the_shipped_extension_exactly():
+    text = (ROOT / "docs" / "project.md").read_text(encoding="utf-8")
+    assert HEADING + "\n" in text, f"docs/project.md has no {HEADING!r} section"
+    block = re.search(r"```python\n(.*?)```", text[text.index(HEADING + "\n"):], re.S)
+    assert block is not None, f"no ```python block under {HEADING!r} in docs/project.md"
+    assert block.group(1) == GATE.read_text(encoding="utf-8"), (
+        f"docs/project.md's block under {HEADING!r} differs from {GATE.name}: keep them equal")
 
 
 def test_the_library_names_load_without_the_http_library():

@@ -12,12 +12,14 @@ standard (section 9.2). The body is a sequence of lines; each line is a field
 
 Worked example. The bytes
 
-    b'data: {"a":1}\\n\\n: ping\\n\\nevent: done\\ndata: x\\ndata: y\\r\\n\\r\\ndata: lost'
+    >>> body = b'data: {"a":1}\\n\\n: ping\\n\\nevent: done\\ndata: x\\ndata: y\\r\\n\\r\\ndata: lost'
 
 decode to exactly two events,
 
-    SSEEvent(event="message", data='{"a":1}')
-    SSEEvent(event="done", data="x\\ny")
+    >>> for event in iter_sse([body]):
+    ...     print(event)
+    SSEEvent(event='message', data='{"a":1}', id='', retry=None)
+    SSEEvent(event='done', data='x\\ny', id='', retry=None)
 
 the comment block dispatches nothing, and the last line never got its blank line, so
 at the end of the stream it is dropped (the spec's rule: an unterminated event is
@@ -71,11 +73,13 @@ class SSEDecoder:
 
     Example, the same event fed one chunk at a time:
 
-        decoder = SSEDecoder()
-        decoder.feed(b"data: a\\r")            -> []   (line "data: a" ended at the CR)
-        decoder.feed(b"\\ndata: b\\r\\n\\r\\n")  -> [SSEEvent(data="a\\nb")]
-                                                     (the leading LF completed the CRLF)
-        decoder.close()                         -> []
+        >>> decoder = SSEDecoder()
+        >>> decoder.feed(b"data: a\\r")  # the line "data: a" ended at the CR
+        []
+        >>> decoder.feed(b"\\ndata: b\\r\\n\\r\\n")  # the leading LF completed the CRLF
+        [SSEEvent(event='message', data='a\\nb', id='', retry=None)]
+        >>> decoder.close()
+        []
     """
 
     def __init__(self) -> None:

@@ -5,12 +5,20 @@ a tool call's JSON arguments, a usage count. `MessageBuilder` collects them into
 assistant message and announces each step in pi's event protocol
 (providers/__init__.py):
 
-    builder.start()                       -> start
-    i, e = builder.open(text_block(""))   -> text_start      (e is the event)
-    builder.append(i, "Hel")              -> text_delta "Hel"
-    builder.append(i, "lo")               -> text_delta "lo"
-    builder.close(i)                      -> text_end        (content "Hello")
-    builder.done("stop")                  -> done
+    >>> from miniagent import Model
+    >>> from miniagent.messages import text_block
+    >>> builder = MessageBuilder(Model(id="gpt-4.1", provider="openai", api="openai-completions"))
+    >>> builder.start()["type"]
+    'start'
+    >>> i, event = builder.open(text_block(""))
+    >>> event["type"]
+    'text_start'
+    >>> builder.append(i, "Hel")["type"], builder.append(i, "lo")["delta"]
+    ('text_delta', 'lo')
+    >>> builder.close(i)["content"]  # text_end carries the whole text
+    'Hello'
+    >>> builder.done("stop")["message"]["content"]  # done carries the message
+    [{'type': 'text', 'text': 'Hello'}]
 
 Blocks are opened with the constructors of messages.py (`text_block("")`,
 `thinking_block("", signature)`, `tool_call_block(id, name, {})`), so a block has one

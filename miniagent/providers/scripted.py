@@ -72,8 +72,10 @@ class Script:
 def parse_script(data: Any, source: str = "script") -> Script:
     """Check a decoded script and wrap it; a bad shape raises ValueError naming the turn.
 
-    Example: parse_script([{"content": [{"type": "toolCall", "arguments": {}}]}], "s.json")
-             -> ValueError 's.json: turn 1: a toolCall block needs a "name" string'
+    Example:
+        >>> parse_script([{"content": [{"type": "toolCall", "arguments": {}}]}], "s.json")
+        Traceback (most recent call last):
+        ValueError: s.json: turn 1: a toolCall block needs a "name" string
     """
     data = clean_value(data)  # a lone "\ud83d" escape could not be printed later
     turns = data.get("turns") if isinstance(data, dict) else data

@@ -22,11 +22,21 @@ what every tool shares:
     ("5" accepted as 5) are in coerce.py.
   * `create_tools`: the registry that turns `--tools read,bash` into Tool objects.
 
-Validation example (schema: {"path": string (required), "offset": number}):
+Validation example, with read's schema ({"path": string (required), "offset": number}):
 
-    {"path": "a", "offset": "5"}  -> {"path": "a", "offset": 5}     (numeric string coerced)
-    {}                            -> ToolError: "  - path: missing required property"
-    {"path": ["a"]}               -> ToolError: "  - path: must be string" (arrays never coerced)
+    >>> read = create_tool("read")
+    >>> validate_arguments(read, {"path": "a", "offset": "5"})  # numeric string coerced
+    {'path': 'a', 'offset': 5}
+    >>> validate_arguments(read, {})
+    Traceback (most recent call last):
+    miniagent.tools.ToolError: Invalid arguments for tool "read":
+      - path: missing required property
+    ...
+    >>> validate_arguments(read, {"path": ["a"]})  # arrays are never coerced
+    Traceback (most recent call last):
+    miniagent.tools.ToolError: Invalid arguments for tool "read":
+      - path: must be string
+    ...
 
 What `paths` is for: the calls of one reply run at once, so two calls on one file would
 race (`[write a.py, edit a.py]`: the edit could find no file yet). toolcalls.py reads the

@@ -69,9 +69,9 @@ def test_backoff_doubles_from_the_base_less_up_to_a_quarter():
 
 @pytest.mark.ex_retry
 def test_the_servers_wait_replaces_the_backoff():
-    assert retry_delay(1, "429 Slow down (the server asks to wait 5 s)") == 5
-    assert retry_delay(3, "503 Busy (the server asks to wait 0.25 s)", base=0.001) == 0.25
-    assert 3.0 <= retry_delay(2, "503 Busy") <= 4.0
+    assert retry_delay(1, failed("429 Slow down (the server asks to wait 5 s)")) == 5
+    assert retry_delay(3, failed("503 Busy (the server asks to wait 0.25 s)"), base=0.001) == 0.25
+    assert 3.0 <= retry_delay(2, failed("503 Busy")) <= 4.0
 
 
 # --- The harness against a server -------------------------------------------------------------

@@ -7,6 +7,7 @@ and the events that announce the waits. Waits are made tiny with base_delay; a w
 server asks for is cut short by abort, so nothing here sleeps.
 """
 
+from functools import partial
 import ast
 import socket
 import threading
@@ -89,10 +90,10 @@ def run_against(turns, base_delay=0.001):
     """One prompt through a Harness over HTTP: (the last message, the retry events,
     the requests the server saw)."""
     with FakeServer(turns) as srv:
-        agent = Agent(model=model_at(srv.base_url))
+        harness = Harness(partial(Agent, model=model_at(srv.base_url)), base_delay=base_delay)
         events = []
-        agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
-        last = Harness(agent, base_delay=base_delay).run("go")
+        harness.agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
+        last = harness.run("go")
         return last, events, srv.requests
 
 
@@ -141,8 +142,8 @@ def test_a_final_failure_is_one_request_and_no_wait(turn):
 def test_a_retry_after_of_2_s_is_the_wait_and_abort_ends_it():
     turns = [status(429, {"retry-after": "2"}, {"error": {"message": "Slow down"}}), ANSWER]
     with FakeServer(turns) as srv:
-        agent = Agent(model=model_at(srv.base_url))
-        harness = Harness(agent, base_delay=60)
+        harness = Harness(partial(Agent, model=model_at(srv.base_url)), base_delay=60)
+        agent = harness.agent
         starts = []
         agent.subscribe(lambda e: e["type"] == "auto_retry_start" and starts.append(e))
         agent.subscribe(lambda e: e["type"] == "auto_retry_start" and harness.abort())
@@ -160,18 +161,19 @@ def free_port():
 
 
 def test_a_refused_connection_to_a_server_never_reached_is_final_at_once():
-    agent = Agent(model=model_at(f"http://127.0.0.1:{free_port()}"))
+    harness = Harness(partial(Agent, model=model_at(f"http://127.0.0.1:{free_port()}")),
+                      base_delay=60)
     events = []
-    agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
-    last = Harness(agent, base_delay=60).run("go")  # one wait would exceed the bound
+    harness.agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
+    last = harness.run("go")  # one wait would exceed the bound
     assert "(connection refused; is the server running?)" in last["errorMessage"]
     assert events == []
 
 
 def test_a_refused_connection_after_an_earlier_answer_is_retried():
     with FakeServer([ANSWER]) as srv:
-        agent = Agent(model=model_at(srv.base_url))
-        harness = Harness(agent, base_delay=0.001)
+        harness = Harness(partial(Agent, model=model_at(srv.base_url)), base_delay=0.001)
+        agent = harness.agent
         assert harness.run("first")["stopReason"] == "stop"
     SHARED_SESSION.close()  # the kept-alive connection goes: the next request must connect
     events = []
@@ -183,8 +185,8 @@ def test_a_refused_connection_after_an_earlier_answer_is_retried():
 
 def test_abort_during_the_wait_cancels_the_retry():
     with FakeServer([status(503), ANSWER]) as srv:
-        agent = Agent(model=model_at(srv.base_url))
-        harness = Harness(agent, base_delay=60)
+        harness = Harness(partial(Agent, model=model_at(srv.base_url)), base_delay=60)
+        agent = harness.agent
         events = []
         agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
         waiting = threading.Event()

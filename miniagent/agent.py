@@ -65,7 +65,18 @@ class Agent:
                  system_prompt: str = "", thinking_level: str = "off",
                  api_key: Optional[str] = None, cwd: Optional[str] = None,
                  stream_fn: Callable = providers.stream, session_id: Optional[str] = None,
-                 convert_to_llm: Callable[[List[Message]], List[Message]] = keep_wire_messages):
+                 convert_to_llm: Callable[[List[Message]], List[Message]] = keep_wire_messages,
+                 should_stop: Callable[[], bool] = lambda: False,
+                 will_retry: Callable[[Message], bool] = lambda last: False,
+                 between_turns: Callable[[], None] = lambda: None):
+        """The run's callbacks come here, once (the harness passes its own when it
+        builds the Agent, harness.py); they are handed to the loop as they are:
+
+          convert_to_llm(messages)  what the provider receives of self.messages
+          should_stop()             asked before each model call (the run limits)
+          will_retry(last)          agent_end's willRetry (will the harness go on?)
+          between_turns()           tool results are in: room for more? (compaction)
+        """
         self.model = model
         self.tools: List[Tool] = list(tools or [])
         self.system_prompt = system_prompt
@@ -74,10 +85,10 @@ class Agent:
         self.cwd = cwd or os.getcwd()
         self.stream_fn = stream_fn
         self.session_id = session_id
-        self.convert_to_llm = convert_to_llm  # what the provider receives of self.messages
-        self.should_stop: Callable[[], bool] = lambda: False  # the harness's run limits
-        self.will_retry: Callable[[Message], bool] = lambda last: False  # the harness's
-        self.between_turns: Callable[[], None] = lambda: None  # the harness's compaction
+        self.convert_to_llm = convert_to_llm
+        self.should_stop = should_stop
+        self.will_retry = will_retry
+        self.between_turns = between_turns
         self.messages: List[Message] = []
         self.sequential = False  # True: run tool calls one at a time
         self.steering_mode = "one-at-a-time"

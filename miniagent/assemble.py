@@ -27,6 +27,7 @@ Left out: the flags' definitions (cli.py) and running the prompt (modes/).
 import argparse
 import os
 from dataclasses import replace
+from functools import partial
 import shutil
 import sys
 import tempfile
@@ -104,9 +105,9 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
             f"miniagent: {model.id} has no thinking level {thinking}; {used} is used")
     thinking = used
     prompt_for = system_prompt_builder(args, project)
-    agent = Agent(model=model, tools=tools, system_prompt=render_sections(prompt_for(tools)),
-                  thinking_level=thinking, api_key=api_key, cwd=cwd)
-    gate = install_hooks(agent, project, args)
+    new_agent = partial(Agent, model=model, tools=tools, thinking_level=thinking,
+                        system_prompt=render_sections(prompt_for(tools)), api_key=api_key, cwd=cwd)
+    gate = ConfirmGate(terminal_asker()) if args.confirm else None
     # A server given by URL can be restored from the session only with its URL.
     base_url = args.base_url
     if not (args.provider or args.model or args.base_url) and restored and restored.model:
@@ -118,10 +119,12 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
     # Print mode answers and exits; the terminal compacts after a run, ready for the next.
     # The front ends need the rest: the terminal asks its own way (confirm_gate.ask),
     # lists skills and extension commands, and rebuilds the prompt when tools change.
-    return Harness(agent, session, compaction=project.settings.compaction,
-                   limits=RunLimits(args.max_turns, args.max_cost), base_url=base_url,
-                   compact_after_run=interactive, project=project, prompt_for=prompt_for,
-                   confirm_gate=gate, mcp=mcp)
+    harness = Harness(new_agent, session, compaction=project.settings.compaction,
+                      limits=RunLimits(args.max_turns, args.max_cost), base_url=base_url,
+                      compact_after_run=interactive, project=project, prompt_for=prompt_for,
+                      confirm_gate=gate, mcp=mcp)
+    install_hooks(harness.agent, project, gate)
+    return harness
 
 
 def start_mcp(args: argparse.Namespace, project: Project) -> Optional["McpServers"]:
@@ -143,16 +146,13 @@ def start_mcp(args: argparse.Namespace, project: Project) -> Optional["McpServer
     return servers
 
 
-def install_hooks(agent: Agent, project: Project,
-                  args: argparse.Namespace) -> Optional[ConfirmGate]:
-    """Extensions' before-hooks first, then the --confirm question, which shows the final
-    arguments; the extensions' after-hooks; their event handlers. Returns the gate."""
+def install_hooks(agent: Agent, project: Project, gate: Optional[ConfirmGate]) -> None:
+    """Extensions' before-hooks first, then the --confirm question (`gate`), which shows
+    the final arguments; the extensions' after-hooks; their event handlers."""
     extensions = project.extensions
-    gate = ConfirmGate(terminal_asker()) if args.confirm else None
     agent.before_tool_call = compose_before_hooks(extensions.before_tool_call, gate)
     agent.after_tool_call = extensions.after_tool_call
     extensions.subscribe_all(agent)
-    return gate
 
 
 # --- Which session -------------------------------------------------------------------------

@@ -1,10 +1,13 @@
 """The Agent: a run in the caller's thread, busy errors, abort, continue, queues, the bus."""
 
+import ast
 import threading
+from pathlib import Path
 
 import pytest
 
-from helpers import call, echo_tool, is_alive, make_agent, text
+import miniagent
+from helpers import answer, call, echo_tool, is_alive, make_agent, text
 from miniagent.agent import AgentBusyError
 
 
@@ -158,3 +161,23 @@ def test_abort_during_bash_ends_the_run_and_kills_the_grandchild(tmp_path):
     while is_alive(pids[0]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not is_alive(pids[0])
+
+
+CALLBACKS = {"should_stop", "will_retry", "between_turns", "convert_to_llm"}
+
+
+def test_the_agents_callbacks_come_through_its_constructor_and_nothing_assigns_them_later():
+    package = Path(miniagent.__file__).parent
+    assigned = []
+    for path in sorted(package.rglob("*.py")):
+        if path == package / "agent.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            assigned += [f"{path.relative_to(package)}: .{target.attr}" for target in targets
+                         if isinstance(target, ast.Attribute) and target.attr in CALLBACKS]
+    assert assigned == []
+    stops = []
+    agent = make_agent([answer("never")], should_stop=lambda: stops.append(1) or True)
+    agent.prompt("go")
+    assert stops == [1] and agent.messages[-1]["role"] == "user"  # asked once, then stopped

@@ -2,6 +2,7 @@
 server or a session file are unknown (0), never fatal; a run that failed never shows
 an earlier answer as its own."""
 
+from functools import partial
 import argparse
 import json
 
@@ -102,7 +103,8 @@ def test_a_run_whose_server_sent_no_counts_ends_saying_the_usage_is_unknown(tmp_
 def broken_harness(tmp_path):
     """A harness whose previous run answered, and whose next run fails inside the
     harness itself (before any reply)."""
-    harness = Harness(make_agent([{"content": [text("the previous answer")]}], cwd=str(tmp_path)))
+    harness = Harness(partial(make_agent, [{"content": [text("the previous answer")]}],
+                              cwd=str(tmp_path)))
     harness.run("first")
 
     def fail():

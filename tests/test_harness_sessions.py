@@ -1,5 +1,6 @@
 """The harness's session moves: new, fork, the tree with a branch summary, model changes."""
 
+from functools import partial
 from dataclasses import replace
 
 import pytest
@@ -16,8 +17,8 @@ def user_texts(agent):
 
 
 def make_harness(tmp_path, turns):
-    agent = make_agent(turns, cwd=str(tmp_path))
-    return Harness(agent, Session.create(str(tmp_path), session_dir=str(tmp_path / "s")))
+    return Harness(partial(make_agent, turns, cwd=str(tmp_path)),
+                   Session.create(str(tmp_path), session_dir=str(tmp_path / "s")))
 
 
 def test_fork_ends_before_the_chosen_prompt_and_gives_its_text_back(tmp_path):
@@ -78,12 +79,13 @@ def test_compaction_runs_between_turns_once_tool_results_are_in(tmp_path):
     long run compacts on its way, not only before or after it."""
     tool_turn = {"content": [{"type": "toolCall", "name": "echo", "arguments": {"v": "x" * 400}}],
                  "usage": {"input": 900, "output": 10, "cacheRead": 0, "cacheWrite": 0}}
-    agent = make_agent([answer("earlier answer " * 40, input=100, output=50), tool_turn,
-                        answer("SUMMARY of the work", input=300, output=20), answer("done")],
-                       tools=[echo_tool()], cwd=str(tmp_path))
-    agent.model = replace(agent.model, context_window=1000)  # reserve 250: compact past 750
-    harness = Harness(agent, Session.create(str(tmp_path), session_dir=str(tmp_path / "s")),
+    turns = [answer("earlier answer " * 40, input=100, output=50), tool_turn,
+             answer("SUMMARY of the work", input=300, output=20), answer("done")]
+    harness = Harness(partial(make_agent, turns, tools=[echo_tool()], cwd=str(tmp_path)),
+                      Session.create(str(tmp_path), session_dir=str(tmp_path / "s")),
                       CompactionSettings(keep_recent_tokens=300), compact_after_run=False)
+    agent = harness.agent
+    agent.model = replace(agent.model, context_window=1000)  # reserve 250: compact past 750
     events = []
     agent.subscribe(lambda event: events.append(event["type"]))
     harness.run("earlier prompt")

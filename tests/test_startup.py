@@ -110,7 +110,8 @@ PRINT_RUN_BUDGET = {
     # the one provider, its stream assembly and hardening, and HTTP
     "miniagent.providers", "miniagent.providers.openai", "miniagent.providers.builder",
     "miniagent.providers.compat", "miniagent.providers.guard", "miniagent.providers.history",
-    "miniagent.providers.jsonpartial", "miniagent.http", "miniagent.http.classify",
+    "miniagent.providers.jsonpartial", "miniagent.providers.verdict", "miniagent.http",
+    "miniagent.http.classify",
     "miniagent.http.errors", "miniagent.http.sse", "miniagent.http.transport",
     # choosing the model (and asking an unknown local one for its window, remembered)
     "miniagent.models", "miniagent.models.choose", "miniagent.models.registry",

@@ -11,11 +11,11 @@ Left out: a real tokenizer (a guess errs early, which costs one summary too soon
 """
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..messages import Message, clean_usage, estimate_tokens_of, tool_calls
+from ..providers.verdict import verdict_of
 
 RESERVE_CAP = 16_384
 KEEP_CAP = 20_000
@@ -116,31 +116,13 @@ def should_compact(tokens: int, context_window: int, settings: CompactionSetting
     return settings.enabled and tokens > context_window - reserve
 
 
-# Error texts that mean "the request did not fit", one server family or more
-# each. A 429 is never one: a rate limit on tokens per minute is not the window.
-_OVERFLOW = re.compile("|".join([
-    r"prompt is too long",                        # Anthropic
-    r"prompt too long", r"exceeded max context length",     # Ollama
-    r"exceeds the available context size",        # llama.cpp
-    r"maximum context length is \d+ tokens",      # OpenAI, vLLM, OpenRouter
-    r"reduce the length of the messages",         # OpenAI, Groq
-    r"context[_ ]length[_ ]exceeded",             # OpenAI's code, Groq
-    r"greater than the context length",           # LM Studio
-    r"input is too long for requested model", r"exceeds the context window",
-    r"input token count.*exceeds the maximum", r"maximum prompt length is \d+",
-    r"exceeds the limit of \d+", r"context window exceeds limit",
-    r"exceeded model token limit", r"too large for model with \d+ maximum context length",
-    r"model_context_window_exceeded", r"too many tokens", r"token limit exceeded",
-]), re.IGNORECASE)
-_NO_BODY = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)  # Cerebras
-
-
 def is_context_overflow(message: Dict[str, Any], context_window: Optional[int] = None) -> bool:
-    """Did this reply fail because the request was larger than the window? Also true
-    for a "silent" overflow: a normal stop whose input alone exceeds the window."""
+    """Did this reply fail because the request was larger than the window (its verdict
+    says so: the server's words were read where the failure was first seen, in
+    http/classify.py)? Also true for a "silent" overflow: a normal stop whose input
+    alone exceeds the window."""
     if message.get("stopReason") == "error":
-        text = message.get("errorMessage") or ""
-        return bool(_OVERFLOW.search(text) or _NO_BODY.search(text))
+        return verdict_of(message).overflow
     if context_window and message.get("stopReason") == "stop":
         usage = clean_usage(message.get("usage"))  # a session file's may be anything
         return usage.get("input", 0) + usage.get("cacheRead", 0) > context_window

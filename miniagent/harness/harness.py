@@ -41,8 +41,13 @@ it on request (/compact, rpc's compact), and refuses a session too small to comp
 **When a run is over** (lifecycle.py): each Agent run's agent_end says whether the
 harness goes on (`willRetry`), and `agent_settled` follows the prompt's last one.
 
-The front ends' parts come in through the constructor: the project (skills, extensions),
-the prompt builder (the prompt follows the active tools) and the --confirm gate.
+The harness builds the Agent it drives, from `new_agent` (the Agent class with its
+settings bound, e.g. `functools.partial(Agent, model=model, tools=tools)`), so the
+Agent gets the harness's callbacks in its constructor, once: the run limits
+(`should_stop`), compaction between turns (`between_turns`), agent_end's willRetry
+(`will_retry`) and what the model receives (`convert_to_llm`). The front ends' parts
+come in through the constructor too: the project (skills, extensions), the prompt
+builder (the prompt follows the active tools) and the --confirm gate.
 
 Left out: the front ends (modes/) and assembling a run from flags (assemble.py); the
 harness is the same for all of them.
@@ -101,7 +106,7 @@ class Harness(SessionMoves):
     """Runs prompts on an Agent with retries, a session file and compaction; the front
     ends talk to this. Without a session, one in memory is used (nothing is written)."""
 
-    def __init__(self, agent: Agent, session: Optional[Session] = None,
+    def __init__(self, new_agent: Callable[..., Agent], session: Optional[Session] = None,
                  compaction: Optional[CompactionSettings] = None,
                  limits: Optional[RunLimits] = None, base_url: Optional[str] = None,
                  compact_after_run: bool = True, max_retries: int = MAX_RETRIES,
@@ -109,10 +114,14 @@ class Harness(SessionMoves):
                  prompt_for: Optional[Callable[[List[Any]], Dict[str, str]]] = None,
                  confirm_gate: Optional[ConfirmationGate] = None,
                  mcp: Optional["McpServers"] = None):
-        self.agent = agent
-        self.session = session or Session.create(agent.cwd, persist=False)
         self.compaction = compaction or CompactionSettings()
         self.limits = limits or RunLimits()
+        self.lifecycle = Lifecycle(self)  # agent_end's willRetry, agent_settled
+        self.agent = new_agent(
+            convert_to_llm=convert_to_llm,  # summaries etc. become wire messages
+            should_stop=self.limits.should_stop, will_retry=self.lifecycle.will_retry,
+            between_turns=self.check_compaction)  # tool results in: still room for more?
+        self.session = session or Session.create(self.agent.cwd, persist=False)
         self.base_url = base_url  # recorded with the model, for a --base-url server
         # Print mode answers and exits: compacting after its final answer would cost a
         # request nobody waits for. The next prompt, in any process, compacts first.
@@ -128,11 +137,8 @@ class Harness(SessionMoves):
         self.mcp = mcp  # the MCP servers (mcp/servers.py), or None
         self.mcp_tools: List[Any] = []  # their tools as last offered, after the run's own
         self.worker = Worker()  # the run's thread, its abort Event and its wait
-        agent.convert_to_llm = convert_to_llm  # summaries etc. become wire messages
-        agent.should_stop = self.limits.should_stop
-        agent.between_turns = self.check_compaction  # tool results in: still room for more?
-        agent.subscribe(self._record)
-        self.lifecycle = Lifecycle(self)  # agent_end's willRetry, agent_settled
+        self.agent.subscribe(self._record)
+        self.agent.subscribe(self.lifecycle.track)
         self.session.check_writable()  # before the first (paid) request, not after it
         self.attach_session(self.session)
 

@@ -35,15 +35,14 @@ if TYPE_CHECKING:
 
 
 class Lifecycle:
-    """Watches one Harness's runs: answers agent_end's willRetry, sends agent_settled."""
+    """Watches one Harness's runs: answers agent_end's willRetry, sends agent_settled.
+    The harness builds its Agent with `will_retry` as a callback and subscribes `track`."""
 
     def __init__(self, harness: "Harness"):
         self.harness = harness
         self.retries_made = 0  # this prompt's, from auto_retry_start
         self.overflow_tried = False  # this prompt compacted after an overflow already
         self.retry_waiting = False  # between auto_retry_start and the retry's agent_start
-        harness.agent.subscribe(self.track)
-        harness.agent.will_retry = self.will_retry
 
     def begin(self) -> None:
         """A new prompt: nothing retried yet."""

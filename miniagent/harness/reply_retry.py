@@ -16,12 +16,15 @@ file keeps it) and runs the turn again. A server that always answers 500 sees:
 that is 4 requests in at most 14 s. A server that asks for a wait ("retry-after: 5", up to
 60 s) gets that wait instead of the backoff; abort ends any wait at once.
 
+Which failures pass was decided where each was first seen: the failed message comes
+with a `Verdict` (http/classify.py decides it, providers/verdict.py keeps it beside the
+message), and this layer reads `verdict_of(message)`, never the message's text.
 Transient (docs/decisions.md D4): overloaded, rate limits, 408, 429, 500, 502, 503, 504,
 520, 524, 529, connection resets and refusals, timeouts, a stream that ended before
 the response was complete. Never retried:
-  * what the HTTP layer called final (`classify.is_final`: 501, 505 and other 4xx,
-    quota and billing errors, a server that said not to retry or asked for a wait over
-    60 s, a refused connection to a server this process never reached);
+  * what the HTTP layer called final: 501, 505 and other 4xx, quota and billing
+    errors, a server that said not to retry or asked for a wait over 60 s, a refused
+    connection to a server this process never reached;
   * a context overflow: compaction answers that (harness.py), not a retry.
 
 Left out: retry settings per model, a retry budget shared across prompts.
@@ -29,21 +32,14 @@ Left out: retry settings per model, a retry budget shared across prompts.
 
 import os
 import random
-import re
 import threading
 
-from ..compaction.estimate import is_context_overflow
-from ..http.classify import asked_wait, is_final, retry_asked
 from ..messages import Message, is_failed
+from ..providers.verdict import verdict_of
 
 MAX_RETRIES = 3
 BASE_DELAY = 2.0  # seconds; doubles each retry: 2, 4, 8
 MAX_JITTER = 0.25  # up to this share of a delay is taken off at random
-
-TRANSIENT = re.compile(
-    r"overloaded|rate.?limit|too many requests|\b(408|429|500|502|503|504|520|524|529)\b|"
-    r"service.?unavailable|server.?error|internal.?error|connection|econnreset|"
-    r"timed? ?out|timeout|stream ended|terminated|other side closed", re.IGNORECASE)
 
 
 def retry_transient_failures(agent, abort: threading.Event, max_retries: int = MAX_RETRIES,
@@ -54,10 +50,11 @@ def retry_transient_failures(agent, abort: threading.Event, max_retries: int = M
     retries = 0
     while retries < max_retries and is_retryable(agent.messages[-1]):
         retries += 1
-        failed = agent.messages[-1].get("errorMessage") or ""
+        failed = agent.messages[-1]
         delay = retry_delay(retries, failed, base_delay)
         agent.emit({"type": "auto_retry_start", "attempt": retries, "maxAttempts": max_retries,
-                    "delayMs": round(delay * 1000), "errorMessage": failed})
+                    "delayMs": round(delay * 1000),
+                    "errorMessage": failed.get("errorMessage") or ""})
         if abort.wait(delay):
             break
         # The failed reply is useless to the model (possibly half a sentence); it is
@@ -77,14 +74,14 @@ def retry_transient_failures(agent, abort: threading.Event, max_retries: int = M
         agent.emit({"type": "auto_retry_end", "success": True, "attempt": retries})
 
 
-def retry_delay(retry: int, error_text: str, base: float = BASE_DELAY) -> float:
-    """Seconds to wait before retry number `retry` (from 1): the server's own wait when
-    it asked for one, else the backoff.
+def retry_delay(retry: int, failed: Message, base: float = BASE_DELAY) -> float:
+    """Seconds to wait before retry number `retry` (from 1) after the reply `failed`: the
+    server's own wait when it asked for one (its verdict's wait_s), else the backoff.
 
-    Examples: (1, "503 Busy")                                       -> 1.5 .. 2
-              (1, "429 Slow down (the server asks to wait 5 s)")    -> 5
+    Examples: (1, a 503 "Busy")                                     -> 1.5 .. 2
+              (1, a 429 that came with retry-after: 5)              -> 5
     """
-    asked = asked_wait(error_text)
+    asked = verdict_of(failed).wait_s
     return backoff_delay(retry, base) if asked is None else asked
 
 
@@ -106,9 +103,9 @@ def retry_base_delay() -> float:
 
 
 def is_retryable(message: Message) -> bool:
-    """Should a failed assistant message be retried?
+    """Should a failed assistant message be retried? Only a failed reply (stopReason
+    "error", not an abort) whose verdict says it passes. Examples, by errorMessage:
 
-    Examples:
         "529 Overloaded"                                  -> True
         "stream ended before the response was complete"   -> True
         "Connection error: ... (connection reset)"        -> True
@@ -120,7 +117,4 @@ def is_retryable(message: Message) -> bool:
     """
     if message.get("role") != "assistant" or message.get("stopReason") != "error":
         return False
-    text = message.get("errorMessage") or ""
-    if is_final(text) or is_context_overflow(message):
-        return False
-    return retry_asked(text) or bool(TRANSIENT.search(text))
+    return verdict_of(message).retryable

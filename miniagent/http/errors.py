@@ -1,12 +1,10 @@
-"""HTTP failures in one line: what went wrong, in words a person (and the retry rules) read.
+"""HTTP failures in one line: what went wrong, in words a person reads; the verdict beside it.
 
 A failed call ends as an assistant message whose errorMessage is shown to the user on one
-line and is read by the one retry layer (harness/reply_retry.py) to decide whether to try
-again.
-So every failure of the HTTP layer is turned into one short line that keeps the facts:
-the status, the server's own message, its error code or type (`overloaded_error`,
-`insufficient_quota`: the retry rules look for such words), and for a connection that
-failed, why in plain words.
+line and kept in the session file. So every failure of the HTTP layer is turned into one
+short line that keeps the facts: the status, the server's own message, its error code or
+type (`overloaded_error`, `insufficient_quota`: classify.py looks for such words where it
+judges the failure), and for a connection that failed, why in plain words.
 
     429 + {"error": {"message": "Rate limit reached", "code": "rate_limit_exceeded"}}
         -> "429 Rate limit reached (rate_limit_exceeded)"
@@ -21,7 +19,9 @@ failed, why in plain words.
 Failure is reported by exceptions: `HTTPError` before the body starts (a status, or no
 answer at all), `Aborted` when abort was set; transport.py adds `StreamError` for a body
 that breaks. The providers turn each into an assistant message with stopReason "error"
-or "aborted", its errorMessage the exception's one line.
+or "aborted", its errorMessage the exception's one line. Whether trying again could help
+is not in that line for a program to read back: a failure carries its `Verdict` as data
+(classify.py decides it, providers/verdict.py keeps it beside the message).
 
 Left out: localisation, and error bodies beyond the first 64 KB (transport.py reads no more).
 """
@@ -30,17 +30,44 @@ import ipaddress
 import json
 import re
 import urllib.parse
+from dataclasses import dataclass
 from typing import Optional
 
 from ..messages import ABORTED_TEXT, one_line
 
 
-class Failure(Exception):
-    """A failure of ours: `message` is one line for the assistant message's errorMessage."""
+@dataclass(frozen=True)
+class Verdict:
+    """What a failed reply means for what comes next, decided once where the failure is
+    first seen (classify.py) and carried as data from there on.
 
-    def __init__(self, message: str):
+    Examples: 503 Busy                      -> Verdict(retryable=True)
+              429 + retry-after: 2          -> Verdict(retryable=True, wait_s=2.0)
+              501 Not Implemented           -> Verdict(retryable=False)
+              400 prompt is too long: ...   -> Verdict(retryable=False, overflow=True)
+    """
+
+    retryable: bool
+    """Worth the same request again, after a wait."""
+    wait_s: Optional[float] = None
+    """The seconds the server asked to wait first; None: it asked for nothing."""
+    overflow: bool = False
+    """The request was larger than the model's window: compaction answers it, not a retry."""
+
+
+RETRYABLE = Verdict(retryable=True)
+FINAL = Verdict(retryable=False)
+
+
+class Failure(Exception):
+    """A failure of ours: `message` is one line for the assistant message's errorMessage;
+    `verdict` is what it means, when the code that raised it knows (None: classify.py
+    judges the message's words)."""
+
+    def __init__(self, message: str, verdict: Optional[Verdict] = None):
         super().__init__(message)
         self.message = message
+        self.verdict = verdict
 
 
 class Aborted(Failure):
@@ -52,11 +79,12 @@ class Aborted(Failure):
 
 class HTTPError(Failure):
     """The request failed before the body started: a status the server answered with,
-    or no answer at all (status None). E.g. "429 Rate limit reached", status 429. Whether
-    it is worth repeating is said in the message itself (classify.py)."""
+    or no answer at all (status None). E.g. "429 Rate limit reached", status 429, with
+    Verdict(retryable=True) (classify.error_for_status decides it)."""
 
-    def __init__(self, message: str, status: Optional[int] = None):
-        super().__init__(message)
+    def __init__(self, message: str, status: Optional[int] = None,
+                 verdict: Optional[Verdict] = None):
+        super().__init__(message, verdict)
         self.status = status
 
 
@@ -71,8 +99,8 @@ def http_error_message(status: int, body_text: str, url: str = "") -> str:
             -> "529 Overloaded (overloaded_error)"
         502, '<html><head><title>502 Bad Gateway</title>...'  -> "502 Bad Gateway"
         500, ''                            -> "500 status code (no body)"
-    The error's code or type is kept because the retry layer looks for words
-    like overloaded_error and insufficient_quota.
+    The error's code or type is kept because classify.py looks for words like
+    overloaded_error and insufficient_quota.
     """
     text = body_text.strip()
     if not text:
@@ -87,7 +115,7 @@ def http_error_message(status: int, body_text: str, url: str = "") -> str:
 def wrong_route(line: str, url: str) -> str:
     """A 404 or 405 with the URL that was asked, and, unless the server complained about
     the model (the route was right then), which base URL convention the route expects
-    (docs/decisions.md D16). The status stays first: the retry rules read it.
+    (docs/decisions.md D16). The status stays first, where a reader looks for it.
 
     Examples:
         "404 page not found", "http://h:8080/chat/completions"

@@ -48,8 +48,9 @@ import requests
 import urllib3
 
 from ..files.home import seconds_from_env
-from .classify import error_for_status, not_retried
-from .errors import UNKNOWN_HOST, Aborted, Failure, HTTPError, connection_reason, unreachable
+from .classify import error_for_status, final_error
+from .errors import (RETRYABLE, UNKNOWN_HOST, Aborted, Failure, HTTPError, connection_reason,
+                     unreachable)
 
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
 READ_TIMEOUT = 600.0  # seconds a stream may stay silent
@@ -87,17 +88,17 @@ def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
     try:
         response = BackgroundRequest(session, "POST", url, headers, body, timeout).result(abort)
     except requests.ConnectTimeout:
-        raise HTTPError(unreachable(url, f"no answer within {timeout[0]:g} s")) from None
+        message = unreachable(url, f"no answer within {timeout[0]:g} s")
+        raise HTTPError(message, verdict=RETRYABLE) from None
     except requests.Timeout:
         message = f"Request timed out: {url} sent no response within {timeout[1]:g} s"
-        raise HTTPError(message) from None
+        raise HTTPError(message, verdict=RETRYABLE) from None
     except requests.ConnectionError as exc:
-        raise HTTPError(connection_failure(url, connection_reason(exc))) from None
+        raise connection_failure(url, connection_reason(exc)) from None
     except (requests.RequestException, ValueError) as exc:
         # A malformed URL, a header value HTTP cannot carry (a key with a stray "\r"
         # or a curly quote): nothing was sent, and sending again cannot help.
-        message = not_retried(f"Request failed: {exc}", "the request could not be sent")
-        raise HTTPError(message) from None
+        raise final_error(f"Request failed: {exc}", "the request could not be sent") from None
     REACHED.add(origin(url))
     if 200 <= response.status_code < 300:
         return response
@@ -105,21 +106,22 @@ def post_stream(url: str, headers: dict, body: dict, abort: threading.Event, *,
     raise error_for_status(response.status_code, response.headers, text, response.url)
 
 
-def connection_failure(url: str, reason: str) -> str:
-    """The message for a connection that failed, final where waiting cannot help.
+def connection_failure(url: str, reason: str) -> HTTPError:
+    """The failure of a connection that failed, final where waiting cannot help.
 
     Examples: "connection refused", never reached -> "Connection error: could not reach
                   URL (connection refused; is the server running?) (not retried: no
                   server has answered at this address yet)"
-              "connection refused", reached before -> the same without the marker
+              "connection refused", reached before -> the same without the marker,
+                  retryable
               "unknown host name" -> "... (not retried: the name does not resolve)"
     """
     message = unreachable(url, reason)
     if reason == UNKNOWN_HOST:  # a typo in the host name will not fix itself
-        return not_retried(message, "the name does not resolve")
+        return final_error(message, "the name does not resolve")
     if reason == "connection refused" and origin(url) not in REACHED:
-        return not_retried(message, "no server has answered at this address yet")
-    return message
+        return final_error(message, "no server has answered at this address yet")
+    return HTTPError(message, verdict=RETRYABLE)
 
 
 def origin(url: str) -> str:
@@ -195,7 +197,8 @@ def iter_body(response: requests.Response, abort: threading.Event,
     except (OSError, urllib3.exceptions.HTTPError) as exc:
         if abort.is_set():  # the watcher shut the socket down under us
             raise Aborted() from None
-        raise StreamError(f"connection lost while streaming: {connection_reason(exc)}") from None
+        raise StreamError(f"connection lost while streaming: {connection_reason(exc)}",
+                          RETRYABLE) from None
     finally:
         finished.set()
         response.close()

@@ -20,7 +20,9 @@ Each wire protocol lives in its own module and exposes the same generator:
 The contract that keeps the rest of the agent simple: **a stream never raises.** An
 HTTP error, a malformed chunk, a dropped connection or an abort ends the stream with an
 `error` event whose message has stopReason "error" or "aborted" and an errorMessage.
-Whether it is "aborted" is decided only by whether `options.abort` is set.
+Whether it is "aborted" is decided only by whether `options.abort` is set. What an
+"error" means for what comes next (retry, wait, compaction) is kept beside the message,
+not in it: `verdict.verdict_of(message)`.
 
 This module only dispatches on `model.api`; it deliberately knows nothing about HTTP.
 

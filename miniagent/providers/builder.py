@@ -52,8 +52,10 @@ import secrets
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .jsonpartial import parse_arguments, parse_partial
+from .verdict import record
 from ..messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Block, assistant_message, clean_text,
                         clean_value, compute_cost, estimate_tokens_of, set_counts)
+from ..http.errors import Verdict
 from . import with_tool_use
 
 Event = Dict[str, Any]
@@ -162,13 +164,17 @@ class MessageBuilder:
         self.message["stopReason"] = with_tool_use(stop_reason, self.message["content"])
         return {"type": "done", "reason": self.message["stopReason"], "message": self.message}
 
-    def fail(self, error_message: str, aborted: bool) -> Event:
-        """The final event of a failed call; blocks still open keep what they got."""
+    def fail(self, error_message: str, aborted: bool, verdict: Optional[Verdict] = None) -> Event:
+        """The final event of a failed call; blocks still open keep what they got. The
+        failure's verdict (None: judged from its words) is kept beside the message
+        (verdict.py)."""
         for index in list(self._open):
             self._materialize(index)
         reason = "aborted" if aborted else "error"
         self.message["stopReason"] = reason
         self.message["errorMessage"] = ABORTED_TEXT if aborted else clean_text(error_message)
+        if not aborted:
+            record(self.message, verdict)
         return {"type": "error", "reason": reason, "error": self.message}
 
     def _event(self, phase: str, index: int) -> Event:

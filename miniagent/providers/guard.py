@@ -5,7 +5,8 @@ This module keeps that promise for both real protocols. `run()` wraps one whole 
 sending the request, reading the body, assembling it (builder.py), and catches
 everything: any exception becomes the final `error` event, with stopReason "aborted"
 when the abort event is set and "error" otherwise, and whatever arrived before the
-failure kept in the message.
+failure kept in the message. The verdict a Failure carries (http/classify.py decided it)
+goes beside the message (verdict.py); any other exception is judged from its words.
 
     run(model, abort, open_body, parse)
         open_body() raises HTTPError("429 Rate limit reached")  -> error (no start event)
@@ -35,7 +36,7 @@ import threading
 from typing import Any, Callable, Dict, Iterable, Iterator, Optional
 
 from ..files.redaction import redact
-from ..http.classify import not_retried
+from ..http.classify import final_error
 from ..http.errors import Aborted, Failure
 from ..http.transport import iter_body, post_stream
 from .builder import Event, MessageBuilder, Parser, ProviderError
@@ -62,7 +63,8 @@ def run(model, abort: threading.Event, open_body: Callable[[], Iterable[bytes]],
         yield from builder.close_all()
         yield builder.done(stop_reason)
     except Exception as exc:  # the never-raise contract: every failure is data
-        yield builder.fail(redact(describe(exc), secret), abort.is_set())
+        verdict = exc.verdict if isinstance(exc, Failure) else None  # decided where raised
+        yield builder.fail(redact(describe(exc), secret), abort.is_set(), verdict)
     finally:
         close = getattr(chunks, "close", None)  # a generator over the response: release it
         if close is not None:
@@ -86,7 +88,7 @@ def stream_http(model, context: Dict[str, Any], options, build_request, parse: P
         if _media_type(response) == "text/html":
             response.close()
             why = "the same URL will answer with the same page"
-            raise Failure(not_retried(HTML_PAGE.format(url=url), why))
+            raise final_error(HTML_PAGE.format(url=url), why)
         chunks = iter_body(response, options.abort)
         return _as_one_event(chunks) if _is_json(response) else chunks
     return run(model, options.abort, open_body, parse, secret=options.api_key)

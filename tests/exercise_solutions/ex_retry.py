@@ -14,7 +14,5 @@ def backoff_delay(retry: int, base: float = BASE_DELAY) -> float:
 
 def is_retryable(message: Message) -> bool:
     """Should a failed assistant message be retried?"""
-    text = message.get("errorMessage") or ""
-    failed = message.get("role") == "assistant" and message.get("stopReason") == "error"
-    return (failed and not is_final(text) and not is_context_overflow(message)
-            and (retry_asked(text) or TRANSIENT.search(text) is not None))
+    failed = (message.get("role"), message.get("stopReason")) == ("assistant", "error")
+    return failed and verdict_of(message).retryable

@@ -1,5 +1,6 @@
 """The harness's retry (docs/decisions.md D4): transient failures are retried from scratch."""
 
+from functools import partial
 import threading
 
 from helpers import make_agent, text
@@ -7,11 +8,13 @@ from miniagent.harness.harness import Harness
 
 
 def test_a_transient_failure_is_retried_and_the_failed_reply_dropped():
-    agent = make_agent([{"content": [text("half a sen")], "errorMessage": "503 overloaded"},
-                        {"content": [text("whole answer")]}])
+    harness = Harness(partial(make_agent, [
+        {"content": [text("half a sen")], "errorMessage": "503 overloaded"},
+        {"content": [text("whole answer")]}]), base_delay=0.001)
+    agent = harness.agent
     events = []
     agent.subscribe(events.append)
-    last = Harness(agent, base_delay=0.001).run("go")
+    last = harness.run("go")
     assert last["content"] == [text("whole answer")]
     assert [m["role"] for m in agent.messages] == ["user", "assistant"]
     retry = [e for e in events if e["type"].startswith("auto_retry")]
@@ -22,10 +25,10 @@ def test_a_transient_failure_is_retried_and_the_failed_reply_dropped():
 
 def test_retries_stop_after_three_attempts():
     turns = [{"content": [], "errorMessage": "500 internal error"}] * 5
-    agent = make_agent(turns)
+    harness = Harness(partial(make_agent, turns), base_delay=0.01)
     events = []
-    agent.subscribe(events.append)
-    last = Harness(agent, base_delay=0.01).run("go")
+    harness.agent.subscribe(events.append)
+    last = harness.run("go")
     assert last["stopReason"] == "error"
     starts = [e for e in events if e["type"] == "auto_retry_start"]
     assert [e["attempt"] for e in starts] == [1, 2, 3]
@@ -39,9 +42,9 @@ def test_retries_stop_after_three_attempts():
 
 
 def test_abort_cancels_the_wait_before_a_retry():
-    agent = make_agent([{"content": [], "errorMessage": "503 overloaded"},
-                        {"content": [text("never")]}])
-    harness = Harness(agent, base_delay=60)
+    harness = Harness(partial(make_agent, [{"content": [], "errorMessage": "503 overloaded"},
+                                           {"content": [text("never")]}]), base_delay=60)
+    agent = harness.agent
     events = []
     agent.subscribe(events.append)
     waiting = threading.Event()

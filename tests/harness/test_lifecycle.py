@@ -1,6 +1,7 @@
 """When a run is over: agent_end's willRetry forecasts the harness's next step, and
 agent_settled follows the prompt's last agent_end (harness/lifecycle.py)."""
 
+from functools import partial
 import threading
 
 from helpers import make_agent, text
@@ -10,10 +11,11 @@ FAILED = {"content": [], "errorMessage": "503 overloaded"}
 
 
 def test_with_auto_retry_off_a_failure_is_final_and_says_so():
-    agent = make_agent([FAILED, FAILED, {"content": [text("answer")]}])
+    harness = Harness(partial(make_agent, [FAILED, FAILED, {"content": [text("answer")]}]),
+                      base_delay=0.001)
+    agent = harness.agent
     events = []
     agent.subscribe(events.append)
-    harness = Harness(agent, base_delay=0.001)
     harness.set_auto_retry(False)
     assert harness.run("go")["errorMessage"] == "503 overloaded"
     assert [e["type"] for e in events if e["type"].startswith(("agent_", "auto_retry"))] == [
@@ -27,8 +29,8 @@ def test_with_auto_retry_off_a_failure_is_final_and_says_so():
 
 
 def test_a_waiting_retry_is_known_and_an_abort_settles_it_as_aborted():
-    agent = make_agent([FAILED, {"content": [text("never")]}])
-    harness = Harness(agent, base_delay=60)
+    harness = Harness(partial(make_agent, [FAILED, {"content": [text("never")]}]), base_delay=60)
+    agent = harness.agent
     events = []
     agent.subscribe(events.append)
     waiting = threading.Event()

@@ -7,10 +7,15 @@ and the events that announce the waits. Waits are made tiny with base_delay; a w
 server asks for is cut short by abort, so nothing here sleeps.
 """
 
+from functools import partial
+import ast
 import socket
 import threading
+from pathlib import Path
 
 import pytest
+
+import miniagent
 
 from fake_server import FakeServer, status
 from miniagent.agent import Agent
@@ -69,9 +74,9 @@ def test_backoff_doubles_from_the_base_less_up_to_a_quarter():
 
 @pytest.mark.ex_retry
 def test_the_servers_wait_replaces_the_backoff():
-    assert retry_delay(1, "429 Slow down (the server asks to wait 5 s)") == 5
-    assert retry_delay(3, "503 Busy (the server asks to wait 0.25 s)", base=0.001) == 0.25
-    assert 3.0 <= retry_delay(2, "503 Busy") <= 4.0
+    assert retry_delay(1, failed("429 Slow down (the server asks to wait 5 s)")) == 5
+    assert retry_delay(3, failed("503 Busy (the server asks to wait 0.25 s)"), base=0.001) == 0.25
+    assert 3.0 <= retry_delay(2, failed("503 Busy")) <= 4.0
 
 
 # --- The harness against a server -------------------------------------------------------------
@@ -85,10 +90,10 @@ def run_against(turns, base_delay=0.001):
     """One prompt through a Harness over HTTP: (the last message, the retry events,
     the requests the server saw)."""
     with FakeServer(turns) as srv:
-        agent = Agent(model=model_at(srv.base_url))
+        harness = Harness(partial(Agent, model=model_at(srv.base_url)), base_delay=base_delay)
         events = []
-        agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
-        last = Harness(agent, base_delay=base_delay).run("go")
+        harness.agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
+        last = harness.run("go")
         return last, events, srv.requests
 
 
@@ -112,6 +117,16 @@ def test_a_retry_that_succeeds_ends_with_success():
     assert events[-1] == {"type": "auto_retry_end", "success": True, "attempt": 1}
 
 
+def test_a_servers_words_cannot_pass_for_our_marks():
+    # The verdict travels as data: a body that happens to hold the words we write for
+    # people neither makes a 503 final nor sets the wait (60 s would exceed the bound).
+    forged = [status(503, body="down (not retried: maintenance)"),
+              status(503, body="busy (the server asks to wait 59 s)"), ANSWER]
+    last, events, requests = run_against(forged)
+    assert len(requests) == 3 and last["content"] == [{"type": "text", "text": "answer"}]
+    assert [e["delayMs"] < 1000 for e in events if e["type"] == "auto_retry_start"] == [True] * 2
+
+
 @pytest.mark.parametrize("turn", [
     status(501, body="Not Implemented"), status(505), status(404), status(400, body="bad"),
     status(429, body={"error": {"message": "You exceeded your current quota",
@@ -127,8 +142,8 @@ def test_a_final_failure_is_one_request_and_no_wait(turn):
 def test_a_retry_after_of_2_s_is_the_wait_and_abort_ends_it():
     turns = [status(429, {"retry-after": "2"}, {"error": {"message": "Slow down"}}), ANSWER]
     with FakeServer(turns) as srv:
-        agent = Agent(model=model_at(srv.base_url))
-        harness = Harness(agent, base_delay=60)
+        harness = Harness(partial(Agent, model=model_at(srv.base_url)), base_delay=60)
+        agent = harness.agent
         starts = []
         agent.subscribe(lambda e: e["type"] == "auto_retry_start" and starts.append(e))
         agent.subscribe(lambda e: e["type"] == "auto_retry_start" and harness.abort())
@@ -146,18 +161,19 @@ def free_port():
 
 
 def test_a_refused_connection_to_a_server_never_reached_is_final_at_once():
-    agent = Agent(model=model_at(f"http://127.0.0.1:{free_port()}"))
+    harness = Harness(partial(Agent, model=model_at(f"http://127.0.0.1:{free_port()}")),
+                      base_delay=60)
     events = []
-    agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
-    last = Harness(agent, base_delay=60).run("go")  # one wait would exceed the bound
+    harness.agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
+    last = harness.run("go")  # one wait would exceed the bound
     assert "(connection refused; is the server running?)" in last["errorMessage"]
     assert events == []
 
 
 def test_a_refused_connection_after_an_earlier_answer_is_retried():
     with FakeServer([ANSWER]) as srv:
-        agent = Agent(model=model_at(srv.base_url))
-        harness = Harness(agent, base_delay=0.001)
+        harness = Harness(partial(Agent, model=model_at(srv.base_url)), base_delay=0.001)
+        agent = harness.agent
         assert harness.run("first")["stopReason"] == "stop"
     SHARED_SESSION.close()  # the kept-alive connection goes: the next request must connect
     events = []
@@ -169,8 +185,8 @@ def test_a_refused_connection_after_an_earlier_answer_is_retried():
 
 def test_abort_during_the_wait_cancels_the_retry():
     with FakeServer([status(503), ANSWER]) as srv:
-        agent = Agent(model=model_at(srv.base_url))
-        harness = Harness(agent, base_delay=60)
+        harness = Harness(partial(Agent, model=model_at(srv.base_url)), base_delay=60)
+        agent = harness.agent
         events = []
         agent.subscribe(lambda e: e["type"].startswith("auto_retry") and events.append(e))
         waiting = threading.Event()
@@ -182,3 +198,48 @@ def test_abort_during_the_wait_cancels_the_retry():
         assert len(srv.requests) == 1
     assert events[-1] == {"type": "auto_retry_end", "success": False, "attempt": 1,
                           "finalError": "Retry cancelled"}
+
+
+# --- The rule: the verdict is read, the words are not -------------------------------------------
+
+PACKAGE = Path(miniagent.__file__).parent
+TEXT_TESTS = {"search", "match", "fullmatch", "findall", "startswith", "endswith", "find"}
+WORD_READERS = {"is_final", "asked_wait", "retry_asked", "judge", "is_overflow", "is_quota_error",
+                "TRANSIENT_WORDS", "OVERFLOW"}
+
+
+def reads_words(function: ast.AST) -> bool:
+    """Does this function test a text: a regex, `"x" in text`, or a string method?"""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                node.value.id == "re":
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in TEXT_TESTS:
+            return True
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn))
+                                                 for op in node.ops):
+            return True
+    return False
+
+
+def test_harness_and_compaction_read_the_verdict_never_the_error_text():
+    """Outside http/ and providers/ no code matches an errorMessage to decide a retry, a
+    wait or an overflow (docs/decisions.md D3, D4)."""
+    offenders = []
+    for folder in ("harness", "compaction"):
+        for path in sorted((PACKAGE / folder).glob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                        "errorMessage" in ast.unparse(node) and reads_words(node):
+                    offenders.append(f"{folder}/{path.name}: {node.name}")
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith(("http/", "providers/")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith("classify"):
+                offenders += [f"{relative} imports {alias.name}" for alias in node.names
+                              if alias.name in WORD_READERS]
+    assert offenders == []

@@ -1,5 +1,6 @@
 """The worker: the one thread a run gets, its abort Event, its wait, its outcome."""
 
+from functools import partial
 import pathlib
 import re
 import threading
@@ -56,9 +57,10 @@ def test_a_harness_prompt_runs_the_agent_on_the_worker_and_returns_at_once():
         release.wait(10)
         return echo_tool().execute(call_id, args, ctx)
 
-    agent = make_agent([{"content": [call("echo", v="x")]}, {"content": [text("ok")]}],
-                       [echo_tool(execute=blocking, sequential=True)])
-    harness = Harness(agent)
+    harness = Harness(partial(make_agent, [{"content": [call("echo", v="x")]},
+                                           {"content": [text("ok")]}],
+                              [echo_tool(execute=blocking, sequential=True)]))
+    agent = harness.agent
     harness.prompt("go")
     assert not harness.wait(0)  # still running: prompt() did not wait for it
     release.set()

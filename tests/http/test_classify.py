@@ -16,8 +16,8 @@ import pytest
 from fake_server import HELLO, FakeServer, chat, status, turn_from_capture
 from helpers import FIXTURES
 from miniagent.http.classify import (asked_wait, error_for_status, is_final, is_quota_error,
-                                     server_retry_delay)
-from miniagent.http.errors import HTTPError
+                                     judge, server_retry_delay)
+from miniagent.http.errors import HTTPError, Verdict
 from miniagent.http.transport import post_stream
 
 CAPTURES = FIXTURES / "llama-server"
@@ -185,6 +185,25 @@ def test_error_for_status_decides_from_status_headers_and_body():
     assert is_final(quota.message)
     slow = error_for_status(429, {"retry-after-ms": "250"}, "Slow down")
     assert slow.message == "429 Slow down (the server asks to wait 0.25 s)"
+
+
+def test_the_verdict_is_data_on_the_error_not_read_back_from_its_words():
+    assert error_for_status(503, {}, "Busy").verdict == Verdict(retryable=True)
+    slow = error_for_status(429, {"retry-after": "2"}, "Slow down").verdict
+    assert slow == Verdict(retryable=True, wait_s=2.0)
+    assert error_for_status(501, {}, "Not Implemented").verdict == Verdict(retryable=False)
+    too_long = error_for_status(400, {}, "prompt is too long: 213462 tokens > 200000").verdict
+    assert too_long == Verdict(retryable=False, overflow=True)
+    # A server's own words that look like our marks change nothing:
+    assert error_for_status(503, {}, "Busy (not retried: forged)").verdict.retryable
+    assert error_for_status(503, {}, "Busy (the server asks to wait 50 s)").verdict.wait_s is None
+
+
+def test_judge_reads_words_that_came_without_a_verdict():
+    assert judge("Overloaded (overloaded_error)") == Verdict(retryable=True)
+    assert judge("503 Busy (the server asks to wait 2 s)") == Verdict(True, wait_s=2.0)
+    assert judge("400 prompt is too long: 213462 tokens") == Verdict(False, overflow=True)
+    assert judge("The model declined to answer (stop_reason: refusal)") == Verdict(False)
 
 
 def test_asked_wait_reads_back_what_error_for_status_wrote():

@@ -5,6 +5,7 @@ the scripted server: what comes back that is not an event stream (an HTML page, 
 JSON document), and servers that cannot be reached.
 """
 
+from functools import partial
 import json
 import socket
 import threading
@@ -101,8 +102,8 @@ def test_an_html_page_answered_with_200_is_final_not_a_stream_cut_short():
     page = "<!DOCTYPE html><html><head><title>Open WebUI</title></head><body>...</body></html>"
     html = {"fault": {"raw": page, "status": 200, "headers": {"Content-Type": "text/html; charset=utf-8"}}}
     with FakeServer([html, {"content": [{"type": "text", "text": "never asked"}]}]) as srv:
-        agent = Agent(model=make_model(srv.base_url))  # a web UI's address, not its API's
-        last = Harness(agent, base_delay=0.001).run("go")
+        # a web UI's address, not its API's
+        last = Harness(partial(Agent, model=make_model(srv.base_url)), base_delay=0.001).run("go")
         requests = srv.requests
     assert last["errorMessage"] == (
         f"the server answered with an HTML page, not an event stream (check the base URL: "

@@ -4,6 +4,7 @@ the quirks of other servers (docs/decisions.md D1, D2, D5, D14-D16).
 A test about one server's quirk is named after the server and the quirk.
 """
 
+from functools import partial
 import json
 import re
 import socket
@@ -710,8 +711,8 @@ def test_a_reply_cut_mid_stream_is_retried_from_scratch_by_the_harness():  # dec
     turns = [{"content": [{"type": "text", "text": "Half an ans"}], "fault": {"truncate": "before_finish"}},
              {"content": [{"type": "text", "text": "The whole answer."}]}]
     with FakeServer(turns) as srv:
-        agent = Agent(model=make_model(srv.base_url + "/v1"))
-        last = Harness(agent, base_delay=0.001).run("go")
+        harness = Harness(partial(Agent, model=make_model(srv.base_url + "/v1")), base_delay=0.001)
+        agent, last = harness.agent, harness.run("go")
         requests = srv.requests
     assert last["content"] == [{"type": "text", "text": "The whole answer."}]
     assert [m["role"] for m in agent.messages] == ["user", "assistant"]
@@ -773,8 +774,8 @@ def test_an_unknown_host_is_tried_once(monkeypatch):
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return real(host, *args, **kwargs)
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    agent = Agent(model=make_model("http://llm-box.invalid:8000/v1"))
-    last = Harness(agent, base_delay=0.001).run("go")
+    last = Harness(partial(Agent, model=make_model("http://llm-box.invalid:8000/v1")),
+                   base_delay=0.001).run("go")
     assert "(unknown host name)" in last["errorMessage"] and not is_retryable(last)
     assert lookups == ["llm-box.invalid"]
 

@@ -1,5 +1,6 @@
 """`miniagent script`: a recorded session becomes a script that replays the same run offline."""
 
+from functools import partial
 import json
 import shutil
 
@@ -41,8 +42,9 @@ def make_project(folder):
 
 
 def run_prompts(script, project, prompts, session=None):
-    agent = Agent(model=scripted_model(script), tools=create_tools(), cwd=str(project))
-    harness = Harness(agent, session, base_delay=0)
+    harness = Harness(partial(Agent, model=scripted_model(script), tools=create_tools(),
+                              cwd=str(project)), session, base_delay=0)
+    agent = harness.agent
     for prompt in prompts:
         harness.run(prompt)
     return agent

@@ -2,6 +2,7 @@
 what it does to the session (the pty tests in test_interactive.py drive a few of them
 through a real terminal)."""
 
+from functools import partial
 import builtins
 import io
 import json
@@ -37,9 +38,9 @@ class Repl_:
     """A REPL on a scripted model, its screen in memory (not a terminal: no codes)."""
 
     def __init__(self, tmp_path, turns, tools=(), compaction=None, **wiring):
-        agent = make_agent(turns, tools, cwd=str(tmp_path))
-        self.harness = Harness(agent, Session.create(str(tmp_path)), compaction=compaction,
-                               **wiring)
+        self.harness = Harness(partial(make_agent, turns, tools, cwd=str(tmp_path)),
+                               Session.create(str(tmp_path)), compaction=compaction, **wiring)
+        agent = self.harness.agent
         self.out = io.StringIO()
         self.repl = Repl(self.harness, Screen(self.out, env={}))
         agent.subscribe(self.repl.on_event)

@@ -133,7 +133,6 @@ class Harness(SessionMoves):
         agent.between_turns = self.check_compaction  # tool results in: still room for more?
         agent.subscribe(self._record)
         self.lifecycle = Lifecycle(self)  # agent_end's willRetry, agent_settled
-        self.session.check_writable()  # before the first (paid) request, not after it
         self.attach_session(self.session)
 
     @property
@@ -144,7 +143,9 @@ class Harness(SessionMoves):
     # --- The session file ------------------------------------------------------------------
 
     def attach_session(self, session: Session) -> None:
-        """Use `session` from now on: its context becomes the Agent's messages."""
+        """Use `session` from now on: its context becomes the Agent's messages. Raises
+        SessionError, and keeps the session it had, when the file could not be written."""
+        session.check_writable()  # before the first (paid) request, not after it
         self.session = session
         self.agent.session_id = session.id  # the prompt cache key (OpenAI)
         self.agent.messages = list(session.build_context().messages)

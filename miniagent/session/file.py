@@ -322,7 +322,11 @@ def check_writable(path: str) -> None:
     the first request. We try it (os.access says yes to root for anything): an existing
     file is opened for appending; otherwise a temporary file is made and removed in the
     nearest folder that exists (we create no folder for a prompt that may fail).
+    A NUL cannot be in a file name, yet the probe would pass (its folder exists).
     """
+    if "\0" in path:
+        shown = path.replace("\0", "\\0")
+        raise SessionError(f"cannot write session {shown}: a path cannot hold a NUL character")
     try:
         if os.path.lexists(path):
             # O_NONBLOCK: opening a FIFO for writing would wait for a reader.

@@ -139,7 +139,6 @@ class Harness(SessionMoves):
         self.worker = Worker()  # the run's thread, its abort Event and its wait
         self.agent.subscribe(self._record)
         self.agent.subscribe(self.lifecycle.track)
-        self.session.check_writable()  # before the first (paid) request, not after it
         self.attach_session(self.session)
 
     @property
@@ -150,7 +149,9 @@ class Harness(SessionMoves):
     # --- The session file ------------------------------------------------------------------
 
     def attach_session(self, session: Session) -> None:
-        """Use `session` from now on: its context becomes the Agent's messages."""
+        """Use `session` from now on: its context becomes the Agent's messages. Raises
+        SessionError, and keeps the session it had, when the file could not be written."""
+        session.check_writable()  # before the first (paid) request, not after it
         self.session = session
         self.agent.session_id = session.id  # the prompt cache key (OpenAI)
         self.agent.messages = list(session.build_context().messages)

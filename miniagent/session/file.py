@@ -33,7 +33,9 @@ builds its own list.
 
 The header must be the first line: `{"type":"session","id":...}`. A file that is not
 empty and does not start with one is refused with an error naming it (docs/decisions.md D12):
-it is somebody else's file, or a damaged one, and must never be overwritten.
+it is somebody else's file, or a damaged one, and must never be overwritten. A header
+is small, so only the first HEADER_LIMIT bytes are read for it: a longer first line is
+not a header, and is never read whole (a 512 MB line took twice that in memory).
 
 Left out: the meaning of entries (tree.py), older formats (migrate.py), and
 fsync: an entry handed to the kernel survives a crash of this process; surviving a
@@ -56,6 +58,9 @@ from ..messages import to_json
 from ..files.redaction import redact_json
 
 MALFORMED = "skipped a malformed line"
+# The most a header line may take. pi reads 512 bytes; a header naming a long
+# parentSession path can be longer than that, but nowhere near this.
+HEADER_LIMIT = 65536
 
 
 def to_line(entry: Dict[str, Any]) -> str:
@@ -74,12 +79,22 @@ def is_header(value: Any) -> bool:
     return isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
 
 
+def read_session(path: str) -> Tuple[Dict[str, Any], Iterator[Tuple[int, bytes]]]:
+    """A session file's header, then its other lines, numbered from 2, read as they are
+    iterated (read_lines). Raises SessionError when the file cannot be read or does not
+    start with a header."""
+    lines = read_lines(path)
+    return first_line_header(path, next(lines, b"")), enumerate(lines, 2)
+
+
 def read_lines(path: str) -> Iterator[bytes]:
     """The file's lines as bytes, one at a time, each with its "\\n" (the last may lack
-    it): memory holds one line, however big the file. Raises SessionError when the file
-    cannot be opened or read."""
+    it): memory holds one line, however big the file. The first, which must be a header,
+    is read only as far as a header can reach (HEADER_LIMIT bytes). Raises SessionError
+    when the file cannot be opened or read."""
     try:
         with open_regular(path) as file:  # a FIFO or /dev/zero here is refused, not read
+            yield file.readline(HEADER_LIMIT)
             yield from file
     except OSError as error:
         raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
@@ -150,7 +165,7 @@ def lines_after(path: str, file: Any, status: os.stat_result, mark: Optional[dic
     numbered lines after `mark` (None, or the file shrank or changed before it: all of
     them, and restarted is True), read as they are iterated, and a function giving the
     cursor as far as they have been read: (header, lines, restarted, cursor)."""
-    header = first_line_header(path, file.readline(65536).decode("utf-8", errors="replace"))
+    header = first_line_header(path, file.readline(HEADER_LIMIT))
     check = hashlib.blake2b(digest_size=16)
     if not (mark and mark["offset"] <= status.st_size
             and hash_prefix(file, mark["offset"], check) == mark.get("check")):
@@ -205,10 +220,18 @@ def is_entry(value: Any) -> bool:
     return type(value) is dict and "type" in value
 
 
-def first_line_header(path: str, line: str) -> Dict[str, Any]:
-    """The header, or a SessionError saying the file is not a session."""
+def first_line_header(path: str, start: bytes) -> Dict[str, Any]:
+    """The header on the first line of a file that begins with `start` (at most its
+    first HEADER_LIMIT bytes), or a SessionError saying the file is not a session.
+    A first line that runs past HEADER_LIMIT is no header, even when its start would
+    parse (a header followed by a mile of spaces is valid JSON).
+
+    Example: b'{"type":"session","id":"x"}\\n{"type":...' -> {"type": "session", "id": "x"}
+    """
+    line, newline, _ = start.partition(b"\n")
     try:
-        header = json.loads(line)
+        whole = bool(newline) or len(start) < HEADER_LIMIT  # else it goes on past the limit
+        header = json.loads(line.decode("utf-8", errors="replace")) if whole else None
     except (ValueError, RecursionError):
         header = None
     if not is_header(header):
@@ -217,16 +240,15 @@ def first_line_header(path: str, line: str) -> Dict[str, Any]:
     return header
 
 
-def read_header(path: str, limit: int = 65536) -> Dict[str, Any]:
-    """Only the header line (for listings and `-c`), without reading the whole file.
-    Raises SessionError when the file has none. (pi reads 512 bytes; a header naming a
-    long parentSession path can be longer than that.)"""
+def read_header(path: str) -> Dict[str, Any]:
+    """Only the header line (for `--session ID` and `-c`), without reading the whole
+    file. Raises SessionError when the file has none."""
     try:
         with open_regular(path) as file:
-            line = file.readline(limit).decode("utf-8", errors="replace")
+            start = file.readline(HEADER_LIMIT)
     except OSError as error:
         raise SessionError(f"cannot read session {path}: {error.strerror or error}") from None
-    return first_line_header(path, line)
+    return first_line_header(path, start)
 
 
 def append_lines(path: str, entries: List[Dict[str, Any]]) -> None:
@@ -253,8 +275,8 @@ def create_lines(path: str, header: Dict[str, Any],
     def lines_for(fd: int, size: int) -> List[Dict[str, Any]]:
         if size == 0:
             return [header] + entries
-        first_line = os.pread(fd, 65536, 0).split(b"\n")[0].decode("utf-8", errors="replace")
-        found["header"] = first_line_header(path, first_line)  # not a session: refused
+        start = os.pread(fd, HEADER_LIMIT, 0)
+        found["header"] = first_line_header(path, start)  # not a session: refused
         return entries
 
     append_locked(path, lines_for)
@@ -300,7 +322,11 @@ def check_writable(path: str) -> None:
     the first request. We try it (os.access says yes to root for anything): an existing
     file is opened for appending; otherwise a temporary file is made and removed in the
     nearest folder that exists (we create no folder for a prompt that may fail).
+    A NUL cannot be in a file name, yet the probe would pass (its folder exists).
     """
+    if "\0" in path:
+        shown = path.replace("\0", "\\0")
+        raise SessionError(f"cannot write session {shown}: a path cannot hold a NUL character")
     try:
         if os.path.lexists(path):
             # O_NONBLOCK: opening a FIFO for writing would wait for a reader.

@@ -48,9 +48,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 from .check import entry_problem
 from ..messages import text_of
 from ..files.home import sessions_root
-from .file import (append_lines, create_lines, first_line_header, lines_after,
-                   no_cycle_collection, parse_entries, parse_line, read_header, read_lines,
-                   stamp_of)
+from .file import (append_lines, create_lines, lines_after, no_cycle_collection,
+                   parse_entries, parse_line, read_header, read_session, stamp_of)
 from ..errors import SessionError
 from .migrate import Migration, version_of
 from ..files.safeopen import open_regular
@@ -166,8 +165,7 @@ class JSONLStore(SessionStore):
         return LoadedSession(streamed.header, entries, streamed.warnings, streamed.version)
 
     def stream(self, path: str) -> StreamedSession:
-        lines = enumerate(read_lines(path), 1)
-        header = first_line_header(path, next(lines, (1, b""))[1].decode("utf-8", "replace"))
+        header, lines = read_session(path)
         warnings: List[str] = []
         entries = checked(path, header, parse_entries(path, lines, warnings), warnings)
         return StreamedSession(header, entries, warnings, version_of(header))
@@ -185,8 +183,7 @@ class JSONLStore(SessionStore):
     def describe(self, path: str) -> SessionInfo:
         """The listing row for one file, in one pass over its lines that parses only the
         head (up to the first prompt) and the lines that name the session."""
-        lines = enumerate(read_lines(path), 1)
-        header = first_line_header(path, next(lines, (1, b""))[1].decode("utf-8", "replace"))
+        header, lines = read_session(path)
         # Migrated for their ids (a version-1 entry has none); the parents it gives the
         # few lines parsed here are not the file's, and a listing does not look at them.
         migration, facts, count = Migration(header), ListingFacts(), 0

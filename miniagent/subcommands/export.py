@@ -41,10 +41,10 @@ from .export_file import write_output, write_text
 from ..errors import ExportError, SessionError
 from ..files.redaction import redact_json
 from .export_style import PAGE, SCRIPT, SCRIPT_HASH, STYLE
-from ..messages import one_line, text_of, to_json
+from ..messages import cost_figure, one_line, text_of, to_json, token_count
 from ..session.tree import Session, TreeNode
 from ..session.store import STORE, LoadedSession
-from ..session.stats import TOKEN_FIELDS, file_stats, number
+from ..session.stats import TOKEN_FIELDS, file_stats
 from ..modes.terminal import for_terminal
 from .markdown import markdown_html
 
@@ -174,7 +174,7 @@ def render_entry(entry: Dict[str, Any], label: Optional[str]) -> str:
     if kind == "message":
         return render_message(entry["message"], when + tag)
     if kind == "compaction":
-        return band("compaction", f"Compacted here · {number(entry.get('tokensBefore')):,} tokens "
+        return band("compaction", f"Compacted here · {token_count(entry.get('tokensBefore')):,} tokens "
                     f"before", entry.get("summary"), when + tag)
     if kind == "branch_summary":
         return band("branch-summary", "Summary of the branch left behind", entry.get("summary"),
@@ -306,9 +306,11 @@ def fold(kind: str, head: str, inner: str) -> str:
 
 
 def usage_row(usage: Dict[str, Any]) -> Dict[str, float]:
+    """A reply's usage as read from a file: a figure that is no sane number (a string,
+    a negative, NaN: Python's json reads that token) counts as 0, as in `stats`."""
     cost = usage.get("cost")
-    row = {key: number(usage.get(key)) for key in TOKEN_FIELDS}
-    row["cost"] = number(cost.get("total")) if isinstance(cost, dict) else 0
+    row: Dict[str, float] = {key: token_count(usage.get(key)) for key in TOKEN_FIELDS}
+    row["cost"] = cost_figure(cost.get("total")) if isinstance(cost, dict) else 0.0
     return row
 
 

@@ -4,6 +4,7 @@ import os
 
 
 from helpers import FIXTURES, peak_memory, write_big_session
+from miniagent.errors import SessionError
 from miniagent.session.tree import Session
 from miniagent.session.store import (STORE, find_most_recent, find_sessions_by_prefix,
                                     list_sessions, session_dir_for)
@@ -68,6 +69,47 @@ def test_a_listing_of_a_big_session_reads_it_a_line_at_a_time(home, tmp_path):
     assert (infos[0].name, infos[0].entries) == ("named at the start", 1601)
     assert infos[0].first_message.startswith("the quick brown fox")
     assert peak < 2 * longest + 256 * 1024
+
+
+def write_long_first_line(path, size, padding):
+    """A file whose first line is `size` bytes: a header padded with `padding` (inside
+    its JSON, or white space after it, which JSON allows), then one entry."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = (HEADER % "x").rstrip("\n")
+    start, end = (head[:-1] + ',"pad":"', '"}') if padding == b"a" else (head, "")
+    with open(path, "wb") as file:
+        file.write(start.encode())
+        for _ in range(size // (1 << 20)):
+            file.write(padding * (1 << 20))
+        file.write(end.encode() + b"\n" + b'{"type":"custom","id":"a1","parentId":null}\n')
+    return str(path)
+
+
+def outcome_of(read):
+    """What `read()` returns, or the SessionError it raises, as a user sees it."""
+    try:
+        return read()
+    except SessionError as error:
+        return str(error)
+
+
+def test_a_first_line_too_long_for_a_header_is_no_session_and_is_not_read_whole(home):
+    # A header is small: the first 64 KB of a longer first line are all that is read
+    # (the whole line once took twice its size in memory), and the file is no session.
+    folder = home / "sessions" / "--p--"
+    for padding in (b"a", b" "):
+        path = write_long_first_line(folder / "long.jsonl", 50 << 20, padding)
+        refused = f"{path} is not a session file (its first line is not a session header); " \
+                  f"it was left unchanged"
+        for read, expected in ((lambda: list_sessions("/p"), []),
+                               (lambda: find_sessions_by_prefix("x", "/p"), []),
+                               (lambda: find_most_recent(str(folder)), None),
+                               (lambda: list(STORE.stream(path).entries), refused),
+                               (lambda: STORE.load(path), refused),
+                               (lambda: list(STORE.read_since(path).entries), refused)):
+            outcome, peak = peak_memory(lambda: outcome_of(read))
+            assert (padding, outcome) == (padding, expected)
+            assert peak < 1 << 20
 
 
 def test_a_stream_warns_of_a_torn_line_as_it_passes(tmp_path):

@@ -202,6 +202,22 @@ def test_a_file_that_is_no_session_is_one_line_and_exit_1(tmp_path, capsys, cont
     assert not (tmp_path / "x.html").exists()
 
 
+def test_nan_and_infinite_usage_figures_count_as_unknown_not_a_crash(tmp_path, capsys):
+    # Python's json reads NaN and Infinity tokens, so a hand-edited file can hold them.
+    session = branched_session(tmp_path)
+    lines = open(session.path).read().replace('"input":1200', '"input":NaN')
+    lines = lines.replace('"output":80', '"output":Infinity').replace('"total":0.0042', '"total":NaN')
+    session_file = tmp_path / "odd.jsonl"
+    session_file.write_text(lines + '{"type":"compaction","id":"c1","parentId":null,"timestamp":'
+                            '"2026-01-01T00:00:00Z","summary":"s","firstKeptEntryId":"x",'
+                            '"tokensBefore":-Infinity}\n')
+    assert main([str(session_file), "-o", str(tmp_path / "page.html")]) == 0
+    page = page_text((tmp_path / "page.html").read_text())
+    assert "0 in · 0 out · 0 cached · $0.0000" in page
+    assert "Compacted here · 0 tokens before" in page
+    assert not re.search(r"\b(nan|inf)\b", page, re.IGNORECASE)
+
+
 def test_a_page_that_cannot_be_written_is_an_export_error(tmp_path):
     with pytest.raises(ExportError, match=r"cannot write .*nowhere/page.html: No such file"):
         export_html(str(V3), str(tmp_path / "nowhere" / "page.html"))

@@ -85,7 +85,11 @@ def compact_now(repl: Any, argument: str) -> None:
 # --- Leaving it for another ---------------------------------------------------------------
 
 def start_new_session(repl: Any, argument: str) -> None:
-    repl.harness.new_session()
+    try:
+        repl.harness.new_session()
+    except SessionError as error:  # its folder cannot be written: this session stays
+        repl.note(str(error))
+        return
     repl.note("new session: its file appears with the first reply")
 
 

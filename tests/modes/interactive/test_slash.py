@@ -93,6 +93,20 @@ def test_session_name_and_new(tmp_path, keyboard):
     assert '"name":"bug hunt"' in open(old).read()
 
 
+def test_new_where_no_session_could_be_written_is_one_line_and_keeps_the_session(tmp_path,
+                                                                                 keyboard):
+    term = Repl_(tmp_path, [{"content": [text("Hello.")]}])
+    term.do("hi")
+    session = term.harness.session
+    folder = os.path.dirname(session.path)
+    os.rename(folder, str(tmp_path / "moved"))
+    open(folder, "w").close()  # where the new session would go is now a file
+    shown = term.do("/new")
+    assert shown.startswith("cannot write session ") and shown.count("\n") == 1
+    assert shown.endswith(f"{folder} is a file, not a folder\n")
+    assert term.harness.session is session
+
+
 def test_compact_summarizes_and_says_so_and_nothing_to_do_is_one_line(tmp_path, keyboard):
     turns = [{"content": [text("one " * 50)]}, {"content": [text("two " * 50)]},
              {"content": [text(SUMMARY)]}, {"content": [text("The turn so far.")]}]

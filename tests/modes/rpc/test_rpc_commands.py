@@ -100,8 +100,13 @@ def test_session_commands_compaction_and_bash_streaming(tmp_path, private_home):
         result = records[-1]["data"]
         assert result["summary"].startswith("The summary.") and result == end[0]["result"]
         assert {"firstKeptEntryId", "tokensBefore", "estimatedTokensAfter", "details"} <= set(result)
-        usage = rpc.call({"type": "get_session_stats"})["contextUsage"]
+        stats = rpc.call({"type": "get_session_stats"})
+        usage = stats["contextUsage"]
         assert usage["tokens"] is None and usage["percent"] is None  # no reply measured it yet
+        # Every message entry, compacted ones too: the system entry, 2 prompts, 2 replies,
+        # the bash run. pi 1.6 counts so (its getSessionStats reads every entry; checked
+        # against pi itself), not the messages of the current context.
+        assert stats["totalMessages"] == 6
 
         page = tmp_path / "page.html"
         assert rpc.call({"type": "export_html", "outputPath": str(page)}) == {"path": str(page)}

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKERS = ["ex_sse", "ex_assembly", "ex_truncate", "ex_tool", "ex_cut_point", "ex_retry",
            "ex_gate"]
@@ -137,3 +139,42 @@ def test_a_second_correct_solution_of_every_step_keeps_its_tests_and_the_reading
     for run in runs:
         output, _ = run.communicate(timeout=120)
         assert run.returncode == 0, output[-5000:]
+
+
+# Plausible wrong solutions (tests/exercise_solutions/wrong/, named after their step),
+# each spliced into one copy of the checkout in turn: the step's own tests must fail on
+# it, and pass on some of it (a body that fails everything proves nothing).
+WRONG = os.path.join(SOLUTIONS, "wrong")
+
+
+def step_of(mutant):
+    """The marker of the step a wrong solution's file name begins with."""
+    return next(marker for marker in MARKERS if mutant.startswith(marker + "_"))
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory):
+    copy = tmp_path_factory.mktemp("wrong") / "clone"
+    shutil.copytree(ROOT, copy, ignore=NOT_COPIED)
+    return copy
+
+
+@pytest.mark.parametrize("mutant", sorted(name for name in os.listdir(WRONG)
+                                          if name.endswith(".py")))
+def test_each_plausible_wrong_solution_fails_its_steps_tests(clone, mutant):
+    marker = step_of(mutant)
+    file, class_name, functions = solution_parts(os.path.join(WRONG, mutant))
+    target = clone / file
+    shipped = target.read_text()
+    splice(target, class_name, functions)
+    try:
+        run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                              "-n", "0", "--assert=plain", "-m", marker,
+                              MARKED_FILES[MARKERS.index(marker)]],
+                             cwd=clone, env=dict(os.environ, PYTHONPATH=str(clone)),
+                             capture_output=True, text=True, timeout=120)
+    finally:
+        target.write_text(shipped)
+    summary = run.stdout.strip().splitlines()[-1]
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-2000:]  # 1: tests failed
+    assert " failed" in summary and " passed" in summary, summary

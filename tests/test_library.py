@@ -3,8 +3,13 @@ the documentation shows (embedding the agent, in the README; driving `--mode rpc
 another program, in docs/frontends.md), run as written.
 
 The programs live in tests/readme_example.py and tests/rpc_client_example.py; the README
-and docs/ show the same text under the headings below, and the test checks that they agree."""
+and docs/ show the same text under the headings below, and the test checks that they agree.
+docs/project.md also shows the example extension, miniagent/examples/gate_rm_rf.py. That
+file is EXERCISES.md's step 7, which a student rewrites, so the shown block is held to what
+a correct rewrite keeps: the functions it shows, with the same arguments, and a gate that
+works (a doc compared byte for byte would turn a correct solution's suite red)."""
 
+import ast
 import os
 import re
 import subprocess
@@ -13,17 +18,16 @@ from pathlib import Path
 
 from fake_server import FakeServer
 from helpers import KEYS
+from miniagent.project.extension_loader import load_extensions
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
 EMBEDDING = HERE / "readme_example.py"
 RPC_CLIENT = HERE / "rpc_client_example.py"
+GATE = ROOT / "miniagent" / "examples" / "gate_rm_rf.py"
 # (document, heading) -> the file its first ```python block under that heading must equal.
-# The extension example is the shipped file itself (tests/test_examples.py).
 SHOWN_FILES = {("README.md", "## Embedding miniagent"): EMBEDDING,
-               ("docs/frontends.md", "## Driving the RPC mode from a notebook"): RPC_CLIENT,
-               ("docs/project.md", "## Project context and trust"):
-                   ROOT / "miniagent" / "examples" / "gate_rm_rf.py"}
+               ("docs/frontends.md", "## Driving the RPC mode from a notebook"): RPC_CLIENT}
 
 
 def run_python(path, cwd, **env):
@@ -59,14 +63,41 @@ def test_the_notebook_client_drives_the_rpc_mode(tmp_path):
     assert "Which files are in this folder?" in str(srv.requests[0]["body"]["messages"])
 
 
+def shown_block(document, heading):
+    """The first ```python block under `heading` in `document`."""
+    text = (ROOT / document).read_text(encoding="utf-8")
+    assert heading + "\n" in text, f"{document} has no {heading!r} section"
+    block = re.search(r"```python\n(.*?)```", text[text.index(heading + "\n"):], re.S)
+    assert block is not None, f"no ```python block under {heading!r} in {document}"
+    return block.group(1)
+
+
 def test_the_documents_show_the_examples_exactly_as_tested():
     for (document, heading), path in SHOWN_FILES.items():
-        text = (ROOT / document).read_text(encoding="utf-8")
-        assert heading + "\n" in text, f"{document} has no {heading!r} section"
-        block = re.search(r"```python\n(.*?)```", text[text.index(heading + "\n"):], re.S)
-        assert block is not None, f"no ```python block under {heading!r} in {document}"
-        assert block.group(1) == path.read_text(encoding="utf-8"), (
+        assert shown_block(document, heading) == path.read_text(encoding="utf-8"), (
             f"{document}'s block under {heading!r} differs from {path.name}: keep them equal")
+
+
+def definitions(source):
+    """Each top-level function of `source` with its argument names."""
+    return {node.name: [arg.arg for arg in node.args.args] for node in ast.parse(source).body
+            if isinstance(node, ast.FunctionDef)}
+
+
+def test_the_shown_gate_has_the_shipped_functions_and_works(tmp_path):
+    shown = shown_block("docs/project.md", "## Project context and trust")
+    # A student's rewrite may add a helper of its own; the shown functions must be there.
+    assert definitions(shown).items() <= definitions(GATE.read_text(encoding="utf-8")).items()
+    example = tmp_path / "gate.py"
+    example.write_text(shown)
+    project = tmp_path / "app"
+    project.mkdir()
+    extensions = load_extensions(tmp_path / "no-home", str(project), False, [example])
+    assert extensions.warnings == []
+    verdicts = [extensions.before_tool_call({"toolCall": {"name": "bash"},
+                                             "args": {"command": command}})
+                for command in ("rm -rf build", "rm -rf ..")]
+    assert verdicts[0] is None and verdicts[1]["block"] is True
 
 
 def test_the_library_names_load_without_the_http_library():

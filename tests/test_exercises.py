@@ -1,4 +1,5 @@
-"""EXERCISES.md's promise: each step's pytest marker selects tests, and the reference passes them.
+"""EXERCISES.md's promise: each step's pytest marker selects tests, the reference passes
+them, a correct rewrite passes them, and a wrong one does not.
 
 A learner empties one function, rewrites it, and runs `pytest -m ex_NAME` until it is
 green. That only works if every marker is declared in setup.cfg and picks at least one
@@ -6,9 +7,62 @@ test, and if those tests pass on the code as shipped. One pytest collection in a
 subprocess checks the selection of all seven at once (the suite itself runs the tests,
 so a failing reference is a red suite).
 
-And a correct solution must not turn the rest of the suite red: a second, differently
-written solution of each step (tests/exercise_solutions/) is spliced into a copy of the
-checkout, where the steps' tests and the reading path (its line counts) still pass.
+A correct solution must not turn the rest of the suite red: a second, differently
+written solution of each step (tests/exercise_solutions/ex_NAME.py) is spliced into a
+copy of the checkout, where the steps' tests, the reading path (its line counts) and the
+extension docs/project.md shows (the step 7 file) still pass.
+
+And green must mean right. Each wrong solution below (tests/exercise_solutions/wrong/,
+one file each, named after its step) is what a student plausibly writes; spliced in
+alone, it fails its step's tests (the test that catches it in brackets) and passes some:
+
+- ex_sse, SSEDecoder.feed:
+  stale_skip_lf: the "last chunk ended in CR" flag is kept until an LF uses it, so a
+    later LF is swallowed and the event lost [the vector b"data: a\\rdata: b\\n\\n",
+    one byte at a time];
+  crlf_split_is_two_line_ends: a CR|LF pair cut in two ends two lines, a spurious
+    dispatch [test_cr_and_lf_split_across_chunks_is_one_line_end];
+  cr_held_back: a line ending in CR waits for the next chunk and is glued to it
+    [test_cr_lf_and_crlf_mixed_in_one_stream];
+  lf_only: a lone CR never ends a line [the vector b"data: x\\r\\r"];
+  decode_each_chunk: a character cut between chunks becomes two U+FFFD
+    [test_multibyte_character_cut_anywhere_survives].
+- ex_assembly, _ToolCalls._route:
+  by_position_not_index: a fragment without an id continues the last call
+    [test_parallel_calls_are_kept_apart_by_index_even_interleaved];
+  reused_index_continues: no check for an index reused by a new call
+    [test_ollama_reused_index_with_a_new_id_and_name_is_a_new_call];
+  every_name_starts_a_call [test_fireworks_repeated_id_name_and_type_are_set_once];
+  new_id_starts_a_call, even without a name [test_lm_studio_fresh_id_per_fragment].
+- ex_truncate, truncate_tail:
+  characters_not_bytes [test_tail_counts_utf8_bytes_and_the_newlines_between_lines];
+  newlines_not_counted [the same, and test_tail_partial_last_line];
+  trailing_newline_shows_nothing [test_tail_partial_last_line];
+  one_line_too_many: > where >= belongs [test_tail_by_lines].
+- ex_tool, ls's execute:
+  case_sensitive_sort and dot_files_hidden
+    [test_ls_sorted_with_dot_files_and_directory_marks];
+  dangling_links_skipped [test_ls_lists_dangling_and_looping_symlinks];
+  limit_notice_at_the_limit [test_ls_limit_empty_and_errors].
+- ex_cut_point, find_cut_point:
+  between_call_and_result: any message may be cut at
+    [test_a_cut_inside_a_turn_is_a_split_turn_and_never_separates_a_call_from_its_result];
+  earlier_cut_point: the cut point before the budget, not after [the same];
+  huge_result_keeps_everything, pi's choice
+    [test_a_huge_last_tool_result_keeps_its_call_with_it];
+  split_decided_after_settings
+    [test_settings_entries_before_the_cut_go_with_the_kept_part_and_do_not_split_it].
+- ex_retry, backoff_delay and is_retryable:
+  final_ignored: a 400 whose text holds "500" is retried; overflow_retried: a 500 that
+    says the context is full is retried; stop_reason_ignored: an aborted reply is
+    retried [all three: test_final_failures_overflows_and_other_outcomes_are_not];
+  jitter_added on top of the delay [test_backoff_doubles_from_the_base_less_up_to_a_quarter].
+- ex_gate, setup:
+  rm_only_at_the_start: "make && rm -rf $HOME/x" runs [test_what_it_blocks];
+  rf_spelled_one_way: "rm -Rf", "rm -fr" run [the same];
+  project_itself_inside: "rm -rf ." runs [the same];
+  fails_open: a command shlex cannot split runs
+    [test_a_command_it_cannot_parse_is_blocked_not_waved_through].
 """
 
 import ast
@@ -19,6 +73,8 @@ import shutil
 import subprocess
 import sys
 import textwrap
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKERS = ["ex_sse", "ex_assembly", "ex_truncate", "ex_tool", "ex_cut_point", "ex_retry",
@@ -82,9 +138,11 @@ def test_each_marker_selects_tests_in_the_file_the_step_names(tmp_path):
 
 
 # A second, differently written correct solution of each step (tests/exercise_solutions/),
-# spliced into a copy of the checkout: the step's tests and the reading path must stay
-# green, so a student's correct body of another length breaks nothing.
+# spliced into a copy of the checkout: the step's tests, the reading path and the shown
+# extension must stay green, so a student's correct body of another length breaks nothing.
 SOLUTIONS = os.path.join(ROOT, "tests", "exercise_solutions")
+# The check that docs/project.md's copy of the step 7 file still matches it.
+SHOWN_GATE = "tests/test_library.py::test_the_shown_gate_has_the_shipped_functions_and_works"
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv*", "__pycache__", "*.egg-info", ".pytest_cache")
 
 
@@ -118,6 +176,8 @@ def splice(path, class_name, functions):
 
 def test_a_second_correct_solution_of_every_step_keeps_its_tests_and_the_reading_path_green(
         tmp_path):
+    # Not the whole suite, which would double its time: the rest only runs these
+    # functions through the program, and the steps' tests hold them to the reference.
     copy = tmp_path / "clone"
     shutil.copytree(ROOT, copy, ignore=NOT_COPIED)
     for marker in MARKERS:
@@ -133,7 +193,46 @@ def test_a_second_correct_solution_of_every_step_keeps_its_tests_and_the_reading
     runs = [subprocess.Popen(pytest + args, cwd=copy, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True)
             for args in (["--strict-markers", "-m", " or ".join(MARKERS), *MARKED_FILES],
-                         ["tests/test_reading_path.py"])]
+                         ["tests/test_reading_path.py", SHOWN_GATE])]
     for run in runs:
         output, _ = run.communicate(timeout=120)
         assert run.returncode == 0, output[-5000:]
+
+
+# Plausible wrong solutions (tests/exercise_solutions/wrong/, named after their step),
+# each spliced into one copy of the checkout in turn: the step's own tests must fail on
+# it, and pass on some of it (a body that fails everything proves nothing).
+WRONG = os.path.join(SOLUTIONS, "wrong")
+
+
+def step_of(mutant):
+    """The marker of the step a wrong solution's file name begins with."""
+    return next(marker for marker in MARKERS if mutant.startswith(marker + "_"))
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory):
+    copy = tmp_path_factory.mktemp("wrong") / "clone"
+    shutil.copytree(ROOT, copy, ignore=NOT_COPIED)
+    return copy
+
+
+@pytest.mark.parametrize("mutant", sorted(name for name in os.listdir(WRONG)
+                                          if name.endswith(".py")))
+def test_each_plausible_wrong_solution_fails_its_steps_tests(clone, mutant):
+    marker = step_of(mutant)
+    file, class_name, functions = solution_parts(os.path.join(WRONG, mutant))
+    target = clone / file
+    shipped = target.read_text()
+    splice(target, class_name, functions)
+    try:
+        run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                              "-n", "0", "--assert=plain", "-m", marker,
+                              MARKED_FILES[MARKERS.index(marker)]],
+                             cwd=clone, env=dict(os.environ, PYTHONPATH=str(clone)),
+                             capture_output=True, text=True, timeout=120)
+    finally:
+        target.write_text(shipped)
+    summary = run.stdout.strip().splitlines()[-1]
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-2000:]  # 1: tests failed
+    assert " failed" in summary and " passed" in summary, summary

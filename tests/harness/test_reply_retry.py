@@ -51,6 +51,8 @@ def test_final_failures_overflows_and_other_outcomes_are_not():
                  "404 model not found", "400 Invalid 'max_tokens': got 500 instead",
                  "429 You exceeded your current quota, check billing",
                  "400 prompt is too long: 213462 tokens > 200000 maximum",
+                 # an overflow behind a status that alone would be retried: compaction's
+                 "500 Internal Server Error: the input exceeds the context window",
                  "503 Busy (not retried: the server said not to)",
                  "Connection error: could not reach http://x (connection refused) (not retried: "
                  "no server has answered at this address yet)",

@@ -32,6 +32,9 @@ VECTORS = [
     (b"data: x\n\ndata: y", X),
     (b"data: x\n\ndata: y\n", X),
     (b"data: a\r\ndata: b\r\n\r\n", [("message", "a\nb")]),
+    # A lone CR ends a line; cut right after it, the next chunk starts a new line, and a
+    # decoder that still waits for that CR's LF loses the LF that ends the event.
+    (b"data: a\rdata: b\n\n", [("message", "a\nb")]),
     ("data: é\n\n".encode("utf-8"), [("message", "é")]),
     (b"foo: bar\ndata: x\n\n", X),
 ]

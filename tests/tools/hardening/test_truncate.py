@@ -66,6 +66,14 @@ def test_tail_never_cuts_a_character():
     assert truncate_tail("a\n" + "日本語" * 5, max_bytes=7).content == "本語"
 
 
+@pytest.mark.ex_truncate
+def test_tail_counts_utf8_bytes_and_the_newlines_between_lines():
+    result = truncate_tail("é\né\né", max_bytes=5)  # 2 + 1 + 2 bytes fit; 8 do not
+    assert result.content == "é\né" and result.truncated_by == "bytes"
+    assert (result.total_lines, result.total_bytes, result.output_lines, result.output_bytes) == \
+        (3, 8, 2, 5)
+
+
 def test_format_size_rounds_half_up():
     assert [format_size(n) for n in (1023, 1024, 1280, 51200, 60000, 1048576)] == \
         ["1023B", "1.0KB", "1.3KB", "50.0KB", "58.6KB", "1.0MB"]

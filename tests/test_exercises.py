@@ -53,10 +53,11 @@ alone, it fails its step's tests (the test that catches it in brackets) and pass
   split_decided_after_settings
     [test_settings_entries_before_the_cut_go_with_the_kept_part_and_do_not_split_it].
 - ex_retry, backoff_delay and is_retryable:
-  final_ignored: a 400 whose text holds "500" is retried; overflow_retried: a 500 that
-    says the context is full is retried; stop_reason_ignored: an aborted reply is
-    retried [all three: test_final_failures_overflows_and_other_outcomes_are_not];
-  jitter_added on top of the delay [test_backoff_doubles_from_the_base_less_up_to_a_quarter].
+  verdict_ignored: every failed reply is retried, a 400, a 501 and an overflow too;
+    stop_reason_ignored: an aborted reply is retried
+    [both: test_final_failures_overflows_and_other_outcomes_are_not];
+  jitter_added on top of the delay; linear_backoff: 2, 4, 6 s
+    [both: test_backoff_doubles_from_the_base_less_up_to_a_quarter].
 - ex_gate, setup:
   rm_only_at_the_start: "make && rm -rf $HOME/x" runs [test_what_it_blocks];
   rf_spelled_one_way: "rm -Rf", "rm -fr" run [the same];

@@ -13,7 +13,4 @@ def backoff_delay(retry: int, base: float = BASE_DELAY) -> float:
 def is_retryable(message: Message) -> bool:
     if message.get("role") != "assistant" or message.get("stopReason") != "error":
         return False
-    text = message.get("errorMessage") or ""
-    if is_final(text) or is_context_overflow(message):
-        return False
-    return retry_asked(text) or bool(TRANSIENT.search(text))
+    return verdict_of(message).retryable

@@ -1,4 +1,4 @@
-"""A wrong solution of EXERCISES.md step 6 (ex_retry): the error text alone decides, so an
+"""A wrong solution of EXERCISES.md step 6 (ex_retry): the verdict alone decides, so an
 aborted reply whose text reads "connection reset" is retried after the user stopped it.
 Spliced by tests/test_exercises.py; never imported."""
 
@@ -11,7 +11,4 @@ def backoff_delay(retry: int, base: float = BASE_DELAY) -> float:
 
 
 def is_retryable(message: Message) -> bool:
-    text = message.get("errorMessage") or ""
-    if not text or is_final(text) or is_context_overflow(message):
-        return False
-    return retry_asked(text) or bool(TRANSIENT.search(text))
+    return bool(message.get("errorMessage")) and verdict_of(message).retryable

@@ -2,6 +2,7 @@
 get_tree's nodes as pi writes them, built without recursion, and its bound."""
 
 import os
+from functools import partial
 
 import pytest
 
@@ -15,8 +16,8 @@ from miniagent.session.tree import Session, TreeNode
 
 def session_commands(tmp_path, turns):
     """The commands on a harness whose session lives in tmp_path/s (never busy here)."""
-    agent = make_agent(turns, cwd=str(tmp_path))
-    harness = Harness(agent, Session.create(str(tmp_path), session_dir=str(tmp_path / "s")))
+    harness = Harness(partial(make_agent, turns, cwd=str(tmp_path)),
+                      Session.create(str(tmp_path), session_dir=str(tmp_path / "s")))
     return SessionCommands(harness, lambda command: None), harness
 
 

@@ -6,12 +6,12 @@ tools. Everything else (sessions, compaction, retries, trust) grows around that 
 
 The afternoon path is the spine, top-down; nothing else is needed to see the idea:
 
-    messages.py -> loop.py -> toolcalls.py -> agent.py -> events.py -> tools/__init__.py
-    -> tools/read.py -> tools/bash.py -> tools/edit.py -> tools/write.py
-    -> providers/__init__.py -> providers/scripted.py -> http/sse.py
-    -> providers/builder.py -> providers/openai.py -> cli.py
+    core/messages.py -> core/loop.py -> core/toolcalls.py -> core/agent.py
+    -> core/events.py -> core/tools.py -> tools/read.py -> tools/bash.py
+    -> tools/edit.py -> tools/write.py -> core/provider.py -> core/scripted.py
+    -> core/sse.py -> providers/builder.py -> providers/openai.py -> cli.py
 
-The demo (`miniagent --demo`) runs through all of them but http/sse.py, builder.py and
+The demo (`miniagent --demo`) runs through all of them but core/sse.py, builder.py and
 openai.py, which a real server adds (`--base-url` with any local one). Around the spine,
 each feature is a folder whose `__init__.py` says what it holds and in which order to
 read it: harness/, session/, compaction/, project/, mcp/, modes/ (interactive/, rpc/),
@@ -31,11 +31,12 @@ __version__ = "0.1.0"
 # used (PEP 562's module __getattr__), so `miniagent --version` does not pay for the
 # harness, and none of them imports the HTTP library: a provider does, on the first
 # request it makes.
-_EXPORTS = {"Agent": "agent", "Harness": "harness.harness", "Session": "session.tree", "Model": "models.registry",
+_EXPORTS = {"Agent": "agent", "Harness": "harness.harness", "Session": "session.tree",
+            "Model": "core.provider",
             "resolve": "models.choose", "Resolved": "models.choose", "create_tools": "tools",
             "Tool": "tools", "ToolError": "tools", "text_result": "tools",
-            "scripted_model": "providers.scripted", "parse_script": "providers.scripted",
-            "load_script": "providers.scripted", "text_of": "messages"}
+            "scripted_model": "core.scripted", "parse_script": "core.scripted",
+            "load_script": "core.scripted", "text_of": "core.messages"}
 __all__ = list(_EXPORTS)
 
 

@@ -37,7 +37,8 @@ from .agent import Agent
 from .models.choose import Resolved, is_own_server, own_key, resolve
 from .harness.harness import Harness
 from .harness.limits import RunLimits, cost_is_known
-from .models.registry import Model, unknown_max_tokens
+from .core.provider import Model
+from .models.registry import unknown_max_tokens
 from .models.thinking import clamp_level
 from .errors import ConfigError, SessionError
 from .modes.output import say, stderr_on_terminal
@@ -243,7 +244,7 @@ def pick_model(args: argparse.Namespace, recorded: Optional[dict],
 
 def scripted_choice(args: argparse.Namespace) -> Tuple[Model, None]:
     """The offline model: the demo's script, or --script FILE's (loaded only then)."""
-    from .providers.scripted import demo_script, load_script, scripted_model
+    from .core.scripted import demo_script, load_script, scripted_model
     if args.demo:
         return scripted_model(demo_script()), None
     if not args.script:

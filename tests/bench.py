@@ -25,9 +25,10 @@ import bench_sessions  # noqa: E402
 import bench_startup  # noqa: E402
 import bench_terminal  # noqa: E402
 import bench_tools  # noqa: E402
-from miniagent.agent import Agent  # noqa: E402
-from miniagent.providers.scripted import parse_script, scripted_model  # noqa: E402
-from miniagent.tools import Tool, create_tools, text_result  # noqa: E402
+from miniagent.agent import Agent
+from miniagent.core.scripted import parse_script, scripted_model
+from miniagent.core.tools import Tool, text_result
+from miniagent.tools import create_tools
 
 TURNS = 200
 

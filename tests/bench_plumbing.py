@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fake_server import PROTOCOLS, FakeServer, stream_pieces  # noqa: E402
 from miniagent.http.errors import Aborted  # noqa: E402
-from miniagent.http.sse import SSEDecoder  # noqa: E402
+from miniagent.core.sse import SSEDecoder
 from miniagent.http.transport import iter_body, post_stream  # noqa: E402
 
 CHUNK = 8192

@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench_plumbing import best_of  # noqa: E402
 from fake_server import PROTOCOLS, stream_pieces  # noqa: E402
-from miniagent.models.registry import Model  # noqa: E402
+from miniagent.core.provider import Model
 from miniagent.providers.openai import stream_bytes  # noqa: E402
 
 CHUNK = 8192

@@ -107,7 +107,8 @@ def measure(case: str, argument: str) -> dict:
 
 def run_case(case: str, argument: str) -> dict:
     """The body of a measuring process: import first, then time one case."""
-    from miniagent.tools import ALL_TOOLS, ToolContext, create_tools, validate_arguments
+    from miniagent.tools import ALL_TOOLS, create_tools
+    from miniagent.core.tools import ToolContext, validate_arguments
     # Every case loads every tool module first, so all cases start from the same memory.
     tools = {tool.name: tool for tool in create_tools(ALL_TOOLS)}
     ctx = ToolContext(cwd=tempfile.gettempdir())

@@ -53,8 +53,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from miniagent.providers import with_tool_use
-from miniagent.http.sse import iter_sse
+from miniagent.core.provider import with_tool_use
+from miniagent.core.sse import iter_sse
 from miniagent.http.transport import iter_body, post_stream
 
 MODEL = "fake-model"

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from miniagent.agent import Agent
-from miniagent.messages import assistant_message
-from miniagent.providers.scripted import parse_script, scripted_model
-from miniagent.tools import Tool, ToolContext, create_tools, text_result, validate_arguments
+from miniagent.core.messages import assistant_message
+from miniagent.core.scripted import parse_script, scripted_model
+from miniagent.core.tools import Tool, ToolContext, text_result, validate_arguments
+from miniagent.tools import create_tools
 
 # Real data, copied into tests/fixtures (its README says from where): the suite reads
 # only these copies, so it passes from a bare clone.

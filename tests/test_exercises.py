@@ -81,7 +81,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKERS = ["ex_sse", "ex_assembly", "ex_truncate", "ex_tool", "ex_cut_point", "ex_retry",
            "ex_gate"]
 # The test files EXERCISES.md names, one per step (the markers live only there).
-MARKED_FILES = ["tests/http/test_sse.py", "tests/providers/test_openai.py",
+MARKED_FILES = ["tests/core/test_sse.py", "tests/providers/test_openai.py",
                 "tests/tools/hardening/test_truncate.py", "tests/tools/test_search.py",
                 "tests/compaction/test_compaction.py", "tests/harness/test_reply_retry.py",
                 "tests/test_examples.py"]

@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "miniagent"
 # "- `loop.py` (189 lines): ..." in AGENTS.md's map
 LISTED = re.compile(r"^- `([\w/]+\.py)` \((\d+) lines\)", re.M)
-SPINE = ["messages.py", "loop.py", "toolcalls.py", "agent.py", "events.py", "tools/__init__.py",
-         "tools/read.py", "tools/bash.py", "tools/edit.py", "tools/write.py",
-         "providers/__init__.py", "providers/scripted.py", "http/sse.py",
+SPINE = ["core/messages.py", "core/loop.py", "core/toolcalls.py", "core/agent.py",
+         "core/events.py", "core/tools.py", "tools/read.py", "tools/bash.py", "tools/edit.py",
+         "tools/write.py", "core/provider.py", "core/scripted.py", "core/sse.py",
          "providers/builder.py", "providers/openai.py", "cli.py"]
 
 
@@ -74,7 +74,7 @@ def test_the_map_starts_with_the_spine_top_down():
 
 
 def spine_in(text: str):
-    return re.findall(r"[\w/]+\.py", text[text.index("messages.py"):text.index("cli.py") + 6])
+    return re.findall(r"[\w/]+\.py", text[text.index("core/messages.py"):text.index("cli.py") + 6])
 
 
 def test_the_package_docstring_and_the_readme_give_the_same_spine():

@@ -55,16 +55,17 @@ def test_the_check_sees_requests_when_it_is_imported(tmp_path):
 
 
 def test_the_scripted_model_and_the_core_load_no_http_library(tmp_path):
-    modules = "miniagent.agent, miniagent.models.registry, miniagent.models.choose, miniagent.providers.scripted"
+    modules = "miniagent.core.agent, miniagent.models.registry, miniagent.models.choose, miniagent.core.scripted"
     status, names = imported_modules(["-c", f"import {modules}"], tmp_path)
-    assert status == 0 and "miniagent.providers.scripted" in names
+    assert status == 0 and "miniagent.core.scripted" in names
     assert http_modules(names) == []
 
 
 RUN_ONE_TURN = """
-from miniagent.models.registry import Model
-from miniagent.providers import StreamOptions, stream
-from miniagent.providers.scripted import parse_script, scripted_model
+from miniagent.core.provider import Model
+from miniagent.core.provider import StreamOptions
+from miniagent.providers import stream
+from miniagent.core.scripted import parse_script, scripted_model
 model = {model}
 events = list(stream(model, {{"messages": []}}, StreamOptions()))
 assert events[-1]["type"] in ("done", "error")
@@ -73,7 +74,7 @@ assert events[-1]["type"] in ("done", "error")
 
 @pytest.mark.parametrize("model,loaded,not_loaded", [
     ('scripted_model(parse_script([{"content": [{"type": "text", "text": "hi"}]}]))',
-     "miniagent.providers.scripted", ["openai", "anthropic"]),
+     "miniagent.core.scripted", ["openai", "anthropic"]),
     # a URL that cannot be sent: the call fails at once, with no retry waits
     ('Model("m", "local", "openai-completions", "htp://127.0.0.1:1/v1")',
      "miniagent.providers.openai", ["anthropic"]),
@@ -94,8 +95,9 @@ PRINT_RUN_BUDGET = {
     # the entry point and the assembly of a run
     "miniagent", "miniagent.launch", "miniagent.cli", "miniagent.assemble", "miniagent.errors",
     # the core: the loop, its agent and events, the messages
-    "miniagent.agent", "miniagent.loop", "miniagent.toolcalls", "miniagent.events",
-    "miniagent.messages",
+    "miniagent.core", "miniagent.core.agent", "miniagent.core.loop", "miniagent.core.toolcalls",
+    "miniagent.core.events", "miniagent.core.messages", "miniagent.core.provider",
+    "miniagent.core.tools", "miniagent.agent",
     # the harness around it: retries, limits, the session records, the worker thread
     "miniagent.harness", "miniagent.harness.harness", "miniagent.harness.lifecycle",
     "miniagent.harness.limits", "miniagent.harness.moves", "miniagent.harness.records",
@@ -112,7 +114,7 @@ PRINT_RUN_BUDGET = {
     "miniagent.providers.compat", "miniagent.providers.guard", "miniagent.providers.history",
     "miniagent.providers.jsonpartial", "miniagent.providers.verdict", "miniagent.http",
     "miniagent.http.classify",
-    "miniagent.http.errors", "miniagent.http.sse", "miniagent.http.transport",
+    "miniagent.http.errors", "miniagent.core.sse", "miniagent.http.transport",
     # choosing the model (and asking an unknown local one for its window, remembered)
     "miniagent.models", "miniagent.models.choose", "miniagent.models.registry",
     "miniagent.models.served", "miniagent.models.thinking", "miniagent.models.values",
@@ -125,7 +127,7 @@ PRINT_RUN_BUDGET = {
     # the four default tools and their hardening
     "miniagent.tools", "miniagent.tools.read", "miniagent.tools.bash", "miniagent.tools.edit",
     "miniagent.tools.write", "miniagent.tools.hardening", "miniagent.tools.hardening.binary",
-    "miniagent.tools.hardening.coerce", "miniagent.tools.hardening.diff",
+    "miniagent.core.coerce", "miniagent.tools.hardening.diff",
     "miniagent.tools.hardening.edit_args", "miniagent.tools.hardening.fuzzy",
     "miniagent.tools.hardening.lines", "miniagent.tools.hardening.paths",
     "miniagent.tools.hardening.process", "miniagent.tools.hardening.reaper",

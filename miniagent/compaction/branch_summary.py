@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 from .compaction import entry_role
 from .estimate import CompactionSettings, estimate_tokens
-from ..messages import Message
+from ..core.messages import Message
 from ..session.rebuild import compaction_summary, context_message
 from .summarize import (BRANCH_PROMPT, FileOps, ask_summarizer, format_file_lists,
                         summarizer_input)

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..messages import Message, clean_usage, estimate_tokens_of, tool_calls
+from ..core.messages import Message, clean_usage, estimate_tokens_of, tool_calls
 from ..providers.verdict import verdict_of
 
 RESERVE_CAP = 16_384

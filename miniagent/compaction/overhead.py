@@ -24,7 +24,7 @@ failed request's error says it then).
 from typing import List, Optional
 
 from ..providers.builder import estimate_input_tokens
-from ..tools import Tool
+from ..core.tools import Tool
 
 SMALLEST_SUGGESTED_WINDOW = 16384
 

@@ -43,9 +43,9 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..errors import CompactionError
 from ..session.convert import convert_to_llm
-from ..messages import (Message, Usage, chars_for_tokens, clean_usage, one_line, text_of, tool_calls,
-                        user_message)
-from ..providers import StreamOptions
+from ..core.messages import (Message, Usage, chars_for_tokens, clean_usage, one_line, text_of,
+                             tool_calls, user_message)
+from ..core.provider import StreamOptions
 from ..project.wrappers import defuse_closing_tags
 
 TOOL_RESULT_LIMIT = 2000  # characters of a tool result the summarizer sees

@@ -66,7 +66,7 @@ from .lifecycle import Lifecycle
 from .limits import RunLimits
 from .moves import SessionMoves
 from .worker import Work, Worker
-from ..messages import Message, is_failed, user_message
+from ..core.messages import Message, is_failed, user_message
 from ..models.thinking import clamp_level
 from ..session.tree import Session
 from ..project.system_prompt import render_sections

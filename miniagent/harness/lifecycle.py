@@ -27,7 +27,7 @@ agent_end, so nobody waits for their agent_settled.
 from typing import TYPE_CHECKING, Any, Dict
 
 from ..compaction.estimate import is_context_overflow
-from ..messages import Message
+from ..core.messages import Message
 from .reply_retry import is_retryable
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ Left out: deleting sessions or entries (the tree is append-only); merging branch
 import os
 from typing import Any, Optional, Tuple
 
-from ..messages import text_of
+from ..core.messages import text_of
 from ..session.tree import Session
 
 

@@ -34,7 +34,7 @@ import os
 import random
 import threading
 
-from ..messages import Message, is_failed
+from ..core.messages import Message, is_failed
 from ..providers.verdict import verdict_of
 
 MAX_RETRIES = 3

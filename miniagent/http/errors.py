@@ -33,7 +33,7 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Optional
 
-from ..messages import ABORTED_TEXT, one_line
+from ..core.messages import ABORTED_TEXT, one_line
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ import threading
 from typing import Callable, List, Optional
 
 from .. import __version__
-from ..messages import one_line
+from ..core.messages import one_line
 from .jsonrpc import Connection, RequestAborted, RequestTimeout, RpcError
 from .transport import SessionExpired, Transport, TransportClosed
 

@@ -34,7 +34,7 @@ from typing import Callable, Iterator, List, Optional
 import requests
 
 from ..http.errors import Aborted
-from ..http.sse import SSEDecoder, SSEEvent
+from ..core.sse import SSEDecoder, SSEEvent
 from ..http.transport import StreamError, iter_body
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # one JSON body or one SSE event

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
 from ..files.home import seconds_from_env
-from ..tools import Tool, ToolError
+from ..core.tools import Tool, ToolError
 from .client import McpClient, McpError
 from .config import ServerConfig, resolved_command, resolved_cwd, resolved_env, resolved_headers
 from .jsonrpc import RequestAborted

@@ -26,7 +26,7 @@ Left out: connecting, reconnecting and the list of servers (servers.py); the nam
 import json
 from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
 
-from ..tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .naming import RESOURCE_TOOLS
 from .results import limit_text, model_content, resource_content, text_block
 

@@ -21,7 +21,8 @@ calls (a local server's models change as you pull and load them).
 from dataclasses import replace
 from typing import List, NamedTuple, Optional
 
-from .registry import Model, load_providers, registry_models
+from ..core.provider import Model
+from .registry import load_providers, registry_models
 from .served import ProbeFailed, served_models
 
 LIST_TIMEOUT = 2.0  # seconds: a command waits for it, so far less than start-up's 10

@@ -42,8 +42,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Mapping, Optional
 
 from ..files.redaction import add_secret
-from .registry import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model, Provider, default_model, find_model,
-                       is_url, load_providers, unknown_provider)
+from .registry import (DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Provider, default_model,
+                       find_model, is_url, load_providers, unknown_provider)
+from ..core.provider import Model
 from .served import ProbeFailed, first_model, probe_first_model
 from .values import is_command, legacy_warning, resolve_value, variables_named
 from ..errors import ConfigError

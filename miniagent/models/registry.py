@@ -44,51 +44,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Dict, List, Mapping, Optional
 
+from ..core.provider import DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model
 from ..errors import ConfigError
 from ..files.home import models_file
 from ..files.safeopen import read_json_file
 
 BUILTIN_REGISTRY = Path(__file__).with_name("models.json")
-DEFAULT_CONTEXT_WINDOW = 128_000
-DEFAULT_MAX_TOKENS = 16_384
 APIS = ("openai-completions", "anthropic-messages")
-
-
-@dataclass
-class Model:
-    """One model as the providers see it."""
-
-    id: str
-    """The name the server knows it by, e.g. "gpt-4.1" or "qwen2.5-coder:7b"."""
-    provider: str
-    """Who serves it: "openai", "anthropic", "ollama", "openai-compatible", "scripted"..."""
-    api: str
-    """The wire protocol: "openai-completions", "anthropic-messages" or "scripted"."""
-    base_url: str = ""
-    """OpenAI style includes the version path (.../v1); Anthropic style does not."""
-    name: str = ""
-    """A human name for listings."""
-    context_window: int = DEFAULT_CONTEXT_WINDOW
-    """Tokens the model can read in one request (input plus output)."""
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    """Tokens the model may write in one reply."""
-    reasoning: bool = False
-    """Can it think (OpenAI reasoning effort, Anthropic thinking budget)?"""
-    input: List[str] = field(default_factory=lambda: ["text"])
-    """What it reads: "text", and "image" if it sees images."""
-    cost: Dict[str, float] = field(default_factory=lambda: {
-        "input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0})
-    """USD per million tokens, per usage kind."""
-    compat: Dict[str, Any] = field(default_factory=dict)
-    """Overrides of the provider's auto-detected quirk flags, field by field."""
-    headers: Dict[str, str] = field(default_factory=dict)
-    """Extra HTTP headers sent with every request."""
-    thinking_level_map: Dict[str, Any] = field(default_factory=dict)
-    """pi's thinkingLevelMap: "xhigh" or "max" listed = the model has it, null = lacks it."""
-    default: bool = False
-    """The model its provider uses when none is named."""
-    script: Optional[Any] = None
-    """The scripted provider's turns (api "scripted" only)."""
 
 
 @dataclass

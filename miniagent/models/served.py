@@ -17,7 +17,7 @@ context sizes); only the ids are read.
 from typing import List, Optional
 
 from ..http.errors import connection_reason, http_error_message
-from ..messages import one_line
+from ..core.messages import one_line
 
 
 class ProbeFailed(Exception):

@@ -29,8 +29,8 @@ a word (an e-mail address is never an attachment), resizing images.
 import re
 from typing import Any, Dict, List, Sequence, Tuple, Union
 
-from ..messages import Message, text_of, user_message
-from ..tools import ToolContext, ToolError
+from ..core.messages import Message, text_of, user_message
+from ..core.tools import ToolContext, ToolError
 from ..tools.hardening.binary import SNIFF_BYTES, is_binary
 from ..tools.hardening.paths import resolve_read_path
 from ..tools.read import execute as read_file

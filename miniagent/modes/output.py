@@ -25,7 +25,7 @@ import time
 from typing import Any, NoReturn, TextIO
 
 from ..files.redaction import redact
-from ..messages import to_json
+from ..core.messages import to_json
 
 PIPE_CLOSED = 141  # the exit status of a program killed by SIGPIPE, as shells report it
 

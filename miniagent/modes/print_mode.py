@@ -27,7 +27,7 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from ..harness.harness import Harness
-from ..messages import is_failed, one_line, text_of
+from ..core.messages import is_failed, one_line, text_of
 from .output import reader_gone, say, silence_stdout, stdout_failure
 from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal

@@ -23,8 +23,8 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from ..session.convert import bash_execution_message
-from ..messages import text_of
-from ..tools import ToolError
+from ..core.messages import text_of
+from ..core.tools import ToolError
 from ..tools.bash import finish, partial_result
 from ..tools.hardening.process import OutputSink, run_command
 

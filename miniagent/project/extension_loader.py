@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
-from ..tools import Tool
+from ..core.tools import Tool
 from .extensions import Command, Extensions, Hook, describe
 from .settings import config_files
 

@@ -30,7 +30,8 @@ from .extensions import Extensions
 from ..files.home import miniagent_home
 from .system_prompt import Sections, build_prompt_sections, read_text_or_file
 from .settings import Settings, config_files, load_settings
-from ..tools import ALL_TOOLS, DEFAULT_TOOLS, Tool, create_tools
+from ..tools import ALL_TOOLS, DEFAULT_TOOLS, create_tools
+from ..core.tools import Tool
 from .trust import resolve_trust
 
 if TYPE_CHECKING:  # the reader's and a type checker's: loaded only when skills exist

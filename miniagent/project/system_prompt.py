@@ -69,7 +69,7 @@ from ..files.home import miniagent_home
 from ..errors import ConfigError
 from .settings import config_files
 from ..files.safeopen import TEXT_LIMIT, read_regular
-from ..tools import Tool
+from ..core.tools import Tool
 from .wrappers import defuse_closing_tags, quote_attribute
 
 if TYPE_CHECKING:  # the reader's and a type checker's: loaded only when skills exist

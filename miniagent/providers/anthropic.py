@@ -47,8 +47,8 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
-from ..messages import clean_text, text_block, text_of, thinking_block, tool_call_block
-from ..http.sse import iter_sse
+from ..core.messages import clean_text, text_block, text_of, thinking_block, tool_call_block
+from ..core.sse import iter_sse
 from .builder import MessageBuilder, ProviderError, error_text, max_output_tokens
 from .guard import stream_from_bytes, stream_http
 from .history import images_of, prepare_history

@@ -6,7 +6,7 @@ assistant message and announces each step in pi's event protocol
 (providers/__init__.py):
 
     >>> from miniagent import Model
-    >>> from miniagent.messages import text_block
+    >>> from miniagent.core.messages import text_block
     >>> builder = MessageBuilder(Model(id="gpt-4.1", provider="openai", api="openai-completions"))
     >>> builder.start()["type"]
     'start'
@@ -53,10 +53,10 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 
 from .jsonpartial import parse_arguments, parse_partial
 from .verdict import record
-from ..messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Block, assistant_message, clean_text,
-                        clean_value, compute_cost, estimate_tokens_of, set_counts)
+from ..core.messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Block, assistant_message, clean_text,
+                             clean_value, compute_cost, estimate_tokens_of, set_counts)
 from ..http.errors import Verdict
-from . import with_tool_use
+from ..core.provider import with_tool_use
 
 Event = Dict[str, Any]
 DEFAULT_MAX_TOKENS = 32_000  # output cap when the caller names none (and the model allows more)

@@ -41,7 +41,7 @@ import hashlib
 import re
 from typing import Any, Callable, Dict, List, Optional
 
-from ..messages import Message, clean_text, is_failed, tool_calls
+from ..core.messages import Message, clean_text, is_failed, tool_calls
 
 NO_RESULT = "No result provided"
 _ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

@@ -47,9 +47,9 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
-from ..messages import (clean_text, text_block, text_of, thinking_block, token_count,
-                        tool_call_block)
-from ..http.sse import iter_sse
+from ..core.messages import (clean_text, text_block, text_of, thinking_block, token_count,
+                             tool_call_block)
+from ..core.sse import iter_sse
 from .builder import MessageBuilder, ProviderError, error_text, max_output_tokens
 from .compat import compat_for
 from .guard import stream_from_bytes, stream_http

@@ -29,7 +29,7 @@ from typing import Optional, Tuple
 
 from ..http.classify import judge
 from ..http.errors import Verdict
-from ..messages import Message
+from ..core.messages import Message
 
 KEPT = 64  # verdicts remembered; older ones are judged again from their words if asked
 

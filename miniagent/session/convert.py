@@ -32,7 +32,7 @@ Left out: pi's setting that replaces images with a text placeholder.
 
 from typing import Any, Dict, List, Optional
 
-from ..messages import Message, now_ms, text_block
+from ..core.messages import Message, now_ms, text_block
 from ..project.wrappers import defuse_closing_tags
 
 WIRE_ROLES = ("user", "assistant", "toolResult")

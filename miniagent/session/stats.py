@@ -41,7 +41,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Tuple
 
-from ..messages import COUNT_KEYS, cost_figure, token_count
+from ..core.messages import COUNT_KEYS, cost_figure, token_count
 from ..errors import SessionError
 from .store import STORE
 

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 from .check import entry_problem
-from ..messages import text_of
+from ..core.messages import text_of
 from ..files.home import sessions_root
 from .file import (append_lines, create_lines, lines_after, no_cycle_collection,
                    parse_entries, parse_line, read_header, read_session, stamp_of)

@@ -26,7 +26,7 @@ the file but not replayed here, so a patch is computed against the sections alon
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..messages import now_ms
+from ..core.messages import now_ms
 from .rebuild import optional
 
 Declarations = Dict[str, Dict[str, Any]]  # tool name -> {"name", "description", "parameters"}

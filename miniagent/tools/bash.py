@@ -34,7 +34,7 @@ import os
 import signal
 from typing import Dict, Optional, Tuple
 
-from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .hardening.process import OutputSink, run_command
 from .hardening.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
 

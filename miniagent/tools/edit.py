@@ -45,7 +45,7 @@ import shlex
 import threading
 from typing import Dict, List, Optional, Tuple
 
-from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .hardening.diff import generate_diff
 from .hardening.edit_args import prepare_arguments
 from .hardening.fuzzy import NormalisedText, normalise

@@ -17,7 +17,7 @@ notice. Left out: fd's options (type filters, depth limits, regex patterns).
 
 from typing import Dict
 
-from . import Tool, ToolContext, ToolResult, check_not_aborted, text_result
+from ..core.tools import Tool, ToolContext, ToolResult, check_not_aborted, text_result
 from .hardening.paths import resolve_directory
 from .hardening.truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
 from .hardening.walk import glob_matcher, walk

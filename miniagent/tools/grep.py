@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import BinaryIO, Dict, Iterator, List, Pattern, Tuple
 
-from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .hardening.binary import SNIFF_BYTES, is_binary
 from .hardening.paths import check_exists, refuse_special_file, resolve_path
 from .hardening.regex_worker import regex_matcher

@@ -16,7 +16,7 @@ import os
 import stat
 from typing import Dict, Optional
 
-from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .hardening.paths import resolve_directory
 from .hardening.truncate import DEFAULT_MAX_BYTES, cap_listing, parse_limit
 

@@ -41,8 +41,8 @@ import shlex
 from dataclasses import replace
 from typing import BinaryIO, Dict, Optional
 
-from ..messages import image_block, text_block
-from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.messages import image_block, text_block
+from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .hardening.binary import SNIFF_BYTES, is_binary
 from .hardening.lines import count_lines, decode_lines, read_window
 from .hardening.paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_read_path

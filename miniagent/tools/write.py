@@ -22,7 +22,7 @@ file, as in pi), and keeping a backup of what was overwritten.
 import os
 from typing import Dict
 
-from . import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 from .hardening.paths import describe_os_error, refuse_special_file, resolve_path
 
 DESCRIPTION = (

@@ -9,8 +9,8 @@ from miniagent.compaction.branch_summary import (NO_BRANCH_CONTENT, collect_entr
                                       prepare_branch_summary, summarize_branch)
 from miniagent.compaction.estimate import CompactionSettings
 from miniagent.errors import CompactionError
-from miniagent.messages import text_of, tool_result_message, user_message
-from miniagent.providers.scripted import parse_script, scripted_model
+from miniagent.core.messages import text_of, tool_result_message, user_message
+from miniagent.core.scripted import parse_script, scripted_model
 from miniagent.compaction.summarize import BRANCH_PROMPT
 
 

@@ -17,10 +17,10 @@ from miniagent.compaction.estimate import (CompactionSettings, context_tokens,
                                            is_context_overflow, last_usable_usage, should_compact)
 from miniagent.errors import CompactionError
 from miniagent.http.errors import http_error_message
-from miniagent.messages import (assistant_message, estimate_tokens_of, image_block, text_of, tool_result_message,
-                                user_message)
+from miniagent.core.messages import (assistant_message, estimate_tokens_of, image_block, text_of,
+                                     tool_result_message, user_message)
 from miniagent.providers.builder import estimate_input_tokens
-from miniagent.providers.scripted import parse_script, scripted_model
+from miniagent.core.scripted import parse_script, scripted_model
 from miniagent.compaction.summarize import SYSTEM_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT
 
 BASE_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z

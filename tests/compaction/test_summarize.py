@@ -2,7 +2,7 @@
 characters), the file lists, and an input cut to fit its window."""
 
 from helpers import call, reply, text
-from miniagent.messages import tool_result_message, user_message
+from miniagent.core.messages import tool_result_message, user_message
 from miniagent.compaction.summarize import (FileOps, format_file_lists, keep_newest,
                                  serialize_conversation, without_file_lists)
 

@@ -2,7 +2,7 @@
 by hand, where the reference lets bytes.splitlines find them. Spliced into a copy of
 the package by tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/http/sse.py"
+FILE = "miniagent/core/sse.py"
 CLASS = "SSEDecoder"
 
 

@@ -22,7 +22,7 @@ from miniagent.agent import Agent
 from miniagent.harness.harness import Harness
 from miniagent.harness.reply_retry import backoff_delay, is_retryable, retry_delay
 from miniagent.http.transport import SHARED_SESSION
-from miniagent.models.registry import Model
+from miniagent.core.provider import Model
 
 
 def failed(error):

@@ -76,7 +76,7 @@ def test_a_harness_prompt_runs_the_agent_on_the_worker_and_returns_at_once():
 # event streams (one reader each), and a server's requests and notifications handled
 # off the reader, and an eval's workers (each waits on its trials' child processes).
 # (The terminal's spinner needs none: the REPL's main thread redraws it between keys.)
-THREAD_STARTERS = {"harness/worker.py": 1, "http/transport.py": 2, "toolcalls.py": 1,
+THREAD_STARTERS = {"harness/worker.py": 1, "http/transport.py": 2, "core/toolcalls.py": 1,
                    "compaction/compaction.py": 1, "modes/rpc/rpc_mode.py": 2,
                    "mcp/servers.py": 2, "mcp/stdio.py": 2, "mcp/jsonrpc.py": 3,
                    "mcp/http.py": 1, "evals/runner.py": 1}

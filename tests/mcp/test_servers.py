@@ -13,7 +13,7 @@ from miniagent.mcp.config import ServerConfig
 from miniagent.mcp.naming import tool_name
 from miniagent.mcp.servers import McpServers
 from miniagent.mcp.tools import MAX_TOOLS
-from miniagent.tools import ToolContext, ToolError
+from miniagent.core.tools import ToolContext, ToolError
 
 FAULT = str(Path(__file__).with_name("fault_server.py"))
 

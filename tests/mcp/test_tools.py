@@ -7,7 +7,7 @@ import pytest
 
 from miniagent.mcp.tools import (
     MAX_TOOLS_TEXT, describe, input_schema, resource_tools, server_tool, within_limits)
-from miniagent.tools import ToolContext, ToolError, validate_arguments
+from miniagent.core.tools import ToolContext, ToolError, validate_arguments
 
 
 class FakeClient:

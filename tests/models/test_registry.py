@@ -16,9 +16,10 @@ from fake_server import MODEL as FAKE_MODEL, FakeServer
 from helpers import models_server
 from miniagent.models import choose
 from miniagent.models.choose import ollama_base_url, probe_first_model, resolve
-from miniagent.models.registry import (BUILTIN_REGISTRY, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, Model,
-                                       unknown_max_tokens,
-                                       list_models, load_providers, registry_models, validate)
+from miniagent.models.registry import (BUILTIN_REGISTRY, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS,
+                                       unknown_max_tokens, list_models, load_providers,
+                                       registry_models, validate)
+from miniagent.core.provider import Model
 from miniagent.errors import ConfigError
 
 

@@ -1,7 +1,7 @@
 """Thinking levels as pi 1.6 clamps them: the nearest level above that the model has,
 else below; "off" for a model that does not reason."""
 
-from miniagent.models.registry import Model
+from miniagent.core.provider import Model
 from miniagent.models.thinking import clamp_level, next_level, supported_levels
 
 

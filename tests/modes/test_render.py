@@ -3,7 +3,7 @@ terminal's run view: interactive/test_view.py)."""
 
 import io
 
-from miniagent.models.registry import Model
+from miniagent.core.provider import Model
 from miniagent.modes.render import Notices, StepPrinter, cost_text, fold_result, footer_text
 
 

@@ -175,7 +175,7 @@ def test_after_hooks_rewrite_results_and_a_raising_one_is_ignored(dirs):
 def test_event_handlers_tools_and_messages(dirs):
     home, project = dirs
     write(home / "extensions" / "notes.py", """
-        from miniagent.tools import Tool, text_result
+        from miniagent.core.tools import Tool, text_result
         def setup(api):
             api.on("agent_end", lambda event: api.add_message(f"run ended in {api.cwd}", "note"))
             api.on("turn_end", lambda event: 1 / 0)
@@ -198,7 +198,7 @@ def test_event_handlers_tools_and_messages(dirs):
 def test_a_name_taken_by_an_earlier_extension_is_kept_and_the_clash_reported(dirs, tmp_path):
     home, project = dirs
     source = """
-        from miniagent.tools import Tool, text_result
+        from miniagent.core.tools import Tool, text_result
         def setup(api):
             api.register_tool(Tool("lint", "Lint.", {"type": "object"},
                                    lambda call_id, args, ctx: text_result(__file__)))

@@ -9,8 +9,8 @@ import pytest
 
 from fake_server import FakeServer
 from miniagent.harness.reply_retry import is_retryable
-from miniagent.models.registry import Model
-from miniagent.providers import StreamOptions
+from miniagent.core.provider import Model
+from miniagent.core.provider import StreamOptions
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.anthropic import build_request, stream_bytes
 from miniagent.http.classify import is_final

@@ -4,9 +4,9 @@ the output cap a request may ask for; an in-band error as one line."""
 
 import pytest
 
-from miniagent.messages import ABORTED_TEXT, text_block, thinking_block, tool_call_block
-from miniagent.models.registry import Model
-from miniagent.providers import StreamOptions
+from miniagent.core.messages import ABORTED_TEXT, text_block, thinking_block, tool_call_block
+from miniagent.core.provider import Model
+from miniagent.core.provider import StreamOptions
 from miniagent.providers.builder import (MessageBuilder, error_text, estimate_input_tokens,
                                          max_output_tokens)
 

@@ -13,9 +13,9 @@ import threading
 from fake_server import FakeServer
 from miniagent.agent import Agent
 from miniagent.harness.harness import Harness
-from miniagent.messages import ABORTED_TEXT, text_block
-from miniagent.models.registry import Model
-from miniagent.providers import StreamOptions
+from miniagent.core.messages import ABORTED_TEXT, text_block
+from miniagent.core.provider import Model
+from miniagent.core.provider import StreamOptions
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.guard import redact, run
 from miniagent.http.classify import is_final

@@ -2,8 +2,8 @@
 
 import re
 
-from miniagent.messages import text_of as tool_result_text
-from miniagent.models.registry import Model
+from miniagent.core.messages import text_of as tool_result_text
+from miniagent.core.provider import Model
 from miniagent.providers.history import (
     NO_RESULT,
     ID_FORMATS,

@@ -18,14 +18,15 @@ from helpers import FIXTURES
 from miniagent.agent import Agent
 from miniagent.harness.harness import Harness
 from miniagent.harness.reply_retry import is_retryable
-from miniagent.models.registry import Model, find_model, load_providers
-from miniagent.providers import StreamOptions
+from miniagent.core.provider import Model
+from miniagent.models.registry import find_model, load_providers
+from miniagent.core.provider import StreamOptions
 from miniagent.providers import builder
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.compat import compat_for
 from miniagent.providers.openai import build_request, stream_bytes
 from miniagent.http.classify import is_final
-from miniagent.tools import Tool, text_result
+from miniagent.core.tools import Tool, text_result
 
 CAPTURES = FIXTURES / "llama-server"
 PRICES = {"input": 1.0, "output": 2.0, "cacheRead": 0.5, "cacheWrite": 0.0}

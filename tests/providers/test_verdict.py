@@ -8,8 +8,8 @@ import json
 
 from fake_server import FakeServer, status
 from miniagent.http.errors import Verdict
-from miniagent.models.registry import Model
-from miniagent.providers import StreamOptions
+from miniagent.core.provider import Model
+from miniagent.core.provider import StreamOptions
 from miniagent.providers import stream as provider_stream
 from miniagent.providers.builder import MessageBuilder
 from miniagent.providers.verdict import KEPT, verdict_of

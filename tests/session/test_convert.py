@@ -5,7 +5,7 @@ import json
 
 from helpers import FIXTURES
 from miniagent.session.convert import bash_execution_message, convert_to_llm, custom_message
-from miniagent.messages import assistant_message, text_of, user_message
+from miniagent.core.messages import assistant_message, text_of, user_message
 
 
 def only(messages):

@@ -15,7 +15,7 @@ from miniagent.subcommands.export import export_html, export_markdown, render_ht
 from miniagent.errors import ExportError
 from miniagent.files import redaction
 from miniagent.files.redaction import add_secret
-from miniagent.messages import assistant_message, tool_result_message, user_message
+from miniagent.core.messages import assistant_message, tool_result_message, user_message
 from miniagent.session.tree import Session
 
 V1 = FIXTURES / "pi-sessions/pi-v1-before-compaction.jsonl"

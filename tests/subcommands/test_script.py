@@ -9,8 +9,8 @@ import pytest
 from helpers import FIXTURES, call, text
 from miniagent.agent import Agent
 from miniagent.harness.harness import Harness
-from miniagent.messages import is_failed, text_of, tool_calls, user_message
-from miniagent.providers.scripted import parse_script, scripted_model
+from miniagent.core.messages import is_failed, text_of, tool_calls, user_message
+from miniagent.core.scripted import parse_script, scripted_model
 from miniagent.subcommands.script import main, session_to_script, write_script
 from miniagent.session.tree import Session
 from miniagent.session.store import STORE

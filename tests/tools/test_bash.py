@@ -11,7 +11,7 @@ import time
 import pytest
 
 from miniagent.project.system_prompt import first_sentence
-from miniagent.tools import ToolError
+from miniagent.core.tools import ToolError
 from miniagent.tools import bash as bash_module
 from helpers import run_bash as bash, first_text as text_of
 

@@ -5,7 +5,7 @@ send in test_edit_args.py, the diff in test_diff.py."""
 
 import pytest
 
-from miniagent.tools import ToolError
+from miniagent.core.tools import ToolError
 from miniagent.tools import edit as edit_module
 from helpers import run_edit as edit, one_edit as one, make_file as make
 

@@ -7,7 +7,8 @@ import tracemalloc
 
 import pytest
 
-from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.core.tools import ToolContext, ToolError, validate_arguments
+from miniagent.tools import create_tools
 from miniagent.tools import read as read_module
 from miniagent.tools.read import image_mime
 

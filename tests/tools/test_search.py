@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.core.tools import ToolContext, ToolError, validate_arguments
+from miniagent.tools import create_tools
 from miniagent.tools import grep as grep_module
 from miniagent.tools.hardening.walk import glob_matcher, walk
 from helpers import processes_below

@@ -4,7 +4,8 @@ import threading
 
 import pytest
 
-from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.core.tools import ToolContext, ToolError, validate_arguments
+from miniagent.tools import create_tools
 from miniagent.tools import write as write_module
 
 

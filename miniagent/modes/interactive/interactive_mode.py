@@ -48,7 +48,7 @@ from ..attach import expand_prompt
 from ..confirm import always_allowed_text
 from ...errors import SkillError
 from ...files.home import history_file, old_history_file
-from ...messages import Message, is_failed, text_of, user_message
+from ...core.messages import Message, is_failed, text_of, user_message
 from ...tui.history import History
 from ...tui.menu import Completion
 from .completion import complete

@@ -44,7 +44,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping,
 from . import slash_session
 from ...assemble import model_for
 from ...models.available import available_models
-from ...models.registry import Model
+from ...core.provider import Model
 from ..picker import numbered
 from ..terminal import for_terminal
 from ...files.home import miniagent_home

@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional
 from ..output import describe_age
 from ...errors import CompactionError, ExportError, SessionError
 from ...subcommands.export import export_markdown, render_html, write_output
-from ...messages import text_of
+from ...core.messages import text_of
 from ..render import compacted_text, cost_text
 from ...subcommands.search import NO_WORDS, format_match, highlight, query_phrases, search_sessions
 from ...session.tree import TreeNode

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, Optional
 
 from ...compaction.estimate import estimate_context_tokens, last_usable_usage
 from ...harness.harness import Harness
-from ...messages import text_of
+from ...core.messages import text_of
 from ...session.stats import TOKEN_FIELDS, session_totals
 from ...session.tree import TreeNode
 from ...subcommands.export import export_html

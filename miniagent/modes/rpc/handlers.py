@@ -34,7 +34,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ..attach import expand_prompt
 from ...harness.harness import Harness, compaction_result
-from ...messages import Message, text_of, user_message
+from ...core.messages import Message, text_of, user_message
 from ..output import say
 from ..render import final_answer
 from ..usershell import record, run_user_command

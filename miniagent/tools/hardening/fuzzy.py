@@ -33,7 +33,7 @@ import unicodedata
 from bisect import bisect_right
 from typing import List, Optional, Tuple
 
-from .. import ABORT_CHECK_LINES, check_not_aborted
+from ...core.tools import ABORT_CHECK_LINES, check_not_aborted
 
 # What a model types for the look-alikes it cannot tell apart.
 _FOLD = str.maketrans({

@@ -32,7 +32,7 @@ by page costs a scan per page), and line endings other than "\\n" ("\\r" stays i
 import threading
 from typing import BinaryIO, Dict, Iterable, Iterator, List, Tuple
 
-from .. import check_not_aborted
+from ...core.tools import check_not_aborted
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 CHUNK_BYTES = 256 * 1024

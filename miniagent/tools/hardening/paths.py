@@ -35,7 +35,7 @@ import stat
 import unicodedata
 from typing import BinaryIO
 
-from .. import ToolError
+from ...core.tools import ToolError
 from .truncate import format_size
 
 # Spaces that look like " " but are not (no-break, en/em/thin spaces, ideographic space).

@@ -41,7 +41,7 @@ import time
 from dataclasses import replace
 from typing import Callable, Optional, Tuple
 
-from .. import ToolError
+from ...core.tools import ToolError
 from .reaper import kill_tree, tracked
 from .truncate import DEFAULT_MAX_BYTES, Truncation, truncate_tail
 

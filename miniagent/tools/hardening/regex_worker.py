@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from typing import BinaryIO, Deque, Iterator, Pattern, Tuple
 
 from ...files.home import seconds_from_env
-from .. import ToolError, check_not_aborted
+from ...core.tools import ToolError, check_not_aborted
 from .reaper import kill_tree, tracked
 
 CHILD_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regex_child.py")

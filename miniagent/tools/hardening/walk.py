@@ -36,7 +36,7 @@ import threading
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Optional
 
-from .. import check_not_aborted
+from ...core.tools import check_not_aborted
 
 
 @dataclass

@@ -3,7 +3,7 @@ chunk is held back until the next chunk shows whether an LF follows; when none d
 the CR-terminated line is glued to the next one. Spliced by tests/test_exercises.py;
 never imported."""
 
-FILE = "miniagent/http/sse.py"
+FILE = "miniagent/core/sse.py"
 CLASS = "SSEDecoder"
 
 

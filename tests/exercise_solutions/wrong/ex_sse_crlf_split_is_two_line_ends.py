@@ -2,7 +2,7 @@
 chunk, so a CR|LF pair cut in two ends two lines, the empty one dispatching an event
 too early. Spliced by tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/http/sse.py"
+FILE = "miniagent/core/sse.py"
 CLASS = "SSEDecoder"
 
 

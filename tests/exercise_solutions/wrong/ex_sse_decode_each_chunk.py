@@ -2,7 +2,7 @@
 arrives, so a character cut between two chunks becomes two replacement characters.
 Spliced by tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/http/sse.py"
+FILE = "miniagent/core/sse.py"
 CLASS = "SSEDecoder"
 
 

@@ -2,7 +2,7 @@
 stripped from their end, so a lone CR never ends a line. Spliced by
 tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/http/sse.py"
+FILE = "miniagent/core/sse.py"
 CLASS = "SSEDecoder"
 
 

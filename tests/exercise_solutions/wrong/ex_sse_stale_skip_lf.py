@@ -3,7 +3,7 @@ CR" is cleared only when an LF comes to use it, so a later chunk that starts wit
 loses it and the event never ends. Caught by the vector b"data: a\\rdata: b\\n\\n" fed
 one byte at a time. Spliced by tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/http/sse.py"
+FILE = "miniagent/core/sse.py"
 CLASS = "SSEDecoder"
 
 

@@ -20,7 +20,7 @@ from miniagent.compaction.estimate import CompactionSettings
 from miniagent.modes.confirm import ConfirmGate
 from miniagent.modes.rpc.commands_model import ModelCommands
 from miniagent.models.choose import resolve
-from miniagent.models.registry import Model
+from miniagent.core.provider import Model
 from miniagent.project.extensions import Command
 from miniagent.harness.harness import Harness
 from miniagent.modes.interactive.interactive_mode import Repl

@@ -4,8 +4,8 @@ once (`take_commits`) and what the live area shows (`live`), with and without co
 import io
 import time
 
-from miniagent.messages import assistant_message
-from miniagent.models.registry import Model
+from miniagent.core.messages import assistant_message
+from miniagent.core.provider import Model
 from miniagent.modes.interactive.linemode import LineScreen
 from miniagent.modes.interactive.view import RunView
 from miniagent.tui.style import Style

@@ -2,7 +2,7 @@
 
 import pytest
 
-from miniagent.tools import ToolError
+from miniagent.core.tools import ToolError
 from helpers import run_edit as edit, make_file as make
 
 

@@ -5,7 +5,8 @@ import threading
 
 import pytest
 
-from miniagent.tools import ToolContext, ToolError, create_tools, validate_arguments
+from miniagent.core.tools import ToolContext, ToolError, validate_arguments
+from miniagent.tools import create_tools
 from miniagent.tools.hardening import fuzzy as fuzzy_module
 from helpers import run_edit as edit, one_edit as one, make_file as make
 

@@ -7,8 +7,8 @@ import unicodedata
 
 import pytest
 
-from miniagent.tools import (ALL_TOOLS, DEFAULT_TOOLS, ToolContext, ToolError, create_tools,
-                             validate_arguments)
+from miniagent.tools import ALL_TOOLS, DEFAULT_TOOLS, create_tools
+from miniagent.core.tools import ToolContext, ToolError, validate_arguments
 from miniagent.tools.hardening.paths import expand_path, resolve_path, resolve_read_path
 
 

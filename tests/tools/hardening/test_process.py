@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from miniagent.tools import ToolError
+from miniagent.core.tools import ToolError
 from miniagent.tools.hardening import process as process_module
 from miniagent.tools.bash import final_text
 from helpers import run_bash as bash, first_text as text_of

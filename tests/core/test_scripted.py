@@ -8,9 +8,10 @@ import threading
 
 import pytest
 
-from miniagent.messages import ABORTED_TEXT
-from miniagent.providers import StreamOptions, stream
-from miniagent.providers.scripted import parse_script, scripted_model
+from miniagent.core.messages import ABORTED_TEXT
+from miniagent.core.provider import StreamOptions
+from miniagent.providers import stream
+from miniagent.core.scripted import parse_script, scripted_model
 
 CALL = {"type": "toolCall", "name": "read", "arguments": {"path": "a.py"}}
 TEXT = {"type": "text", "text": "Let me look."}

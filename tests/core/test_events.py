@@ -1,7 +1,7 @@
 """events.py: the bus every front end subscribes to. Subscribers are called in order,
 one event at a time; one that raises is reported once and never stops the others."""
 
-from miniagent.events import EventBus
+from miniagent.core.events import EventBus
 
 
 def test_subscribers_get_every_event_in_subscription_order():

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Protocol, Set
 
 from .messages import INVALID_ARGUMENTS, Message, text_block, tool_result_message
-from .providers import StreamOptions
+from .provider import StreamOptions
 from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 
 SKIPPED_TEXT = "Skipped due to queued user message."

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from helpers import FIXTURES
-from miniagent.http.sse import SSEDecoder, SSEEvent, iter_sse
+from miniagent.core.sse import SSEDecoder, SSEEvent, iter_sse
 
 CAPTURES = FIXTURES / "llama-server"
 

@@ -4,8 +4,8 @@ the terminate vote, steering and follow-ups."""
 import threading
 
 from helpers import call, echo_tool, make_agent, text
-from miniagent.toolcalls import SKIPPED_TEXT
-from miniagent.tools import ToolError, ToolResult, text_result
+from miniagent.core.toolcalls import SKIPPED_TEXT
+from miniagent.core.tools import ToolError, ToolResult, text_result
 
 
 def kinds(events):
@@ -244,7 +244,7 @@ def test_running_out_of_script_is_a_clear_error():
 def test_bad_scripts_are_refused_with_the_turn_named():
     import pytest
 
-    from miniagent.providers.scripted import parse_script
+    from miniagent.core.scripted import parse_script
 
     bad = [
         ([{"content": [{"type": "toolCall", "arguments": {}}]}], '"name" string'),
@@ -266,7 +266,7 @@ def test_lone_surrogates_in_a_script_are_removed():
 
 
 def test_a_call_whose_arguments_could_not_be_parsed_is_refused_with_them_quoted():
-    from miniagent.messages import assistant_message
+    from miniagent.core.messages import assistant_message
 
     replies = [[{"type": "toolCall", "id": "c1", "name": "echo", "arguments": {},
                  "invalidArguments": '{"v": "cut'}], [text("resent")]]

@@ -36,10 +36,9 @@ import threading
 from importlib import resources
 from typing import Any, Dict, Iterator, List, Optional
 
-from ..messages import (ABORTED_TEXT, STOP_REASONS, assistant_message, clean_value, set_counts,
-                        tool_call_block)
-from ..models.registry import Model
-from . import with_tool_use
+from .messages import (ABORTED_TEXT, STOP_REASONS, assistant_message, clean_value, set_counts,
+                       tool_call_block)
+from .provider import Model, with_tool_use
 
 API = "scripted"
 BLOCK_TYPES = ("text", "thinking", "toolCall")

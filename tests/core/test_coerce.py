@@ -3,8 +3,9 @@ coerceTypes), checked on read's schema as the model meets them and rule by rule.
 
 import pytest
 
-from miniagent.tools import ToolError, create_tools, validate_arguments
-from miniagent.tools.hardening.coerce import coerce
+from miniagent.core.tools import ToolError, validate_arguments
+from miniagent.tools import create_tools
+from miniagent.core.coerce import coerce
 
 
 def read_tool():

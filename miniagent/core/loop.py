@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from .messages import ABORTED_TEXT, Message, assistant_message, is_failed, tool_calls
-from .providers import StreamOptions
+from .provider import StreamOptions
 from .tools import Tool
 from .toolcalls import run_tools
 

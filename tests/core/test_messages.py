@@ -7,12 +7,12 @@ import math
 
 import pytest
 
-from miniagent.messages import (add_usages, assistant_message, chars_for_tokens, clean_text,
-                                clean_usage, clean_value, compute_cost, cost_figure,
-                                empty_usage, estimate_tokens_of, image_block, is_failed,
-                                one_line, set_counts, text_block, text_of, to_json,
-                                token_count, tool_call_block, tool_calls, tool_result_message,
-                                user_message)
+from miniagent.core.messages import (add_usages, assistant_message, chars_for_tokens, clean_text,
+                                     clean_usage, clean_value, compute_cost, cost_figure,
+                                     empty_usage, estimate_tokens_of, image_block, is_failed,
+                                     one_line, set_counts, text_block, text_of, to_json,
+                                     token_count, tool_call_block, tool_calls, tool_result_message,
+                                     user_message)
 
 
 def test_the_three_roles_have_pis_shapes():

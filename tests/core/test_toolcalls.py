@@ -7,7 +7,7 @@ import threading
 from dataclasses import replace
 
 from helpers import call, make_agent, text
-from miniagent import toolcalls
+from miniagent.core import toolcalls
 from miniagent.tools import create_tools
 
 BOUND = 10  # seconds: a generous bound on waits that end at once when all is well

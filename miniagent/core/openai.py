@@ -1,7 +1,7 @@
 """OpenAI Chat Completions: the protocol of OpenAI and of nearly every other server.
 
-Ollama, llama.cpp, vLLM, LM Studio, OpenRouter, DeepSeek, Groq and Mistral all speak
-it. One call is one POST to `{base_url}/chat/completions` with `stream: true`; the
+Ollama, llama.cpp, vLLM, LM Studio, OpenRouter, DeepSeek, Groq, Mistral all speak it.
+One call is one POST to `{base_url}/chat/completions` with `stream: true`; the
 reply is Server-Sent Events (sse.py), one JSON chunk per event, ending with `data: [DONE]`:
 
     data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Let me"}}]}
@@ -15,20 +15,14 @@ reply is Server-Sent Events (sse.py), one JSON chunk per event, ending with `dat
 
 becomes [text "Let me", toolCall c1 read {"path": "a"}], stopReason "toolUse".
 
-Going out (`build_request`): the system prompt becomes the first message, tool results
-`tool` messages (their images a follow-up user message: a `tool` message carries text
-only). Coming back (`parse_chunks`): tool-call fragments are matched to calls by
-`index`, then by `id` (docs/decisions.md D1: servers reuse index 0, repeat or renew
-ids); reasoning arrives as `reasoning_content` or `reasoning` and becomes a thinking
-block signed with its field, so it goes back in the same field; usage comes on a last
-chunk with `choices: []`; a body that ends before any `finish_reason` and without
-`[DONE]` was cut off (D5).
+Tool-call fragments are matched to calls by `index`, then by `id` (docs/decisions.md D1:
+servers reuse index 0, repeat or renew ids); reasoning (`reasoning_content`, `reasoning`)
+becomes a thinking block signed with its field, which carries it back next turn; a body
+that ends before any `finish_reason` and without `[DONE]` was cut off (D5).
 
-Seams (docs/decisions.md D29), each with a plain default the product replaces:
-`transport` (plain: `post`, requests with a timeout, abort by shutting the socket
-down), `request` (the product adds its quirks to `build_request`'s body), `compat`
-(flags as data: plain `STANDARD_COMPAT`), `prepare_history` (plain: the messages as
-they are) and `builder` (assembly.py's MessageBuilder).
+Seams (D29), each with a plain default the product replaces: `transport` (plain: `post`),
+`request` (the product extends `build_request`), `compat` (flags as data, plain
+`STANDARD_COMPAT`), `prepare_history` (plain: the messages as they are), `builder`.
 
 Left out: n > 1 choices, logprobs, `tool_choice`, the Responses API; the product's
 hardening (miniagent/providers/openai.py).
@@ -161,16 +155,12 @@ def _assistant_message(message: Dict[str, Any], send_reasoning: bool) -> Optiona
 def _wire_call(call: Dict[str, Any]) -> Dict[str, Any]:
     """A toolCall block as Chat Completions writes it: arguments as a JSON string, and
     extra_content (Gemini's thought signature) sent back as it came."""
-    wire = {"id": call["id"], "type": "function",
-            "function": {"name": call["name"], "arguments": _compact_json(call["arguments"])}}
+    # Compact, like JavaScript's JSON.stringify.
+    arguments = json.dumps(call["arguments"], ensure_ascii=False, separators=(",", ":"))
+    wire = {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": arguments}}
     if "extraContent" in call:
         wire["extra_content"] = call["extraContent"]
     return wire
-
-
-def _compact_json(value: Any) -> str:
-    """Arguments go back as a JSON string, compact like JavaScript's JSON.stringify."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _tool_text(message: Dict[str, Any]) -> str:
@@ -183,10 +173,8 @@ def _images_message(images: List[Dict[str, Any]]) -> Dict[str, Any]:
             + [_image_part(block) for block in images]}
 
 
-# finish_reason -> stopReason. Failures end as errors that say what happened (D15);
-# the transient ones (OpenRouter's, DeepSeek's) use the words the retry layer looks for.
-# A reason in neither table (TGI's "eos_token", "eos"; whatever a server invents next) ends
-# a complete answer: it is a normal stop ("toolUse" with tool calls), not a lost reply.
+# finish_reason -> stopReason. Failures end as errors that say what happened (D15). A
+# reason in neither table (TGI's "eos_token"...) ends a complete answer: a normal stop.
 FINISH_REASONS = {"stop": "stop", "end": "stop", "length": "length",
                   "tool_calls": "toolUse", "function_call": "toolUse"}
 FINISH_ERRORS = {
@@ -238,8 +226,7 @@ class _ChunkReader:
         self.builder.set_response_id(chunk.get("id"))
         choices = chunk.get("choices") or []  # [] or null on the usage chunk
         choice = choices[0] if choices and isinstance(choices[0], dict) else {}
-        # Usage: top level (standard), under x_groq (Groq), or in the choice (some
-        # proxies); keep the last one seen, never overwrite it with a missing one.
+        # Usage: top level, under x_groq (Groq), or in the choice (some proxies).
         usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage") or choice.get("usage")
         if isinstance(usage, dict):
             self._record_usage(usage)
@@ -285,9 +272,7 @@ class _ChunkReader:
                                cacheRead=cached, cacheWrite=written)
 
     def stop_reason(self) -> str:
-        """Our stop reason for finish_reason: one that means failure raises; an unknown
-        one is a stop. (A stop with tool calls becomes "toolUse" in builder.done, as
-        Gemini says "stop" after calls.)"""
+        """Our stop reason for finish_reason: one that means failure raises."""
         reason = self.finish_reason or "stop"
         if reason in FINISH_ERRORS:
             raise ProviderError(FINISH_ERRORS[reason])
@@ -353,8 +338,8 @@ class _ToolCalls:
 
 def post(url: str, headers: Dict[str, str], body: Dict[str, Any],
          abort: threading.Event) -> Iterator[bytes]:
-    """The plain transport: POST once, return the body's chunks as they arrive. A status
-    other than 2xx, or no answer at all, raises a ProviderError of one line."""
+    """The plain transport: POST once, return the body's chunks as they arrive; no 2xx
+    answer raises a ProviderError of one line."""
     if abort.is_set():
         raise ProviderError("aborted")
     try:

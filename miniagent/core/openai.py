@@ -339,7 +339,8 @@ class _ToolCalls:
 def post(url: str, headers: Dict[str, str], body: Dict[str, Any],
          abort: threading.Event) -> Iterator[bytes]:
     """The plain transport: POST once, return the body's chunks as they arrive; no 2xx
-    answer raises a ProviderError of one line."""
+    answer raises a ProviderError of one line. An abort takes effect once the status
+    line is in (the product's transport also ends the wait for it)."""
     if abort.is_set():
         raise ProviderError("aborted")
     try:

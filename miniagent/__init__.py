@@ -9,9 +9,9 @@ The afternoon path is the spine, top-down; nothing else is needed to see the ide
     core/messages.py -> core/loop.py -> core/toolcalls.py -> core/agent.py
     -> core/events.py -> core/tools.py -> tools/read.py -> tools/bash.py
     -> tools/edit.py -> tools/write.py -> core/provider.py -> core/scripted.py
-    -> core/sse.py -> providers/builder.py -> providers/openai.py -> cli.py
+    -> core/sse.py -> core/assembly.py -> core/openai.py -> cli.py
 
-The demo (`miniagent --demo`) runs through all of them but core/sse.py, builder.py and
+The demo (`miniagent --demo`) runs through all of them but core/sse.py, assembly.py and
 openai.py, which a real server adds (`--base-url` with any local one). Around the spine,
 each feature is a folder whose `__init__.py` says what it holds and in which order to
 read it: harness/, session/, compaction/, project/, mcp/, modes/ (interactive/, rpc/),

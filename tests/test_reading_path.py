@@ -20,7 +20,7 @@ LISTED = re.compile(r"^- `([\w/]+\.py)` \((\d+) lines\)", re.M)
 SPINE = ["core/messages.py", "core/loop.py", "core/toolcalls.py", "core/agent.py",
          "core/events.py", "core/tools.py", "tools/read.py", "tools/bash.py", "tools/edit.py",
          "tools/write.py", "core/provider.py", "core/scripted.py", "core/sse.py",
-         "providers/builder.py", "providers/openai.py", "cli.py"]
+         "core/assembly.py", "core/openai.py", "cli.py"]
 
 
 def modules():

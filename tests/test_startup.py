@@ -111,6 +111,7 @@ PRINT_RUN_BUDGET = {
     "miniagent.session.tree",
     # the one provider, its stream assembly and hardening, and HTTP
     "miniagent.providers", "miniagent.providers.openai", "miniagent.providers.builder",
+    "miniagent.core.assembly", "miniagent.core.openai",
     "miniagent.providers.compat", "miniagent.providers.guard", "miniagent.providers.history",
     "miniagent.providers.jsonpartial", "miniagent.providers.verdict", "miniagent.http",
     "miniagent.http.classify",

@@ -1,202 +1,66 @@
-"""Assembling a streamed reply: what both real providers share on the way back.
+"""The product's stream assembly: the core's MessageBuilder with the hardened pieces.
 
-A server streams a reply as many small pieces: a few characters of text, a fragment of
-a tool call's JSON arguments, a usage count. `MessageBuilder` collects them into one
-assistant message and announces each step in pi's event protocol
-(providers/__init__.py):
+The core assembles a streamed reply (core/assembly.py) with strict JSON for a tool
+call's arguments and no live preview. Here the product passes its own pieces through
+the builder's seams and adds what a failure needs beyond its text:
 
-    >>> from miniagent import Model
-    >>> from miniagent.core.messages import text_block
-    >>> builder = MessageBuilder(Model(id="gpt-4.1", provider="openai", api="openai-completions"))
-    >>> builder.start()["type"]
-    'start'
-    >>> i, event = builder.open(text_block(""))
-    >>> event["type"]
-    'text_start'
-    >>> builder.append(i, "Hel")["type"], builder.append(i, "lo")["delta"]
-    ('text_delta', 'lo')
-    >>> builder.close(i)["content"]  # text_end carries the whole text
-    'Hello'
-    >>> builder.done("stop")["message"]["content"]  # done carries the message
-    [{'type': 'text', 'text': 'Hello'}]
+  * `parse_arguments` and `parse_partial` (jsonpartial.py): a literal newline inside a
+    string, which some models send, is accepted; half-received arguments are shown
+    while they stream ("writing src/ma..."). The final arguments are still never
+    repaired: a guess must not run.
+  * a failure's verdict (http/classify.py decided it, or its words are judged) is kept
+    beside the message (verdict.py), and the API key is redacted from its errorMessage
+    (a 401 body may quote the key back: files/redaction.py).
 
-Blocks are opened with the constructors of messages.py (`text_block("")`,
-`thinking_block("", signature)`, `tool_call_block(id, name, {})`), so a block has one
-shape wherever it is made. What comes from the server is cleaned where it enters: a
-lone UTF-16 surrogate (a JSON "\\ud83d" escape without its partner) is removed from
-every delta, from the final arguments and from the errorMessage, since it cannot be
-printed or saved (messages.clean_text). The stop reason goes through `with_tool_use`
-(providers/__init__.py): a reply with tool calls that stopped normally is "toolUse".
+And the output cap a request asks for, within the window: a server may refuse a
+request whose input plus maximum output exceed its window (vLLM does).
 
-Linear time (docs/decisions.md D2). A block's text is kept as a list of pieces and joined
-once, when the block closes: appending to a string stored in a dict copies the whole
-string every time, which turns a 1 MB tool call sent in 4-byte pieces into ~125 GB of
-copying. So during streaming the deltas are the live view; the partial message's text
-is complete at each `*_end` (and when a stream fails). Tool-call arguments are JSON
-fragments that mean nothing on their own, so for live display they are parsed into the
-partial message now and then: each time their length has doubled, which costs at most
-twice the final size in total, the same trick a growing Python list uses. The final
-arguments are parsed once, strictly, when the block closes. Text that is not a valid
-JSON object then (cut off, garbled) gives no arguments at all, `{}`, rather than the
-repaired guess shown while streaming: a cut-off `rm -rf /tmp/x` must not run. The text
-is kept in the call's `invalidArguments`, and the loop answers the call with an error
-that quotes it, so the model learns what went wrong and sends the call again.
-
-Left out: the wire formats (openai.py, anthropic.py read the bytes and call this) and
-the call around it: sending, checking the reply is a stream, and turning every failure
-into the final message (guard.py).
+Left out: the assembly itself (core/assembly.py), the wire formats (core/openai.py,
+anthropic.py) and the hardened HTTP call (guard.py).
 """
 
 import json
-import secrets
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Optional
 
+from ..core import assembly
+from ..core.messages import estimate_tokens_of
+from ..files.redaction import redact
+from ..http.errors import Failure, Verdict
 from .jsonpartial import parse_arguments, parse_partial
 from .verdict import record
-from ..core.messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Block, assistant_message, clean_text,
-                             clean_value, compute_cost, estimate_tokens_of, set_counts)
-from ..http.errors import Verdict
-from ..core.provider import with_tool_use
-
-Event = Dict[str, Any]
-DEFAULT_MAX_TOKENS = 32_000  # output cap when the caller names none (and the model allows more)
-# Block type -> the prefix of its events (text_start, thinking_delta, toolcall_end...).
-EVENT_PREFIX = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}
-MAX_INVALID_KEPT = 2000  # characters of invalid tool-call arguments kept to quote back
-
-
-class ProviderError(Exception):
-    """The server's reply itself says the call failed (an in-band error, a refusal, a
-    stream cut short). Its text becomes the message's errorMessage."""
-
-
-class _OpenBlock:
-    """Bookkeeping for a block still streaming: its pieces and, for a tool call, when
-    the partial arguments were last parsed."""
-
-    def __init__(self) -> None:
-        self.pieces: List[str] = []
-        self.length = 0
-        self.parsed_at = 0
-
-
-class MessageBuilder:
-    """Builds one assistant message from stream pieces and returns pi's events."""
-
-    def __init__(self, model) -> None:
-        self.model = model
-        self.message = assistant_message(model.api, model.provider, model.id)
-        self._open: Dict[int, _OpenBlock] = {}  # content index -> a block still streaming
-
-    def set_response_id(self, value: Any) -> None:
-        """The server's id of this reply (pi records it as responseId); the first one kept."""
-        if isinstance(value, str) and value and "responseId" not in self.message:
-            self.message["responseId"] = clean_text(value)
-
-    def start(self) -> Event:
-        return {"type": "start", "partial": self.message}
-
-    def open(self, block: Block) -> Tuple[int, Event]:
-        """Add a new, empty block (made by a messages.py constructor) and return its
-        content index with the *_start event."""
-        self.message["content"].append(block)
-        index = len(self.message["content"]) - 1
-        self._open[index] = _OpenBlock()
-        return index, self._event("start", index)
-
-    def is_open(self, index: int) -> bool:
-        return index in self._open
-
-    def append(self, index: int, delta: str) -> Event:
-        """Add streamed text (or a JSON fragment of a tool call's arguments)."""
-        delta = clean_text(delta)
-        state = self._open[index]
-        state.pieces.append(delta)
-        state.length += len(delta)
-        block = self.message["content"][index]
-        if block["type"] == "toolCall" and state.length >= 2 * state.parsed_at:
-            self._show_partial_arguments(block, state)
-        return {**self._event("delta", index), "delta": delta}
-
-    def _show_partial_arguments(self, block: Dict[str, Any], state: _OpenBlock) -> None:
-        joined = "".join(state.pieces)
-        state.pieces, state.parsed_at = [joined], max(state.length, 1)
-        shown = parse_partial(joined)
-        if isinstance(shown, dict):
-            block["arguments"] = clean_value(shown)
-
-    def close(self, index: int) -> Event:
-        """Finish a block: join its pieces (parse a tool call's arguments) -> *_end."""
-        self._materialize(index)
-        block = self.message["content"][index]
-        if block["type"] == "toolCall":
-            return {**self._event("end", index), "toolCall": block}
-        return {**self._event("end", index), "content": block[block["type"]]}
-
-    def close_all(self) -> List[Event]:
-        return [self.close(index) for index in sorted(self._open)]
-
-    def _materialize(self, index: int) -> None:
-        state = self._open.pop(index)
-        block = self.message["content"][index]
-        joined = "".join(state.pieces)
-        if block["type"] == "toolCall":
-            arguments = parse_arguments(joined)
-            # Invalid JSON (None) is never guessed at (module docstring); a model may
-            # also send a list or a bare value, and a tool takes an object. The text is
-            # kept so the loop can tell the model what was wrong with it.
-            block["arguments"] = clean_value(arguments) if isinstance(arguments, dict) else {}
-            if not isinstance(arguments, dict):
-                block[INVALID_ARGUMENTS] = clean_text(joined[:MAX_INVALID_KEPT])
-            block["name"] = clean_text(block["name"])
-            # Some servers send "" or no id at all (Gemini, local servers).
-            block["id"] = clean_text(block["id"]) or f"call_{secrets.token_hex(12)}"
-        else:
-            block[block["type"]] += joined
-
-    def set_usage(self, **counts: Optional[int]) -> None:
-        """Overwrite the usage counts that are given and not None; recompute the total
-        and the cost. Example: set_usage(input=10, cacheRead=5) keeps output as it was."""
-        compute_cost(set_counts(self.message["usage"], counts), self.model.cost)
-
-    def done(self, stop_reason: str) -> Event:
-        """The final event of a reply that arrived whole (tool calls make it "toolUse")."""
-        self.message["stopReason"] = with_tool_use(stop_reason, self.message["content"])
-        return {"type": "done", "reason": self.message["stopReason"], "message": self.message}
-
-    def fail(self, error_message: str, aborted: bool, verdict: Optional[Verdict] = None) -> Event:
-        """The final event of a failed call; blocks still open keep what they got. The
-        failure's verdict (None: judged from its words) is kept beside the message
-        (verdict.py)."""
-        for index in list(self._open):
-            self._materialize(index)
-        reason = "aborted" if aborted else "error"
-        self.message["stopReason"] = reason
-        self.message["errorMessage"] = ABORTED_TEXT if aborted else clean_text(error_message)
-        if not aborted:
-            record(self.message, verdict)
-        return {"type": "error", "reason": reason, "error": self.message}
-
-    def _event(self, phase: str, index: int) -> Event:
-        prefix = EVENT_PREFIX[self.message["content"][index]["type"]]
-        return {"type": f"{prefix}_{phase}", "contentIndex": index, "partial": self.message}
-
-
-# A parser reads the body's chunks, yields events, and returns the stop reason.
-Parser = Callable[[Iterable[bytes], MessageBuilder], Iterator[Event]]
-
 
 MIN_OUTPUT_TOKENS = 1024  # below this a reply is hardly worth asking for
 
 
+class MessageBuilder(assembly.MessageBuilder):
+    """The core's builder with jsonpartial's parsers, verdicts and redaction."""
+
+    def __init__(self, model, secret: Optional[str] = None) -> None:
+        super().__init__(model, parse_arguments=parse_arguments, parse_partial=parse_partial)
+        self.secret = secret  # the API key, never shown in an errorMessage
+
+    def fail(self, error_message: str, aborted: bool, verdict: Optional[Verdict] = None):
+        """The core's fail(), then the verdict kept beside the message (None: judged
+        from its words)."""
+        event = super().fail(error_message, aborted)
+        if not aborted:
+            record(self.message, verdict)
+        return event
+
+    def fail_with(self, exc: Exception, aborted: bool):
+        """A Failure carries the verdict decided where it was raised; its text is ours."""
+        verdict = exc.verdict if isinstance(exc, Failure) else None
+        text = str(exc) if isinstance(exc, Failure) else assembly.describe(exc)
+        return self.fail(redact(text, self.secret), aborted, verdict)
+
+
 def max_output_tokens(model, options, context: Optional[Dict[str, Any]] = None) -> int:
-    """The caller's cap, else the model's limit up to DEFAULT_MAX_TOKENS; and never more
-    than the window leaves after the input, since a server may refuse a request whose
-    input plus max output exceed the window (vLLM does).
+    """The core's cap (assembly.max_output_tokens), and never more than the window
+    leaves after the input.
 
     Example: window 8192, input about 6,000 tokens, model limit 16384 -> 2192.
     """
-    wanted = options.max_tokens or min(model.max_tokens, DEFAULT_MAX_TOKENS)
+    wanted = assembly.max_output_tokens(model, options)
     if context is None:
         return wanted
     room = model.context_window - estimate_input_tokens(context)
@@ -224,16 +88,3 @@ def estimate_input_tokens(context: Dict[str, Any]) -> int:
             else:
                 chars += len(block.get("text") or block.get("thinking") or "")
     return estimate_tokens_of(chars, images)
-
-
-def error_text(error: Any) -> str:
-    """An error object sent inside a stream, as one line. Both APIs use the same shape.
-
-    Examples: {"type": "overloaded_error", "message": "Overloaded"} -> "Overloaded (overloaded_error)"
-              "plain text" -> "plain text"
-    """
-    if isinstance(error, dict):
-        message = str(error.get("message") or json.dumps(error))
-        kind = error.get("type") or error.get("code")
-        return f"{message} ({kind})" if kind and str(kind) not in message else message
-    return str(error)

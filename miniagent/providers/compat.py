@@ -4,7 +4,7 @@ Dozens of servers speak Chat Completions, and each bends it a little: OpenAI wan
 `max_completion_tokens` and a "developer" system role for its reasoning models, Mistral
 wants 9-character tool-call ids and no unknown fields, llama.cpp and vLLM switch
 thinking through a chat-template variable, Groq rejects reasoning sent back. Rather than
-an `if server == ...` in every function of openai.py, the differences are a table of
+an `if server == ...` in every function of openai.py (the core's and ours), the differences are a table of
 flags (pi's "compat" idea):
 
     DEFAULT_COMPAT      what a standard server accepts
@@ -21,16 +21,17 @@ and models.json can always say otherwise), and Anthropic, which has one server.
 
 from typing import Any, Dict
 
-# What a standard OpenAI-compatible server accepts. Each flag exists because some
-# server disagrees; KNOWN_SERVERS says who, and model.compat overrides any flag.
+from ..core.openai import STANDARD_COMPAT
+
+# What a standard OpenAI-compatible server accepts: the core's flags (core/openai.py
+# STANDARD_COMPAT: maxTokensField, supportsUsageInStreaming, supportsReasoningReplay)
+# and the ones only the product reads. Each flag exists because some server disagrees;
+# KNOWN_SERVERS says who, and model.compat overrides any flag.
 DEFAULT_COMPAT: Dict[str, Any] = {
+    **STANDARD_COMPAT,
     # Send the system prompt as role "developer" for reasoning models (OpenAI's o-series
     # and gpt-5 want it; chat templates of local servers know only "system").
     "supportsDeveloperRole": False,
-    "supportsUsageInStreaming": True,  # ask for the usage chunk (stream_options.include_usage)
-    # OpenAI renamed max_tokens to max_completion_tokens (and its reasoning models
-    # refuse the old name); most compatible servers know only max_tokens.
-    "maxTokensField": "max_tokens",
     # Send a reasoning effort for reasoning models when thinking is on...
     "supportsReasoningEffort": True,
     # ...translated through this map (level -> what the server accepts)...
@@ -44,8 +45,6 @@ DEFAULT_COMPAT: Dict[str, Any] = {
     # Rewrite tool-call ids in the history: None, "openai" (<= 40 chars) or "mistral"
     # (exactly 9 alphanumerics), see history.ID_FORMATS.
     "toolCallIdFormat": None,
-    # Send our own reasoning back in its field (llama.cpp, DeepSeek need it; Groq 400s on it).
-    "supportsReasoningReplay": True,
 }
 
 # (text in the base URL, the flags that differ there). Servers without a row (Ollama,

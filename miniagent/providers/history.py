@@ -172,13 +172,3 @@ def _replay_thinking(block: Dict[str, Any], same: bool) -> Optional[Dict[str, An
     if same:
         return {**block, "thinking": thinking}
     return {"type": "text", "text": thinking}
-
-
-# --- Small shared conversions ----------------------------------------------------------------
-
-
-def images_of(content: Any) -> List[Dict[str, Any]]:
-    """The image blocks of a content list (none in a bare string)."""
-    if isinstance(content, str):
-        return []
-    return [block for block in content if block.get("type") == "image"]

@@ -30,7 +30,7 @@ on a guess (`'{"command": "rm -rf /tmp/x'` may have gone on). The two share one
 shape: `parse_partial` is `parse_arguments` first, and the repairing reader only for
 a text that is not valid JSON yet.
 
-What the builder (providers/builder.py) does with a text `parse_arguments` rejects:
+What the builder (core/assembly.py) does with a text `parse_arguments` rejects:
 the call gets no arguments (`{}`) and keeps the text in its `invalidArguments`; the
 loop then does not run the tool but answers the call with an error quoting that text,
 so the model sends the call again with complete JSON.

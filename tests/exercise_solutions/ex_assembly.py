@@ -2,7 +2,7 @@
 rules, each answered by an early return. Spliced into a copy of the package by
 tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/providers/openai.py"
+FILE = "miniagent/core/openai.py"
 CLASS = "_ToolCalls"
 
 

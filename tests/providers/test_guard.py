@@ -17,7 +17,8 @@ from miniagent.core.messages import ABORTED_TEXT, text_block
 from miniagent.core.provider import Model
 from miniagent.core.provider import StreamOptions
 from miniagent.providers import stream as provider_stream
-from miniagent.providers.guard import redact, run
+from miniagent.files.redaction import redact
+from miniagent.providers.guard import run
 from miniagent.http.classify import is_final
 from miniagent.http.errors import HTTPError
 

@@ -3,11 +3,11 @@
 import re
 
 from miniagent.core.messages import text_of as tool_result_text
+from miniagent.core.openai import images_of
 from miniagent.core.provider import Model
 from miniagent.providers.history import (
     NO_RESULT,
     ID_FORMATS,
-    images_of,
     prepare_history,
 )
 

@@ -3,7 +3,7 @@ fragment without one continues the last call: interleaved parallel calls, which 
 their call only by index, get their arguments crossed.
 Spliced by tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/providers/openai.py"
+FILE = "miniagent/core/openai.py"
 CLASS = "_ToolCalls"
 
 

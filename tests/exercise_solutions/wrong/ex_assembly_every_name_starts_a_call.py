@@ -3,7 +3,7 @@ starts a call: servers that repeat the name on every fragment get one call per
 fragment.
 Spliced by tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/providers/openai.py"
+FILE = "miniagent/core/openai.py"
 CLASS = "_ToolCalls"
 
 

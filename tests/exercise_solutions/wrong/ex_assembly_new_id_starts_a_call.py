@@ -3,7 +3,7 @@ call even without a name: a server that sends a fresh id on every fragment gets 
 call per fragment.
 Spliced by tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/providers/openai.py"
+FILE = "miniagent/core/openai.py"
 CLASS = "_ToolCalls"
 
 

@@ -3,7 +3,7 @@ check for a reused index: a second call that the server sends at index 0 with it
 id and name is glued onto the first.
 Spliced by tests/test_exercises.py; never imported."""
 
-FILE = "miniagent/providers/openai.py"
+FILE = "miniagent/core/openai.py"
 CLASS = "_ToolCalls"
 
 

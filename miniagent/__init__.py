@@ -7,8 +7,8 @@ tools. Everything else (sessions, compaction, retries, trust) grows around that 
 The afternoon path is the spine, top-down; nothing else is needed to see the idea:
 
     core/messages.py -> core/loop.py -> core/toolcalls.py -> core/agent.py
-    -> core/events.py -> core/tools.py -> tools/read.py -> tools/bash.py
-    -> tools/edit.py -> tools/write.py -> core/provider.py -> core/scripted.py
+    -> core/events.py -> core/tools.py -> core/read.py -> core/bash.py
+    -> core/edit.py -> core/write.py -> core/provider.py -> core/scripted.py
     -> core/sse.py -> core/assembly.py -> core/openai.py -> cli.py
 
 The demo (`miniagent --demo`) runs through all of them but core/sse.py, assembly.py and

@@ -36,7 +36,7 @@ RPC_CLIENT = ("docs/frontends.md", "## Driving the RPC mode from a notebook")
 NEEDS_SETUP = {EMBEDDING, RPC_CLIENT}
 # The spine (AGENTS.md's afternoon path, up to the command line): its `>>>` examples run.
 SPINE = ["core.messages", "core.loop", "core.toolcalls", "core.agent", "core.events",
-         "core.tools", "tools.read", "tools.bash", "tools.edit", "tools.write",
+         "core.tools", "core.read", "core.bash", "core.edit", "core.write",
          "core.provider", "core.scripted", "core.sse", "core.assembly", "core.openai"]
 # The modules whose usage examples are doctests: one turned back into prose fails here.
 WITH_DOCTESTS = ["core.agent", "core.events", "core.tools", "core.scripted", "core.sse",

@@ -18,8 +18,8 @@ PACKAGE = ROOT / "miniagent"
 # "- `loop.py` (189 lines): ..." in AGENTS.md's map
 LISTED = re.compile(r"^- `([\w/]+\.py)` \((\d+) lines\)", re.M)
 SPINE = ["core/messages.py", "core/loop.py", "core/toolcalls.py", "core/agent.py",
-         "core/events.py", "core/tools.py", "tools/read.py", "tools/bash.py", "tools/edit.py",
-         "tools/write.py", "core/provider.py", "core/scripted.py", "core/sse.py",
+         "core/events.py", "core/tools.py", "core/read.py", "core/bash.py", "core/edit.py",
+         "core/write.py", "core/provider.py", "core/scripted.py", "core/sse.py",
          "core/assembly.py", "core/openai.py", "cli.py"]
 
 

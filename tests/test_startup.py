@@ -97,7 +97,8 @@ PRINT_RUN_BUDGET = {
     # the core: the loop, its agent and events, the messages
     "miniagent.core", "miniagent.core.agent", "miniagent.core.loop", "miniagent.core.toolcalls",
     "miniagent.core.events", "miniagent.core.messages", "miniagent.core.provider",
-    "miniagent.core.tools", "miniagent.agent",
+    "miniagent.core.tools", "miniagent.agent", "miniagent.core.read", "miniagent.core.bash",
+    "miniagent.core.edit", "miniagent.core.write",
     # the harness around it: retries, limits, the session records, the worker thread
     "miniagent.harness", "miniagent.harness.harness", "miniagent.harness.lifecycle",
     "miniagent.harness.limits", "miniagent.harness.moves", "miniagent.harness.records",

@@ -1,6 +1,7 @@
-"""bash: run a shell command and give the model the end of its output.
+"""bash, hardened: the core's bash tool run through process.py.
 
-The model sends one command string; it runs as `bash -c <command>` (or `sh -c` where
+What the model sends and sees, and the words for how a command ended, are the core's
+(core/bash.py); this module is the `run` the product passes through its seam. The model sends one command string; it runs as `bash -c <command>` (or `sh -c` where
 there is no bash) in the session's working directory, with stdout and stderr merged in
 the order they were written, and stdin empty. Nothing may wait for a terminal the
 command does not have: pagers, editors and git's password prompt are switched off
@@ -19,8 +20,7 @@ Lines are counted by the `text.split("\\n")` rule (truncate.py): output that end
 newline has one more, empty, "line" after it, which is why `seq 100000` reports 100001.
 pi counts the same way, and models key on these numbers, so we keep its rule.
 
-This file is the tool: what the model sends, what it gets back. How the command is run
-lives in process.py: its output streams into an OutputSink that keeps only the last
+How the command is run lives in process.py: its output streams into an OutputSink that keeps only the last
 ~100 KB in memory and every byte in a temp file, a timeout or an abort kills the
 command's whole process group within 100 ms, and a background job (`server &`) does not
 keep the call waiting.
@@ -30,70 +30,35 @@ shell itself can be chosen: settings.json's shellPath reaches `create_tool(shell
 and cleaning up old temp files.
 """
 
-import os
-import signal
 from typing import Dict, Optional, Tuple
 
-from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.bash import Ran, create_bash_tool, outcome
+from ..core.tools import Tool, ToolContext, ToolResult, text_result
 from .hardening.process import OutputSink, run_command
-from .hardening.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
-
-DESCRIPTION = (
-    "Run a bash command in the working directory. Its stdout and stderr come back merged. "
-    f"Only the end of the output is returned: the last {DEFAULT_MAX_LINES} lines or "
-    f"{DEFAULT_MAX_BYTES // 1024}KB, whichever is smaller; when output is cut, the full "
-    "output is saved to a temp file whose path is given. A non-zero exit status makes the "
-    "result an error. There is no default time limit: pass timeout (seconds) for commands "
-    "that might not finish. stdin is empty, so interactive commands cannot be answered.")
-
-PARAMETERS = {
-    "type": "object",
-    "required": ["command"],
-    "properties": {
-        "command": {"type": "string", "description": "The command to run"},
-        "timeout": {"type": "number",
-                    "description": "Stop the command after this many seconds (default: no limit)"},
-    },
-}
+from .hardening.truncate import DEFAULT_MAX_BYTES, format_size
 
 
 def create_tool(shell: Optional[str] = None) -> Tool:
-    """The bash tool; `shell` (settings.json's shellPath) replaces the bash found on PATH."""
-    return Tool("bash", DESCRIPTION, PARAMETERS,
-                lambda call_id, args, ctx: execute(call_id, args, ctx, shell))
+    """The core's bash tool run through process.py; `shell` (settings.json's shellPath)
+    replaces the bash found on PATH."""
+    return create_bash_tool(lambda command, cwd, timeout, ctx: run(command, cwd, timeout,
+                                                                   ctx, shell))
 
 
-def execute(call_id: str, args: Dict, ctx: ToolContext,
-            shell: Optional[str] = None) -> ToolResult:
-    check_not_aborted(ctx.abort)
-    if not os.path.isdir(ctx.cwd):
-        raise ToolError(f"Working directory does not exist: {ctx.cwd}\n"
-                        f"The command was not run.")
-    timeout = args.get("timeout")
-    timeout = timeout if timeout and timeout > 0 else None  # 0 or less means no limit
+def run(command: str, cwd: str, timeout: Optional[float], ctx: ToolContext,
+        shell: Optional[str] = None) -> Ran:
+    """The core bash's `run` seam, hardened: process.py's run_command into an OutputSink."""
     with OutputSink() as sink:
-        returncode, stopped_by = run_command(
-            args["command"], ctx.cwd, sink, timeout, ctx.abort,
+        status, stopped_by = run_command(
+            command, cwd, sink, timeout, ctx.abort,
             on_output=lambda: ctx.on_update(partial_result(sink)), shell=shell)
-        return finish(sink, returncode, stopped_by, timeout)
+        return Ran(status, stopped_by, *final_text(sink))
 
 
 def finish(sink: OutputSink, returncode: int, stopped_by: Optional[str],
            timeout: Optional[float]) -> ToolResult:
-    """The final result; any ending but a zero exit status raises an error with the output."""
-    text, details = final_text(sink)
-    if stopped_by == "aborted":
-        raise ToolError(f"{text}\n\nCommand aborted")
-    if stopped_by == "timeout":
-        raise ToolError(f"{text}\n\nCommand timed out after {timeout:g} seconds and was "
-                        f"stopped (with every process it started). If it needs more "
-                        f"time, run it again with a larger timeout.")
-    if returncode < 0:  # the shell itself died from a signal we did not send
-        name = signal.strsignal(-returncode) or "unknown signal"
-        raise ToolError(f"{text}\n\nCommand was killed by signal {-returncode} ({name})")
-    if returncode != 0:
-        raise ToolError(f"{text}\n\nCommand exited with code {returncode}")
-    return text_result(text, details)
+    """The core's outcome for a command run outside the tool (the user's `!cmd`)."""
+    return outcome(Ran(returncode, stopped_by, *final_text(sink)), timeout)
 
 
 def final_text(sink: OutputSink) -> Tuple[str, Optional[Dict]]:

@@ -1,14 +1,13 @@
-"""read: show the model a file, a window of at most 2000 lines or 50 KB at a time.
+"""read, hardened: the core's read tool given files it can meet anywhere.
 
-The model asks for a path and optionally `offset` (1-based first line) and `limit` (number
-of lines). It gets the lines as they are, without line numbers, followed by one notice
-that says how to continue:
+What the model sends and sees is the core's (core/read.py: the description, offset and
+limit, the 2000-line / 50 KB window, the closing notice):
 
     read("big.log")            -> lines 1-2000, then
                                   "[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"
-    read("big.log", limit=10)  -> lines 1-10, then
-                                  "[2490 more lines in file. Use offset=11 to continue.]"
     read("a.txt", offset=100)  -> error "Offset 100 is beyond end of file (3 lines total)"
+
+This module is the `files` the product passes through the core's seam (SafeReadFiles).
 
 Lines are what `text.split("\\n")` gives: "a\\nb\\nc\\n" has 4 lines, the last one empty.
 So a file of 2500 lines that ends in "\\n" reports "of 2501"; pi counts the same way, and
@@ -39,62 +38,47 @@ import base64
 import os
 import shlex
 from dataclasses import replace
-from typing import BinaryIO, Dict, Optional
+from typing import BinaryIO, Optional
 
 from ..core.messages import image_block, text_block
-from ..core.tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from ..core.read import ReadFiles, check_offset, closing_notice as plain_notice, create_read_tool
+from ..core.tools import Tool, ToolContext, ToolResult, text_result
 from .hardening.binary import SNIFF_BYTES, is_binary
 from .hardening.lines import count_lines, decode_lines, read_window
 from .hardening.paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_read_path
-from .hardening.truncate import (DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, Truncation, format_size,
-                       truncate_head)
+from .hardening.truncate import DEFAULT_MAX_BYTES, Truncation, format_size, truncate_head
 
 MAX_IMAGE_BYTES = 4_718_592  # 4.5 MB: larger images are rejected by model APIs
 
-DESCRIPTION = (
-    "Read a file. Text files come back as plain lines (no line numbers added), at most "
-    f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB per call, whichever comes "
-    "first; a notice at the end gives the offset to continue from. Use offset and limit "
-    "to read a part of a large file, and keep reading with offset when you need all of "
-    "it. Images (png, jpg, gif, webp) are returned as images you can see.")
 
-PARAMETERS = {
-    "type": "object",
-    "required": ["path"],
-    "properties": {
-        "path": {"type": "string",
-                 "description": "File to read, absolute or relative to the working directory"},
-        "offset": {"type": "number",
-                   "description": "First line to show, counting from 1 (default: 1)"},
-        "limit": {"type": "number", "description": "How many lines to show at most"},
-    },
-}
+class SafeReadFiles(ReadFiles):
+    """The core read's `files` seam, hardened: every kind of file, any size, told apart."""
+
+    def resolve(self, path: str, cwd: str) -> str:
+        return resolve_read_path(path, cwd)
+
+    def read(self, path: str, start: int, count: Optional[int], ctx: ToolContext) -> ToolResult:
+        refuse_special_file(path)
+        try:
+            with open(path, "rb") as f:
+                head = f.read(SNIFF_BYTES)
+                mime = image_mime(head)
+                if mime is not None:
+                    return read_image(f, path, mime)
+                if is_binary(head):
+                    return describe_binary(f, path)
+                return read_text(f, path, start, count, ctx)
+        except OSError as exc:
+            raise describe_os_error(exc, path) from exc
 
 
 def create_tool() -> Tool:
-    return Tool("read", DESCRIPTION, PARAMETERS, execute, paths=paths)
+    """The core's read tool with the hardened `files`."""
+    return create_read_tool(SafeReadFiles())
 
 
-def paths(args: Dict, cwd: str):
-    """read reads one file and writes none."""
-    return [resolve_read_path(args["path"], cwd)], []
-
-
-def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
-    check_not_aborted(ctx.abort)
-    path = resolve_read_path(args["path"], ctx.cwd)
-    refuse_special_file(path)
-    try:
-        with open(path, "rb") as f:
-            head = f.read(SNIFF_BYTES)
-            mime = image_mime(head)
-            if mime is not None:
-                return read_image(f, path, mime)
-            if is_binary(head):
-                return describe_binary(f, path)
-            return read_text(f, path, args.get("offset"), args.get("limit"), ctx)
-    except OSError as exc:
-        raise describe_os_error(exc, path) from exc
+execute = create_tool().execute
+"""read as a function: @path attachments (modes/attach.py) are read by the tool itself."""
 
 
 def image_mime(head: bytes) -> Optional[str]:
@@ -134,15 +118,11 @@ def describe_binary(f: BinaryIO, path: str) -> ToolResult:
 
 # --- Text ----------------------------------------------------------------------------------
 
-def read_text(f: BinaryIO, path: str, offset: Optional[float], limit: Optional[float],
+def read_text(f: BinaryIO, path: str, start: int, count: Optional[int],
               ctx: ToolContext) -> ToolResult:
-    # offset 0 or None means line 1, like pi; a limit below 1 is read as "no limit".
-    start = max(0, int(offset) - 1) if offset else 0
-    count = int(limit) if limit and limit >= 1 else None
     targets = [start] if count is None else [start, start + count]
     total, line_starts, file_size = count_lines(f, targets, ctx.abort)
-    if start >= total:
-        raise ToolError(f"Offset {int(offset)} is beyond end of file ({total} lines total)")
+    check_offset(start, total)
     if file_size == 0:
         return text_result("(empty file)")
     end = min(start + count, total) if count is not None else total
@@ -171,7 +151,7 @@ def closing_notice(truncation: Truncation, path: str, start: int, end: int, tota
                    first_line_size: int) -> str:
     """The notice after the lines shown: how to get what this read left out.
 
-    Three cases, in this order ("" when the read reached the end of the file):
+    One case of its own, then the core's two ("" when the read reached the end):
       * the first line alone is over 50 KB    -> "[Line 7 is 60.0KB, more than the
         50.0KB that one read can show. Use bash to see part of it: sed -n '7p' ...]"
       * the 2000-line or 50 KB limit cut it   -> "[Showing lines 1-2000 of 2500. Use
@@ -179,17 +159,11 @@ def closing_notice(truncation: Truncation, path: str, start: int, end: int, tota
       * the model's `limit` stopped it early  -> "[2490 more lines in file. Use
         offset=11 to continue.]"
     """
-    first, last = start + 1, start + truncation.output_lines
+    first = start + 1
     if truncation.first_line_exceeds_limit:
         return (f"[Line {first} is {format_size(first_line_size)}, more than the "
                 f"{format_size(DEFAULT_MAX_BYTES)} that one read can show. Use bash to see "
                 f"part of it: sed -n '{first}p' {shlex.quote(path)} | head -c "
                 f"{DEFAULT_MAX_BYTES}]")
-    if truncation.truncated:
-        limit_note = (f" ({format_size(DEFAULT_MAX_BYTES)} limit)"
-                      if truncation.truncated_by == "bytes" else "")
-        return (f"[Showing lines {first}-{last} of {total}{limit_note}. "
-                f"Use offset={last + 1} to continue.]")
-    if end < total:
-        return f"[{total - end} more lines in file. Use offset={end + 1} to continue.]"
-    return ""
+    cut_by = truncation.truncated_by if truncation.truncated else None
+    return plain_notice(start, truncation.output_lines, end, total, cut_by)

@@ -12,7 +12,7 @@ import pytest
 
 from miniagent.project.system_prompt import first_sentence
 from miniagent.core.tools import ToolError
-from miniagent.tools import bash as bash_module
+from miniagent.core import bash as bash_module  # the description the product sends
 from helpers import run_bash as bash, first_text as text_of
 
 

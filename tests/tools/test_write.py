@@ -6,7 +6,7 @@ import pytest
 
 from miniagent.core.tools import ToolContext, ToolError, validate_arguments
 from miniagent.tools import create_tools
-from miniagent.tools import write as write_module
+from miniagent.core import write as write_module  # the plain files the product extends
 
 
 def write(cwd, path, content, abort=None):

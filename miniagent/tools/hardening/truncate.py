@@ -28,8 +28,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-DEFAULT_MAX_LINES = 2000
-DEFAULT_MAX_BYTES = 50 * 1024
+from ...core.read import MAX_BYTES as DEFAULT_MAX_BYTES, MAX_LINES as DEFAULT_MAX_LINES
 MAX_LINE_CHARS = 500
 """grep shows at most this many characters of one matching line."""
 

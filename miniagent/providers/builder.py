@@ -54,7 +54,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 from .jsonpartial import parse_arguments, parse_partial
 from .verdict import record
 from ..core.messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Block, assistant_message, clean_text,
-                             clean_value, compute_cost, estimate_tokens_of, set_counts)
+                             clean_value, compute_cost, set_counts)
+from ..models.usage import estimate_tokens_of
 from ..http.errors import Verdict
 from ..core.provider import with_tool_use
 

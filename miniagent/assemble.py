@@ -64,7 +64,7 @@ def read_prompt(words: List[str], piped_input: Optional[TextIO]) -> str:
     return "\n\n".join(part for part in (piped, " ".join(words).strip()) if part)
 
 
-DEMO_PROJECT = os.path.join(os.path.dirname(__file__), "demo", "project")
+DEMO_PROJECT = os.path.join(os.path.dirname(__file__), "core", "demo", "project")
 # pip compiles every .py it installs, the demo's hello.py too: its __pycache__ is not the demo's
 NOT_DEMO_FILES = shutil.ignore_patterns("__pycache__")
 

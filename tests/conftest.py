@@ -24,7 +24,7 @@ def pytest_sessionstart(session):
     the setting only stops it writing them. The eval suite's task files and the demo's
     project are data: a __pycache__ among them would be package data too."""
     package = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "miniagent")
-    compileall.compile_dir(package, quiet=1, rx=re.compile(r"/evals/basic/|/demo/project/"))
+    compileall.compile_dir(package, quiet=1, rx=re.compile(r"/evals/basic/|/core/demo/project/"))
 
 
 @pytest.fixture(autouse=True)

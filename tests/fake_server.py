@@ -55,7 +55,6 @@ from pathlib import Path
 
 from miniagent.core.provider import with_tool_use
 from miniagent.core.sse import iter_sse
-from miniagent.http.transport import iter_body, post_stream
 
 MODEL = "fake-model"
 PIECE = 8  # characters per streamed text / argument delta
@@ -176,6 +175,7 @@ def abort_when(srv, requests_seen) -> threading.Event:
 def chat(srv, abort=None, **kwargs):
     """POST to the server's OpenAI endpoint with the real transport: the response, or
     the exception."""
+    from miniagent.http.transport import post_stream  # here: the core's tests never load it
     url = srv.base_url + "/v1/chat/completions"
     return post_stream(url, {"Authorization": "Bearer k"}, {"model": "m", "stream": True},
                        abort or threading.Event(), **kwargs)
@@ -183,6 +183,7 @@ def chat(srv, abort=None, **kwargs):
 
 def read_text(response, abort=None) -> str:
     """The concatenated content deltas of an OpenAI stream."""
+    from miniagent.http.transport import iter_body
     text = ""
     for event in iter_sse(iter_body(response, abort or threading.Event())):
         if event.data != "[DONE]":

@@ -30,7 +30,7 @@ def modules():
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(PACKAGE)
-        if "__pycache__" in path.parts or relative.parts[0] == "demo" or \
+        if "__pycache__" in path.parts or relative.parts[:2] == ("core", "demo") or \
                 relative.parts[:2] == ("evals", "basic"):  # the demo and the suite: data
             continue
         if path.name == "__init__.py" and len(ast.parse(path.read_text()).body) == 1:

@@ -119,6 +119,7 @@ PRINT_RUN_BUDGET = {
     "miniagent.http.errors", "miniagent.core.sse", "miniagent.http.transport",
     # choosing the model (and asking an unknown local one for its window, remembered)
     "miniagent.models", "miniagent.models.choose", "miniagent.models.registry",
+    "miniagent.models.usage", "miniagent.files.text",  # what left core/messages.py
     "miniagent.models.served", "miniagent.models.thinking", "miniagent.models.values",
     "miniagent.models.window", "miniagent.models.window_cache", "miniagent.files.atomic",
     # the project: trust, settings, the prompt, the extensions' registry (empty: no

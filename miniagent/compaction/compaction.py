@@ -47,7 +47,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..core.messages import Message, Usage, add_usages, empty_usage
+from ..core.messages import Message, Usage, empty_usage
+from ..models.usage import add_usages
 from ..session.rebuild import compaction_summary, context_message
 from .estimate import CompactionSettings, estimate_context_tokens, estimate_tokens
 from .summarize import (HISTORY_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT, FileOps,

@@ -14,7 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..core.messages import Message, clean_usage, estimate_tokens_of, tool_calls
+from ..core.messages import Message, tool_calls
+from ..models.usage import clean_usage, estimate_tokens_of
 from ..providers.verdict import verdict_of
 
 RESERVE_CAP = 16_384

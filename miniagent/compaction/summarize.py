@@ -43,8 +43,9 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..errors import CompactionError
 from ..session.convert import convert_to_llm
-from ..core.messages import (Message, Usage, chars_for_tokens, clean_usage, one_line, text_of,
-                             tool_calls, user_message)
+from ..core.messages import Message, Usage, text_of, tool_calls, user_message
+from ..models.usage import chars_for_tokens, clean_usage
+from ..files.text import one_line
 from ..core.provider import StreamOptions
 from ..project.wrappers import defuse_closing_tags
 

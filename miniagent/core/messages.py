@@ -31,7 +31,6 @@ live with the harness that creates them; validation of incoming dicts (we trust 
 own constructors; a loader of files on disk must check what it reads).
 """
 
-import json
 import re
 import time
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
@@ -227,49 +226,14 @@ def text_of(message: Message) -> str:
     return "\n".join(b["text"] for b in content if b.get("type") == "text")
 
 
-def one_line(text: str, limit: int = 500) -> str:
-    """Any text as one line of at most `limit` characters: an error is shown on one
-    line, whatever line breaks a server (or an exception) put in it.
-
-    Examples: "a\\n  b" -> "a b";  one_line("x" * 600) -> 497 "x" then "..."
-    """
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
-# --- Guessing a size in tokens ---------------------------------------------------------
-# One rule for every guess (request sizing, when to compact, fitting the summarizer's
-# input): no tokenizer, about 4 characters a token, and a flat price per image.
-
-CHARS_PER_TOKEN = 4
-IMAGE_TOKENS = 1200  # a rough price of one image in the input
-
-
-def estimate_tokens_of(chars: int, images: int = 0) -> int:
-    """The guess for `chars` characters of text and `images` images, rounded up.
-    Example: estimate_tokens_of(10, images=1) -> 3 + 1200 = 1203."""
-    return -(-chars // CHARS_PER_TOKEN) + images * IMAGE_TOKENS
-
-
-def chars_for_tokens(tokens: int) -> int:
-    """The other way round: how many characters fit in `tokens`. Example: 100 -> 400."""
-    return tokens * CHARS_PER_TOKEN
-
-
 # No request holds a billion tokens: a count above this is a server's garbage, not usage.
 MAX_TOKEN_COUNT = 10 ** 9
-COUNT_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 
 
 def token_count(value: Any) -> int:
-    """A usage number from a server or a file as a token count, 0 meaning "unknown".
-    Only a whole number from 0 to MAX_TOKEN_COUNT counts (12.0 is 12). Text is unknown
-    even when it is digits ("12"): the protocols send numbers, so a string says the
-    server is not speaking them, and its other numbers deserve no more trust.
-
-    Examples: 12 -> 12;  12.0 -> 12;  "12" -> 0;  -4 -> 0;  1e308 -> 0;  10**400 -> 0;
-    True -> 0;  None -> 0
-    """
+    """A usage number from a server as a token count, 0 meaning "unknown": only a
+    whole number from 0 to MAX_TOKEN_COUNT counts. Examples: 12 -> 12; 12.0 -> 12;
+    "12" -> 0 (the protocols send numbers); -4 -> 0; True -> 0; None -> 0"""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return 0
     if isinstance(value, float) and not value.is_integer():  # also NaN and infinity
@@ -277,43 +241,9 @@ def token_count(value: Any) -> int:
     return int(value) if 0 <= value <= MAX_TOKEN_COUNT else 0
 
 
-def clean_usage(value: Any) -> Usage:
-    """A usage read back from a session file, whatever it holds (a string, a list,
-    null), as a well-formed Usage: counts through token_count, cost figures finite and
-    non-negative, totalTokens as recorded when it is a count (else their sum).
-
-    Example: clean_usage("lots") -> empty_usage();  clean_usage({"input": "12",
-    "output": 3}) -> input 0, output 3, totalTokens 3
-    """
-    usage = value if isinstance(value, dict) else {}
-    clean = set_counts(empty_usage(), {key: usage.get(key) for key in COUNT_KEYS})
-    clean["totalTokens"] = token_count(usage.get("totalTokens")) or clean["totalTokens"]
-    cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
-    for key in clean["cost"]:
-        clean["cost"][key] = cost_figure(cost.get(key))
-    return clean
-
-
-def cost_figure(value: Any) -> float:
-    """A dollar figure read back from a file: finite and non-negative, else 0.0.
-
-    Examples: 0.25 -> 0.25;  -1 -> 0.0;  "0.25" -> 0.0;  float("nan") -> 0.0
-    """
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < INFINITY:
-        return float(value)
-    return 0.0
-
-
-INFINITY = float("inf")
-
-
 def set_counts(usage: Usage, counts: Dict[str, Any]) -> Usage:
-    """Overwrite the token counts that are given (None means "not reported": keep the
-    old one) and recompute totalTokens; returns usage. A count that is no count (see
-    token_count) is recorded as 0, never as it came.
-
-    Example: set_counts(usage, {"input": 10, "output": None}) keeps output as it was.
-    """
+    """Overwrite the token counts that are given (None: not reported, keep the old
+    one), each through token_count, and recompute totalTokens; returns usage."""
     for key, value in counts.items():
         if value is not None:
             usage[key] = token_count(value)
@@ -321,18 +251,9 @@ def set_counts(usage: Usage, counts: Dict[str, Any]) -> Usage:
     return usage
 
 
-def add_usages(first: Usage, second: Usage) -> Usage:
-    """Two requests' usage as one (a compaction's two summary calls): all figures summed."""
-    total = set_counts(empty_usage(), {key: first[key] + second[key] for key in COUNT_KEYS})
-    total["cost"] = {key: first["cost"][key] + second["cost"][key] for key in first["cost"]}
-    return total
-
-
 def compute_cost(usage: Usage, cost_per_million: Dict[str, float]) -> Usage:
     """Fill usage["cost"] from the model's USD-per-million-token prices; returns usage.
-
-    Example: 1000 input tokens at $3/M -> cost.input 0.003.
-    """
+    Example: 1000 input tokens at $3/M -> cost.input 0.003."""
     cost = usage["cost"]
     for key in ("input", "output", "cacheRead", "cacheWrite"):
         cost[key] = cost_per_million.get(key, 0.0) * usage[key] / 1_000_000
@@ -349,20 +270,18 @@ def is_failed(message: Message) -> bool:
 # escape without its partner decodes to one. It cannot be encoded as UTF-8, so a single
 # one would crash printing, the JSON event stream and the session file. Text arriving
 # from a server (and scripts) is cleaned once, where it enters.
-_SURROGATES = re.compile(r"[\ud800-\udfff]")
+SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
 def clean_text(text: str) -> str:
     """Remove lone surrogates. Example: "ok \\ud83d" -> "ok " (a real pair such as an
     emoji is a single code point in Python and is kept)."""
-    return _SURROGATES.sub("", text)
+    return SURROGATES.sub("", text)
 
 
 def clean_value(value):
     """clean_text applied to every string inside decoded JSON (tool-call arguments).
-
-    Example: {"path": "a\\udc80.txt", "n": 1} -> {"path": "a.txt", "n": 1}
-    """
+    Example: {"path": "a\\udc80.txt", "n": 1} -> {"path": "a.txt", "n": 1}"""
     if isinstance(value, str):
         return clean_text(value)
     if isinstance(value, list):
@@ -372,22 +291,3 @@ def clean_value(value):
     return value
 
 
-def to_json(value: Any, indent: Optional[int] = None, default: Any = None) -> str:
-    """`value` as JSON text the way pi's JavaScript writes it (compact unless `indent`):
-    non-ASCII as itself (UTF-8 once written), a lone surrogate as its six-character
-    escape. Every JSON line we write goes through here, so a surrogate can neither crash
-    a writer nor put bytes that are not UTF-8 in a file or on stdout.
-
-    Example: {"text": "é \\udc80"} -> '{"text":"é \\\\udc80"}' (the escape as six characters)
-    """
-    separators = (",", ":") if indent is None else (",", ": ")
-    text = json.dumps(value, ensure_ascii=False, indent=indent, separators=separators,
-                      default=default)
-    # The common cases cost (almost) nothing: ASCII text has no surrogate, and one
-    # encoding attempt tells the rest; only a failed one pays for the search.
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            text = _SURROGATES.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
-    return text

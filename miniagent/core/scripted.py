@@ -136,7 +136,7 @@ def load_script(path: str) -> Script:
 
 def demo_script() -> Script:
     """The built-in demo's script, shipped inside the package."""
-    text = resources.files("miniagent").joinpath("demo/script.json").read_text("utf-8")
+    text = resources.files("miniagent.core").joinpath("demo/script.json").read_text("utf-8")
     return parse_script(json.loads(text), "the built-in demo script")
 
 

@@ -33,7 +33,7 @@ import os
 from typing import Any, Dict, List, Sequence, Set, Tuple
 
 from ..files.safeopen import open_regular
-from ..core.messages import to_json
+from ..files.text import to_json
 from ..modes.output import say
 from ..session.file import MALFORMED
 

@@ -26,7 +26,7 @@ Left out: limits on time or tokens (Ctrl-C is the brake for those).
 
 from typing import Any, Dict, Optional
 
-from ..core.messages import clean_usage
+from ..models.usage import clean_usage
 
 
 class RunLimits:

@@ -33,7 +33,8 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Optional
 
-from ..core.messages import ABORTED_TEXT, one_line
+from ..core.messages import ABORTED_TEXT
+from ..files.text import one_line
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ import threading
 from typing import Callable, List, Optional
 
 from .. import __version__
-from ..core.messages import one_line
+from ..files.text import one_line
 from .jsonrpc import Connection, RequestAborted, RequestTimeout, RpcError
 from .transport import SessionExpired, Transport, TransportClosed
 

@@ -40,7 +40,7 @@ import time
 from contextlib import ExitStack
 from typing import Dict, List, Optional
 
-from ..core.messages import one_line
+from ..files.text import one_line
 from ..tools.hardening.reaper import kill_tree, tracked
 from .transport import Transport, TransportClosed
 

@@ -17,7 +17,7 @@ context sizes); only the ids are read.
 from typing import List, Optional
 
 from ..http.errors import connection_reason, http_error_message
-from ..core.messages import one_line
+from ..files.text import one_line
 
 
 class ProbeFailed(Exception):

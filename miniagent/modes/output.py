@@ -25,7 +25,7 @@ import time
 from typing import Any, NoReturn, TextIO
 
 from ..files.redaction import redact
-from ..core.messages import to_json
+from ..files.text import to_json
 
 PIPE_CLOSED = 141  # the exit status of a program killed by SIGPIPE, as shells report it
 

@@ -16,7 +16,7 @@ Left out: paging (the 20 most recent are listed; `/resume QUERY` searches the re
 
 from typing import Callable, List, Optional
 
-from ..core.messages import one_line
+from ..files.text import one_line
 from ..session.store import SessionInfo, list_sessions
 from .output import describe_age
 from .terminal import for_terminal

@@ -27,7 +27,8 @@ import sys
 from typing import Any, Dict, List, Optional
 
 from ..harness.harness import Harness
-from ..core.messages import is_failed, one_line, text_of
+from ..core.messages import is_failed, text_of
+from ..files.text import one_line
 from .output import reader_gone, say, silence_stdout, stdout_failure
 from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal

@@ -38,7 +38,8 @@ import json
 import sys
 from typing import Any, Callable, Dict, List, Optional, TextIO
 
-from ..core.messages import Message, one_line, text_of, to_json, tool_calls
+from ..core.messages import Message, text_of, tool_calls
+from ..files.text import one_line, to_json
 from ..models.registry import find_model, load_providers
 from ..errors import ConfigError
 from .terminal import for_terminal

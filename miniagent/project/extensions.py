@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..session.convert import custom_message
-from ..core.messages import one_line
+from ..files.text import one_line
 from ..core.tools import Tool, ToolResult
 
 if TYPE_CHECKING:  # loaded only when there are extensions to load

@@ -23,7 +23,7 @@ import json
 from typing import Any, Dict, Optional
 
 from ..core import assembly
-from ..core.messages import estimate_tokens_of
+from ..models.usage import estimate_tokens_of
 from ..files.redaction import redact
 from ..http.errors import Failure, Verdict
 from .jsonpartial import parse_arguments, parse_partial

@@ -54,7 +54,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 from ..errors import SessionError
 from ..files.safeopen import open_regular
 
-from ..core.messages import to_json
+from ..files.text import to_json
 from ..files.redaction import redact_json
 
 MALFORMED = "skipped a malformed line"

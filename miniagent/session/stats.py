@@ -41,7 +41,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Tuple
 
-from ..core.messages import COUNT_KEYS, cost_figure, token_count
+from ..models.usage import COUNT_KEYS, cost_figure
+from ..core.messages import token_count
 from ..errors import SessionError
 from .store import STORE
 

@@ -41,7 +41,9 @@ from .export_file import write_output, write_text
 from ..errors import ExportError, SessionError
 from ..files.redaction import redact_json
 from .export_style import PAGE, SCRIPT, SCRIPT_HASH, STYLE
-from ..core.messages import cost_figure, one_line, text_of, to_json, token_count
+from ..models.usage import cost_figure
+from ..files.text import one_line, to_json
+from ..core.messages import text_of, token_count
 from ..session.tree import Session, TreeNode
 from ..session.store import STORE, LoadedSession
 from ..session.stats import TOKEN_FIELDS, file_stats

@@ -49,7 +49,7 @@ from ..files.home import miniagent_home
 from ..mcp.config import (
     ServerConfig, add_server, entry_problem, load_servers, name_problem,
     project_config_path, remove_server, shown, user_config_path)
-from ..core.messages import to_json
+from ..files.text import to_json
 from ..modes.output import ArgumentParser, say, usage_error
 from ..modes.terminal import for_terminal, json_for_terminal
 from ..project.trust import resolve_trust

@@ -40,7 +40,8 @@ from typing import Any, Callable, Dict, List, Optional
 
 from .export import blocks_of, load_session, message_text, write_output
 from ..errors import ExportError, SessionError
-from ..core.messages import is_failed, to_json
+from ..core.messages import is_failed
+from ..files.text import to_json
 from ..session.ids import resolve_session
 from ..session.rebuild import path_to
 from ..session.stats import TOKEN_FIELDS

@@ -42,7 +42,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
-from ..core.messages import clean_text, text_of, to_json
+from ..core.messages import clean_text, text_of
+from ..files.text import to_json
 from ..files.home import index_path
 from ..errors import SessionError
 from ..session.store import STORE, ListingFacts, SessionStore

@@ -17,8 +17,9 @@ from miniagent.compaction.estimate import (CompactionSettings, context_tokens,
                                            is_context_overflow, last_usable_usage, should_compact)
 from miniagent.errors import CompactionError
 from miniagent.http.errors import http_error_message
-from miniagent.core.messages import (assistant_message, estimate_tokens_of, image_block, text_of,
-                                     tool_result_message, user_message)
+from miniagent.core.messages import (assistant_message, image_block, text_of, tool_result_message,
+                                     user_message)
+from miniagent.models.usage import estimate_tokens_of
 from miniagent.providers.builder import estimate_input_tokens
 from miniagent.core.scripted import parse_script, scripted_model
 from miniagent.compaction.summarize import SYSTEM_PROMPT, TURN_PREFIX_PROMPT, UPDATE_PROMPT

@@ -3,13 +3,16 @@ coerceTypes), checked on read's schema as the model meets them and rule by rule.
 
 import pytest
 
-from miniagent.core.tools import ToolError, validate_arguments
-from miniagent.tools import create_tools
 from miniagent.core.coerce import coerce
+from miniagent.core.tools import Tool, ToolError, text_result, validate_arguments
+
+# read's parameters, as the model meets them
+READ_PARAMETERS = {"type": "object", "required": ["path"], "properties": {
+    "path": {"type": "string"}, "offset": {"type": "number"}, "limit": {"type": "number"}}}
 
 
 def read_tool():
-    return create_tools(["read"])[0]
+    return Tool("read", "Read a file.", READ_PARAMETERS, lambda *args: text_result(""))
 
 
 @pytest.mark.parametrize("sent, received", [

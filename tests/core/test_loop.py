@@ -3,7 +3,7 @@ the terminate vote, steering and follow-ups."""
 
 import threading
 
-from helpers import call, echo_tool, make_agent, text
+from core_helpers import call, echo_tool, make_agent, text
 from miniagent.core.toolcalls import SKIPPED_TEXT
 from miniagent.core.tools import ToolError, ToolResult, text_result
 
@@ -288,12 +288,12 @@ def test_a_call_whose_arguments_could_not_be_parsed_is_refused_with_them_quoted(
 
 
 def test_convert_to_llm_decides_what_the_provider_receives_before_each_call():
-    from miniagent import providers
+    from miniagent.core import provider
     sent = []
 
     def recording_stream(model, context, options):
         sent.append([m["role"] for m in context["messages"]])
-        return providers.stream(model, context, options)
+        return provider.stream(model, context, options)
 
     def notes_as_user_text(messages):
         return [{"role": "user", "content": [text(m["note"])], "timestamp": 0}

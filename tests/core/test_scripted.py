@@ -9,8 +9,7 @@ import threading
 import pytest
 
 from miniagent.core.messages import ABORTED_TEXT
-from miniagent.core.provider import StreamOptions
-from miniagent.providers import stream
+from miniagent.core.provider import StreamOptions, stream
 from miniagent.core.scripted import parse_script, scripted_model
 
 CALL = {"type": "toolCall", "name": "read", "arguments": {"path": "a.py"}}

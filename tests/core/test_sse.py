@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from helpers import FIXTURES
+from core_helpers import FIXTURES
 from miniagent.core.sse import SSEDecoder, SSEEvent, iter_sse
 
 CAPTURES = FIXTURES / "llama-server"

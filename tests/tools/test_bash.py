@@ -13,7 +13,8 @@ import pytest
 from miniagent.project.system_prompt import first_sentence
 from miniagent.core.tools import ToolError
 from miniagent.core import bash as bash_module  # the description the product sends
-from helpers import run_bash as bash, first_text as text_of
+from helpers import call, is_alive, make_agent, run_bash as bash, first_text as text_of, text
+from miniagent.tools import create_tools
 
 
 @pytest.fixture
@@ -161,3 +162,35 @@ def test_output_that_cannot_be_saved_is_still_shown_with_the_reason(tmp_path, mo
     assert last_line.startswith("[Showing lines 28003-30002 of 30002.")
     assert "full output could not be saved" in last_line and "Not a directory" in last_line
     assert result.details["fullOutputPath"] is None
+
+
+def test_abort_during_bash_ends_the_run_and_kills_the_grandchild(tmp_path):
+    command = "sleep 60 & echo grandchild $!; sleep 60"
+    agent = make_agent([{"content": [call("bash", command=command)]},
+                        {"content": [text("never reached")]}],
+                       create_tools(["bash"]), cwd=str(tmp_path))
+    pids = []
+    started = threading.Event()
+
+    def watch(event):
+        if event["type"] == "tool_execution_update":
+            words = event["partialResult"]["content"][0]["text"].split()
+            if "grandchild" in words:
+                pids.append(int(words[words.index("grandchild") + 1]))
+                started.set()
+
+    agent.subscribe(watch)
+    runner = threading.Thread(target=lambda: agent.prompt("go"), daemon=True)
+    runner.start()
+    assert started.wait(10)
+    begin = time.monotonic()
+    agent.abort()
+    runner.join(5)  # the command would run for 60 s
+    assert not runner.is_alive() and time.monotonic() - begin < 5
+    assert agent.messages[-1]["stopReason"] == "aborted"
+    result = next(m for m in agent.messages if m["role"] == "toolResult")
+    assert result["isError"]
+    deadline = time.monotonic() + 5
+    while is_alive(pids[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not is_alive(pids[0])

@@ -41,7 +41,8 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Optional
 
-from ...core.messages import one_line, text_of
+from ...files.text import one_line
+from ...core.messages import text_of
 from ...tui.diff_view import render_diff
 from ...tui.markdown_stream import MarkdownStream
 from ...tui.spinner import status_line

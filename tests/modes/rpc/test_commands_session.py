@@ -9,7 +9,7 @@ import pytest
 from helpers import answer, make_agent
 from miniagent.errors import SessionError
 from miniagent.harness.harness import Harness
-from miniagent.core.messages import to_json
+from miniagent.files.text import to_json
 from miniagent.modes.rpc.commands_session import MAX_TREE_DEPTH, SessionCommands, tree_node
 from miniagent.session.tree import Session, TreeNode
 

@@ -20,9 +20,13 @@ import tempfile
 from pathlib import Path
 
 from .agent import Agent
+from .bash import create_bash_tool
+from .edit import create_edit_tool
 from .messages import text_of, tool_calls
 from .provider import Model
+from .read import create_read_tool
 from .scripted import demo_script, scripted_model
+from .write import create_write_tool
 
 SHOWN_LINES = 6  # lines of each tool result shown; the model sees them all
 
@@ -47,8 +51,7 @@ def show_step(event) -> None:
 
 def plain_tools():
     """read, bash, edit and write in their plain form."""
-    from miniagent.tools import create_tools  # TEMPORARY: the product's, until core/read.py etc. land
-    return create_tools(["read", "bash", "edit", "write"])
+    return [create_read_tool(), create_bash_tool(), create_edit_tool(), create_write_tool()]
 
 
 def demo_project() -> str:

@@ -4,24 +4,27 @@ A coding agent is a loop around a stateless model: keep the message list, call t
 model, run the tools it asks for, append the results, repeat until it answers without
 tools. Everything else (sessions, compaction, retries, trust) grows around that list.
 
-The afternoon path is the spine, top-down; nothing else is needed to see the idea:
+core/ is that idea alone: a whole agent that imports nothing else of miniagent, runs by
+itself (`python -m miniagent.core --demo`) and is read in three hours, top-down:
 
-    core/messages.py -> core/loop.py -> core/toolcalls.py -> core/agent.py
-    -> core/events.py -> core/tools.py -> core/read.py -> core/bash.py
-    -> core/edit.py -> core/write.py -> core/provider.py -> core/scripted.py
-    -> core/sse.py -> core/assembly.py -> core/openai.py -> cli.py
+    core/messages.py -> core/events.py -> core/loop.py -> core/toolcalls.py
+    -> core/agent.py -> core/tools.py -> core/scripted.py        (hour 1: the loop)
+    -> core/read.py -> core/bash.py -> core/edit.py -> core/write.py
+    -> core/coerce.py -> core/__main__.py                        (hour 2: tools, demo)
+    -> core/provider.py -> core/sse.py -> core/assembly.py
+    -> core/openai.py                                            (hour 3: a real model)
 
-The demo (`miniagent --demo`) runs through all of them but core/sse.py, assembly.py and
-openai.py, which a real server adds (`--base-url` with any local one). Around the spine,
-each feature is a folder whose `__init__.py` says what it holds and in which order to
-read it: harness/, session/, compaction/, project/, mcp/, modes/ (interactive/, rpc/),
-subcommands/, evals/ (`miniagent eval`: the agent measured on a suite of tasks), then
-the hardening (tools/hardening/, the providers' guard, history and compat) and the
-plumbing (http/, models/, files/). AGENTS.md holds the one map of every file, with what
-it teaches.
+The product grows around it and plugs its hardening in through named seams: a core
+function takes the hardened piece as one parameter with a plain default (the tools'
+file and process operations, the edit matcher, the transport, the argument parser;
+docs/decisions.md D29). Each folder's `__init__.py` says what it holds and in which
+order to read it: harness/, session/, compaction/, then project/, mcp/, modes/
+(interactive/, rpc/), subcommands/, evals/, the hardened tools/ and providers/, and
+http/, models/, files/, tui/. AGENTS.md holds the one map of every file.
 
-Imports point down only (front ends -> harness -> core -> tools, providers -> plumbing
--> data): tools and providers never import each other or the core.
+Imports point down only (front ends -> harness -> product -> core): core/ imports only
+the standard library, `requests` and itself; tools/ and providers/ never import each
+other.
 """
 
 __version__ = "0.1.0"

@@ -17,10 +17,17 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "miniagent"
 # "- `loop.py` (189 lines): ..." in AGENTS.md's map
 LISTED = re.compile(r"^- `([\w/]+\.py)` \((\d+) lines\)", re.M)
-SPINE = ["core/messages.py", "core/loop.py", "core/toolcalls.py", "core/agent.py",
-         "core/events.py", "core/tools.py", "core/read.py", "core/bash.py", "core/edit.py",
-         "core/write.py", "core/provider.py", "core/scripted.py", "core/sse.py",
-         "core/assembly.py", "core/openai.py", "cli.py"]
+# The core, read by the hour (README's "Reading the code", the package docstring,
+# core/__init__.py): the map starts with it, in this order.
+HOURS = [["core/messages.py", "core/events.py", "core/loop.py", "core/toolcalls.py",
+          "core/agent.py", "core/tools.py", "core/scripted.py"],
+         ["core/read.py", "core/bash.py", "core/edit.py", "core/write.py", "core/coerce.py",
+          "core/__main__.py"],
+         ["core/provider.py", "core/sse.py", "core/assembly.py", "core/openai.py"]]
+SPINE = [name for hour in HOURS for name in hour]
+# "- **Hour 1, the loop and its data** (about 1,100 lines): `core/messages.py`, ..."
+HOUR_LINE = re.compile(r"^- \*\*Hour (\d), [^*]+\*\* \(about ([\d,]+) lines\): (.*?)(?=^- |\Z)",
+                       re.M | re.S)
 
 
 def modules():
@@ -67,21 +74,33 @@ def test_the_maps_line_counts_are_a_fair_budget():
     assert not far, f"refresh these counts in AGENTS.md (file, written, actual): {far}"
 
 
-def test_the_map_starts_with_the_spine_top_down():
-    """messages -> loop (and its tool calls) -> agent -> events -> tools -> provider
-    contract -> ... -> cli."""
+def test_the_map_starts_with_the_core_by_the_hour():
     assert [name for name, _ in the_map()][:len(SPINE)] == SPINE
 
 
 def spine_in(text: str):
-    return re.findall(r"[\w/]+\.py", text[text.index("core/messages.py"):text.index("cli.py") + 6])
+    """The core's files named in `text`, in order, from core/messages.py to core/openai.py."""
+    return re.findall(r"core/[\w_]+\.py", text[text.index("core/messages.py"):
+                                              text.index("core/openai.py") + 14])
 
 
-def test_the_package_docstring_and_the_readme_give_the_same_spine():
+def test_the_package_docstring_and_the_readme_give_the_same_reading_order():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     reading = readme[readme.index("## Reading the code"):]
     assert spine_in(miniagent.__doc__) == SPINE
     assert spine_in(reading) == SPINE
+
+
+def test_the_readmes_hours_are_within_its_first_120_lines_and_their_counts_honest():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme[:readme.index("- **Hour 3")].count("\n") < 120, "the hours moved down"
+    hours = HOUR_LINE.findall(readme[readme.index("## Reading the code"):])
+    assert [int(number) for number, _, _ in hours] == [1, 2, 3]
+    for (number, written, text), files in zip(hours, HOURS):
+        assert re.findall(r"core/[\w_]+\.py", text) == files
+        actual = sum(line_count(name) for name in files)
+        assert close_enough(int(written.replace(",", "")), actual), (
+            f"README, hour {number}: about {written} lines written, {actual} now")
 
 
 def test_no_module_is_over_400_lines():

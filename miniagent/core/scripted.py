@@ -30,7 +30,7 @@ API = "scripted"
 FRAGMENT = 16  # characters of tool-call JSON per delta
 
 
-@dataclass
+@dataclass(eq=False)  # one script is one replay: equal only to itself
 class Script:
     """The turns of a script and how many have been served (shared across calls)."""
     turns: List[Dict[str, Any]]

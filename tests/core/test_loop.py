@@ -241,30 +241,6 @@ def test_running_out_of_script_is_a_clear_error():
     assert last["stopReason"] == "error" and "no turns left" in last["errorMessage"]
 
 
-def test_bad_scripts_are_refused_with_the_turn_named():
-    import pytest
-
-    from miniagent.core.scripted import parse_script
-
-    bad = [
-        ([{"content": [{"type": "toolCall", "arguments": {}}]}], '"name" string'),
-        ([{"content": [], "delayMs": "fast"}], "delayMs"),
-        ([{"content": [], "usage": {"input": "many"}}], "usage"),
-        ([{"content": [], "stopReason": "bogus"}], "stopReason"),
-        ([{"content": [{"type": "image"}]}], "not one of"),
-        ({"turns": "nope"}, "list of turns"),
-    ]
-    for script, problem in bad:
-        with pytest.raises(ValueError, match=problem):
-            parse_script(script, "s.json")
-
-
-def test_lone_surrogates_in_a_script_are_removed():
-    agent = make_agent([{"content": [text("bad \ud83d char")]}])
-    agent.prompt("go")
-    assert agent.messages[-1]["content"] == [text("bad  char")]
-
-
 def test_a_call_whose_arguments_could_not_be_parsed_is_refused_with_them_quoted():
     from miniagent.core.messages import assistant_message
 

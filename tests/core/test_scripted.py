@@ -1,4 +1,4 @@
-"""The scripted model (providers/scripted.py) as a provider: the events it streams.
+"""The scripted model (core/scripted.py) as a provider: the events it streams.
 
 The loop, the demo and the CLI run on it everywhere else; here only what a script's
 turn becomes at the provider contract.
@@ -56,9 +56,3 @@ def test_a_script_carries_the_prompts_of_a_recorded_session_in_order():
 
 def test_a_script_without_prompts_has_none():
     assert parse_script([{"content": [TEXT]}]).prompts == []
-
-
-@pytest.mark.parametrize("prompts", ["Fix it", [1, 2], {"a": "b"}])
-def test_prompts_that_are_not_a_list_of_strings_are_refused(prompts):
-    with pytest.raises(ValueError, match='s.json: "prompts" must be a list of strings'):
-        parse_script({"prompts": prompts, "turns": []}, "s.json")

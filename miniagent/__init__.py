@@ -38,8 +38,8 @@ _EXPORTS = {"Agent": "agent", "Harness": "harness.harness", "Session": "session.
             "Model": "core.provider",
             "resolve": "models.choose", "Resolved": "models.choose", "create_tools": "tools",
             "Tool": "tools", "ToolError": "tools", "text_result": "tools",
-            "scripted_model": "core.scripted", "parse_script": "providers",
-            "load_script": "providers", "text_of": "core.messages"}
+            "scripted_model": "core.scripted", "parse_script": "providers.scripts",
+            "load_script": "providers.scripts", "text_of": "core.messages"}
 __all__ = list(_EXPORTS)
 
 

@@ -245,7 +245,7 @@ def pick_model(args: argparse.Namespace, recorded: Optional[dict],
 def scripted_choice(args: argparse.Namespace) -> Tuple[Model, None]:
     """The offline model: the demo's script, or --script FILE's (loaded only then)."""
     from .core.scripted import demo_script, scripted_model
-    from .providers import load_script  # a user's file, checked
+    from .providers.scripts import load_script  # a user's file, checked
     if args.demo:
         return scripted_model(demo_script()), None
     if not args.script:

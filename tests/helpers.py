@@ -18,7 +18,7 @@ import pytest
 from miniagent.agent import Agent
 from miniagent.core.messages import assistant_message
 from miniagent.core.scripted import scripted_model
-from miniagent.providers import parse_script
+from miniagent.providers.scripts import parse_script
 from miniagent.core.tools import Tool, ToolContext, text_result, validate_arguments
 from miniagent.tools import create_tools
 

@@ -1,4 +1,4 @@
-"""providers/__init__.py: a user's script file is checked before the core replays it.
+"""providers/scripts.py: a user's script file is checked before the core replays it.
 
 The core's parse_script trusts what it is given; the product's (what `from miniagent
 import parse_script, load_script` and `--script FILE` use) names the first problem
@@ -11,14 +11,14 @@ import pytest
 
 import miniagent
 from helpers import make_agent
-from miniagent import providers
-from miniagent.providers import load_script, parse_script
+from miniagent.providers import scripts
+from miniagent.providers.scripts import load_script, parse_script
 
 TEXT = {"type": "text", "text": "Let me look."}
 
 
 def test_the_docstring_example_runs():
-    result = doctest.testmod(providers)
+    result = doctest.testmod(scripts)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -9,7 +9,7 @@ import time
 
 from fake_server import FakeServer, abort_when, status
 from miniagent.core.messages import ABORTED_TEXT
-from miniagent.core.openai import STANDARD_COMPAT, build_request, images_of, parse_chunks, stream
+from miniagent.core.openai import STANDARD_COMPAT, build_request, parse_chunks, stream
 from miniagent.core.assembly import MessageBuilder, run
 from miniagent.core.provider import Model, StreamOptions
 from miniagent.core import provider
@@ -129,8 +129,3 @@ def test_fragments_of_parallel_calls_are_matched_by_index():
     calls = [(b["id"], b["arguments"]) for b in events[-1]["message"]["content"]]
     assert calls == [("a", {"path": "x"}), ("b", {"path": "y"})]
 
-
-def test_images_of_a_content_list():
-    content = [{"type": "text", "text": "a"}, {"type": "image", "data": "AAA", "mimeType": "image/png"}]
-    assert images_of(content) == [{"type": "image", "data": "AAA", "mimeType": "image/png"}]
-    assert images_of("plain string") == []

@@ -16,19 +16,15 @@ reply is Server-Sent Events (sse.py), one JSON chunk per event, ending with `dat
 becomes [text "Let me", toolCall c1 read {"path": "a"}], stopReason "toolUse".
 
 Tool-call fragments are matched to calls by `index`, then by `id` (docs/decisions.md D1);
-reasoning becomes a thinking block signed with its field; a body that ends before any
-`finish_reason` and without `[DONE]` was cut off (D5).
+a body that ends before any `finish_reason` and without `[DONE]` was cut off (D5). Seams
+(D29), each with a plain default: `transport`, `request` (with `compat`, `prepare_history`
+and `convert`), `builder`, `parse` (with `finish` and `adapt`).
 
-Seams (D29), each with a plain default: `transport` (plain: `post`), `request` (the
-product extends `build_request`, whose own seams are `compat`, `prepare_history` and
-`convert`), `builder` and `parse` (the finish reasons that mean failure).
-
-Left out: images, reasoning sent back, rare finish reasons and other server quirks
-(miniagent/providers/openai.py); n > 1 choices, logprobs, `tool_choice`, the Responses API.
+Left out: images, reasoning sent back, failing finish reasons, server quirks, an abort
+during a silent wait (miniagent/providers/openai.py); n > 1 choices, `tool_choice`.
 """
 
 import json
-import socket
 import threading
 from typing import Any, Dict, Iterable, Iterator, Optional
 
@@ -38,15 +34,11 @@ from .assembly import MessageBuilder, ProviderError, error_text, max_output_toke
 from .messages import clean_text, text_block, text_of, thinking_block, token_count, tool_call_block
 from .sse import iter_sse
 
-EARLY_END = "stream ended before the response was complete (no finish_reason)"
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 TIMEOUT = (10, 600)  # seconds to connect, and to wait for each piece (a model may think long)
-# What a standard server accepts; the product's compat table (providers/compat.py) adds
-# its quirks and overrides these per server.
+# What a standard server accepts; the product's compat table (providers/compat.py) adds more.
 STANDARD_COMPAT: Dict[str, Any] = {
-    # OpenAI renamed max_tokens to max_completion_tokens (and its reasoning models
-    # refuse the old name); most compatible servers know only max_tokens.
-    "maxTokensField": "max_tokens",
+    "maxTokensField": "max_tokens",  # OpenAI's reasoning models want max_completion_tokens
     "supportsUsageInStreaming": True,  # ask for the usage chunk (stream_options.include_usage)
 }
 
@@ -55,8 +47,8 @@ STANDARD_COMPAT: Dict[str, Any] = {
 
 def build_request(model, context: Dict[str, Any], options, compat: Optional[Dict[str, Any]] = None,
                   prepare_history=None, convert=None):
-    """(url, headers, body) for one streamed call. `prepare_history(messages, model)` may
-    clean the history first; `convert(message)` turns one message (plain: convert_message)."""
+    """(url, headers, body) for one streamed call. Seams: `prepare_history(messages, model)`
+    cleans the history first; `convert(message)` replaces convert_message."""
     compat = compat or STANDARD_COMPAT
     messages = context.get("messages", [])
     if prepare_history is not None:
@@ -83,8 +75,7 @@ def build_request(model, context: Dict[str, Any], options, compat: Optional[Dict
 
 
 def convert_message(message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-    """One of our messages -> one Chat Completions message (None: nothing to send).
-    Text only: a user's text blocks become text parts, a tool result its text."""
+    """One of our messages -> one Chat Completions message, text only (None: nothing to send)."""
     if message["role"] == "assistant":
         return _assistant_message(message)
     if message["role"] == "toolResult":
@@ -113,8 +104,7 @@ def _assistant_message(message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
 
 # --- The reply -------------------------------------------------------------------------------
 
-# finish_reason -> stopReason. A reason not listed (TGI's "eos_token"...) ends a complete
-# answer: a normal stop. The product adds the ones that mean failure (D15).
+# finish_reason -> stopReason; one not listed (TGI's "eos_token"...) ends a complete answer.
 FINISH_REASONS = {"stop": "stop", "length": "length", "tool_calls": "toolUse"}
 
 
@@ -133,8 +123,8 @@ def parse_chunks(chunks: Iterable[bytes], builder: MessageBuilder, finish=stop_r
     for event in iter_sse(chunks):
         data = event.data.strip()
         if complete or not data:
-            # After [DONE] the rest is read but ignored: a body read to its end keeps
-            # the connection alive for the next call. Empty data: a gateway keep-alive.
+            # After [DONE] the rest is read (keeping the connection alive) but ignored;
+            # empty data is a keep-alive.
             continue
         if data.startswith("[DONE]"):
             complete = True
@@ -145,7 +135,7 @@ def parse_chunks(chunks: Iterable[bytes], builder: MessageBuilder, finish=stop_r
             raise ProviderError(f"the server sent a malformed chunk: {data[:200]}") from None
         yield from reader.apply(adapt(chunk) if adapt else chunk)
     if reader.finish_reason is None and not complete:
-        raise ProviderError(EARLY_END)
+        raise ProviderError("stream ended before the response was complete (no finish_reason)")
     return finish(reader.finish_reason)
 
 
@@ -265,11 +255,8 @@ class _ToolCalls:
 
 def post(url: str, headers: Dict[str, str], body: Dict[str, Any],
          abort: threading.Event) -> Iterator[bytes]:
-    """The plain transport: POST once, return the body's chunks as they arrive; no 2xx
-    answer raises a ProviderError of one line. An abort takes effect once the status
-    line is in (the product's transport also ends the wait for it)."""
-    if abort.is_set():
-        raise ProviderError("aborted")
+    """The plain transport: POST once, return the body's chunks; no 2xx answer raises a
+    ProviderError of one line."""
     try:
         response = requests.post(url, headers=headers, json=body, stream=True, timeout=TIMEOUT)
     except requests.RequestException as exc:
@@ -282,11 +269,8 @@ def post(url: str, headers: Dict[str, str], body: Dict[str, Any],
 
 
 def read_body(response, abort: threading.Event) -> Iterator[bytes]:
-    """The body's chunks. An abort must end a read blocked on a silent server, which
-    closing the response cannot do: a watcher thread shuts the socket down, and the
-    blocked read returns at once."""
-    finished = threading.Event()
-    threading.Thread(target=_shut_down_on_abort, args=(response, abort, finished), daemon=True).start()
+    """The body's chunks as they arrive. An abort takes effect at the next chunk (the
+    product's transport also ends a read blocked on a silent server: http/transport.py)."""
     try:
         for chunk in response.iter_content(chunk_size=None):
             if abort.is_set():
@@ -295,19 +279,7 @@ def read_body(response, abort: threading.Event) -> Iterator[bytes]:
     except (OSError, requests.RequestException) as exc:
         raise ProviderError(f"connection lost while streaming ({type(exc).__name__})") from None
     finally:
-        finished.set()
         response.close()
-
-
-def _shut_down_on_abort(response, abort: threading.Event, finished: threading.Event) -> None:
-    while not (finished.is_set() or abort.wait(0.05)):  # it looks at `finished` between waits
-        pass
-    sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-    if abort.is_set() and sock is not None and not finished.is_set():
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass  # already closed by the other side
 
 
 def stream(model, context: Dict[str, Any], options, *, transport=post, request=build_request,

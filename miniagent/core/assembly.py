@@ -45,8 +45,7 @@ from .provider import with_tool_use
 
 Event = Dict[str, Any]
 DEFAULT_MAX_TOKENS = 32_000  # output cap when the caller names none (and the model allows more)
-# Block type -> the prefix of its events (text_start, thinking_delta, toolcall_end...).
-EVENT_PREFIX = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}
+EVENT_PREFIX = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}  # text_start...
 MAX_INVALID_KEPT = 2000  # characters of invalid tool-call arguments kept to quote back
 
 
@@ -189,11 +188,3 @@ def max_output_tokens(model, options) -> int:
     """The caller's cap, else the model's limit up to DEFAULT_MAX_TOKENS."""
     return options.max_tokens or min(model.max_tokens, DEFAULT_MAX_TOKENS)
 
-
-def error_text(error: Any) -> str:
-    """An error object sent inside a stream, as one line: "Overloaded (overloaded_error)"."""
-    if isinstance(error, dict):
-        message = str(error.get("message") or json.dumps(error))
-        kind = error.get("type") or error.get("code")
-        return f"{message} ({kind})" if kind and str(kind) not in message else message
-    return str(error)

@@ -30,7 +30,7 @@ from typing import Any, Dict, Iterable, Iterator, Optional
 
 import requests
 
-from .assembly import MessageBuilder, ProviderError, error_text, max_output_tokens, run
+from .assembly import MessageBuilder, ProviderError, max_output_tokens, run
 from .messages import clean_text, text_block, text_of, thinking_block, token_count, tool_call_block
 from .sse import iter_sse
 
@@ -151,8 +151,8 @@ class _ChunkReader:
     def apply(self, chunk: Any) -> Iterator[Dict[str, Any]]:
         if not isinstance(chunk, dict):
             return
-        if chunk.get("error"):  # an in-band error after a 200 status
-            raise ProviderError(error_text(chunk["error"]))
+        if chunk.get("error"):  # an in-band error after a 200 status, as the server wrote it
+            raise ProviderError(json.dumps(chunk["error"]))
         self.builder.set_response_id(chunk.get("id"))
         choices = chunk.get("choices") or []  # [] or null on the usage chunk
         choice = choices[0] if choices and isinstance(choices[0], dict) else {}

@@ -13,8 +13,9 @@ the builder's seams and adds what a failure needs beyond its text:
     beside the message (verdict.py), and the API key is redacted from its errorMessage
     (a 401 body may quote the key back: files/redaction.py).
 
-And the output cap a request asks for, within the window: a server may refuse a
-request whose input plus maximum output exceed its window (vLLM does).
+And two helpers both protocols use: an in-band error worded as one line (the core only
+shows its JSON), and the output cap a request asks for, within the window: a server may
+refuse a request whose input plus maximum output exceed its window (vLLM does).
 
 Left out: the assembly itself (core/assembly.py), the wire formats (core/openai.py,
 anthropic.py) and the hardened HTTP call (guard.py).
@@ -70,6 +71,19 @@ class MessageBuilder(assembly.MessageBuilder):
         if isinstance(exc, Failure):
             return self.fail(str(exc), aborted, exc.verdict)
         return super().fail_with(exc, aborted)
+
+
+def error_text(error: Any) -> str:
+    """An error object sent inside a stream, as one line (the core shows its JSON).
+
+    Examples: {"type": "overloaded_error", "message": "Overloaded"} -> "Overloaded (overloaded_error)"
+              "plain text" -> "plain text"
+    """
+    if isinstance(error, dict):
+        message = str(error.get("message") or json.dumps(error))
+        kind = error.get("type") or error.get("code")
+        return f"{message} ({kind})" if kind and str(kind) not in message else message
+    return str(error)
 
 
 def max_output_tokens(model, options, context: Optional[Dict[str, Any]] = None) -> int:

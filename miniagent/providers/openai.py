@@ -12,7 +12,8 @@ differently; this module calls the core through its seams with the hardened piec
     and Gemini's `extra_content` sent back with its call;
   * `parse` (`parse_chunks` below): the core's, with the finish reasons that mean a
     failure (a content filter, a refusal, an upstream error: D15) or are old names
-    ("end", "function_call"), and odd chunks rewritten into the standard shape first:
+    ("end", "function_call"), in-band errors worded in one line (builder.error_text),
+    and odd chunks rewritten into the standard shape first:
     usage under `x_groq` (Groq) or in the choice (some proxies), DeepSeek's cache hits,
     a non-streamed reply's `message` where a chunk has its `delta`, and tool-call
     arguments sent as an object instead of a JSON string;
@@ -38,7 +39,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 from ..core import openai as protocol
 from ..core.assembly import ProviderError
 from ..core.messages import text_block, token_count
-from .builder import MessageBuilder, max_output_tokens
+from .builder import MessageBuilder, error_text, max_output_tokens
 from .compat import compat_for
 from .guard import open_stream, stream_from_bytes
 from .history import images_of, prepare_history
@@ -167,6 +168,8 @@ def standard_chunk(chunk: Any) -> Any:
     """
     if not isinstance(chunk, dict):
         return chunk
+    if chunk.get("error"):  # an in-band error after a 200 status, in one line
+        raise ProviderError(error_text(chunk["error"]))
     choices = chunk.get("choices") or []
     choice = choices[0] if choices and isinstance(choices[0], dict) else {}
     usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage") or choice.get("usage")

@@ -115,3 +115,9 @@ def test_fragments_of_parallel_calls_are_matched_by_index():
     calls = [(b["id"], b["arguments"]) for b in events[-1]["message"]["content"]]
     assert calls == [("a", {"path": "x"}), ("b", {"path": "y"})]
 
+
+
+def test_an_in_band_error_after_200_ends_as_one_line_of_the_servers_json():
+    body = b'data: {"error": {"message": "Overloaded", "type": "overloaded_error"}}\n\n'
+    events = list(run(MessageBuilder(make_model()), threading.Event(), lambda: [body], parse_chunks))
+    assert events[-1]["error"]["errorMessage"] == '{"message": "Overloaded", "type": "overloaded_error"}'

@@ -19,25 +19,19 @@ assistant message and announces each step in the event protocol of provider.py:
     >>> builder.done("stop")["message"]["content"]  # done carries the message
     [{'type': 'text', 'text': 'Hello'}]
 
-Linear time (docs/decisions.md D2). A block's text is kept as a list of pieces and joined
-once, when it closes: appending to a string stored in a dict copies the whole string
-each time, so a 1 MB tool call sent in 4-byte pieces would copy ~125 GB. The deltas are
-the live view; the message's text is complete at each `*_end`.
+Linear time (D2): a block's text is kept as pieces, joined once when it closes (appending
+to a string copies it: ~125 GB for a 1 MB tool call in 4-byte pieces). The deltas are the
+live view; the text is whole at `*_end`.
 
-A tool call's arguments are parsed once, when the block closes, by `parse_arguments`
-(a seam): the plain parser is strict JSON. Text that is not a JSON object (cut off,
-garbled) gives no arguments, `{}`, and is kept in the call's `invalidArguments`; the
-loop answers such a call with an error quoting it, so the model sends it again. A
-cut-off `rm -rf /tmp/x` must never run. A second seam, `parse_partial`, may read
-half-received arguments for a live preview (plain: none); it runs each time the text
-has doubled, which costs at most twice the final size in all.
+A tool call's arguments are parsed once, at its end, by the `parse_arguments` seam
+(plain: strict JSON). Text that is no JSON object gives `{}` and is kept in
+`invalidArguments`, for the loop to quote back: a cut-off `rm -rf /tmp/x` never runs.
 
-`run()` is the call around the builder that keeps the contract "a stream never raises":
-whatever fails, sending, reading or parsing, ends as the final `error` event, stopReason
-"aborted" if the abort event is set and "error" otherwise, with what arrived kept.
+`run()` keeps the contract "a stream never raises": any failure ends as the final
+`error` event ("aborted" if the abort event is set), with what arrived kept.
 
-Left out: the wire formats (openai.py reads the bytes and calls this); the product's
-partial-JSON repair, verdicts and key redaction (miniagent/providers/builder.py).
+Left out: the wire formats (openai.py); the product's partial-JSON repair, live preview
+of arguments, verdicts and key redaction (miniagent/providers/builder.py).
 """
 
 import json
@@ -51,22 +45,17 @@ from .provider import with_tool_use
 
 Event = Dict[str, Any]
 DEFAULT_MAX_TOKENS = 32_000  # output cap when the caller names none (and the model allows more)
-# Block type -> the prefix of its events (text_start, thinking_delta, toolcall_end...).
-EVENT_PREFIX = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}
+EVENT_PREFIX = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}  # text_start...
 MAX_INVALID_KEPT = 2000  # characters of invalid tool-call arguments kept to quote back
 
 
 class ProviderError(Exception):
-    """The call failed for a reason written for the reader (an HTTP status, an in-band
-    error, a stream cut short). Its text becomes the message's errorMessage."""
+    """A failure written for the reader (an HTTP status, a cut stream): the errorMessage."""
 
 
 def parse_json(text: str) -> Any:
-    """The plain argument parser: strict JSON, None when the text is not JSON; an empty
-    text means no arguments (servers send "" for a tool without parameters).
-
-    Examples: '{"path": "a.py"}' -> {"path": "a.py"};  "" -> {};  '{"path": "a.p' -> None
-    """
+    """The plain argument parser: strict JSON, None when the text is not JSON; "" (sent for
+    a tool without parameters) is {}. Example: '{"path": "a.p' -> None"""
     if not text.strip():
         return {}
     try:
@@ -75,24 +64,14 @@ def parse_json(text: str) -> Any:
         return None
 
 
-class _OpenBlock:
-    """A block still streaming: its pieces, and when its arguments were last previewed."""
-
-    def __init__(self) -> None:
-        self.pieces: List[str] = []
-        self.length = 0
-        self.parsed_at = 0
-
-
 class MessageBuilder:
     """Builds one assistant message from stream pieces and returns the events."""
 
-    def __init__(self, model, parse_arguments: Callable[[str], Any] = parse_json,
-                 parse_partial: Optional[Callable[[str], Any]] = None) -> None:
+    def __init__(self, model, parse_arguments: Callable[[str], Any] = parse_json) -> None:
         self.model = model
         self.message = assistant_message(model.api, model.provider, model.id)
-        self.parse_arguments, self.parse_partial = parse_arguments, parse_partial
-        self._open: Dict[int, _OpenBlock] = {}  # content index -> a block still streaming
+        self.parse_arguments = parse_arguments
+        self._open: Dict[int, List[str]] = {}  # content index -> pieces of a block still streaming
 
     def set_response_id(self, value: Any) -> None:
         """The server's id of this reply (pi records it as responseId); the first one kept."""
@@ -103,31 +82,26 @@ class MessageBuilder:
         return {"type": "start", "partial": self.message}
 
     def open(self, block: Block) -> Tuple[int, Event]:
-        """Add a new, empty block (made by a messages.py constructor, so a block has one
-        shape wherever it is made) -> its content index and the *_start event."""
+        """Add a new, empty block (from messages.py) -> its content index and *_start."""
         self.message["content"].append(block)
         index = len(self.message["content"]) - 1
-        self._open[index] = _OpenBlock()
+        self._open[index] = []
         return index, self._event("start", index)
 
     def is_open(self, index: int) -> bool:
         return index in self._open
 
     def append(self, index: int, delta: str) -> Event:
-        """Add streamed text (or a JSON fragment of a tool call's arguments). A lone
-        UTF-16 surrogate cannot be printed or saved: clean_text drops it here."""
+        """Add streamed text or argument JSON (clean_text drops a lone surrogate)."""
         delta = clean_text(delta)
-        state = self._open[index]
-        state.pieces.append(delta)
-        state.length += len(delta)
-        block = self.message["content"][index]
-        if block["type"] == "toolCall" and self.parse_partial and state.length >= 2 * state.parsed_at:
-            joined = "".join(state.pieces)
-            state.pieces, state.parsed_at = [joined], max(state.length, 1)
-            shown = self.parse_partial(joined)
-            if isinstance(shown, dict):
-                block["arguments"] = clean_value(shown)
+        self._open[index].append(delta)
         return {**self._event("delta", index), "delta": delta}
+
+    def received(self, index: int) -> str:
+        """The text an open block has received so far (joined now, and kept joined)."""
+        pieces = self._open[index]
+        pieces[:] = ["".join(pieces)]
+        return pieces[0]
 
     def close(self, index: int) -> Event:
         """Finish a block: join its pieces (parse a tool call's arguments) -> *_end."""
@@ -141,14 +115,13 @@ class MessageBuilder:
         return [self.close(index) for index in sorted(self._open)]
 
     def _materialize(self, index: int) -> None:
-        joined = "".join(self._open.pop(index).pieces)
+        joined = "".join(self._open.pop(index))
         block = self.message["content"][index]
         if block["type"] != "toolCall":
             block[block["type"]] += joined
             return
         arguments = self.parse_arguments(joined)
-        # A tool takes an object: a list, a bare value or invalid JSON (None) gives none,
-        # and the text is kept so the loop can tell the model what was wrong with it.
+        # A tool takes an object: anything else gives none, and the text is kept to quote back.
         block["arguments"] = clean_value(arguments) if isinstance(arguments, dict) else {}
         if not isinstance(arguments, dict):
             block[INVALID_ARGUMENTS] = clean_text(joined[:MAX_INVALID_KEPT])
@@ -157,8 +130,7 @@ class MessageBuilder:
         block["id"] = clean_text(block["id"]) or f"call_{secrets.token_hex(12)}"
 
     def set_usage(self, **counts: Optional[int]) -> None:
-        """Overwrite the usage counts that are given and not None; recompute the total
-        and the cost. Example: set_usage(input=10, cacheRead=5) keeps output as it was."""
+        """Overwrite the counts given (not None); recompute the total and the cost."""
         compute_cost(set_counts(self.message["usage"], counts), self.model.cost)
 
     def done(self, stop_reason: str) -> Event:
@@ -176,8 +148,10 @@ class MessageBuilder:
         return {"type": "error", "reason": reason, "error": self.message}
 
     def fail_with(self, exc: Exception, aborted: bool) -> Event:
-        """fail() for an exception caught by run(), described in one line."""
-        return self.fail(describe(exc), aborted)
+        """fail() for an exception caught by run(): our own errors are written for the
+        reader already; an unexpected one (a bug, an odd server) names its type."""
+        text = str(exc) if isinstance(exc, ProviderError) else f"{type(exc).__name__}: {exc}"
+        return self.fail(text, aborted)
 
     def _event(self, phase: str, index: int) -> Event:
         prefix = EVENT_PREFIX[self.message["content"][index]["type"]]
@@ -191,9 +165,8 @@ Parser = Callable[[Iterable[bytes], MessageBuilder], Iterator[Event]]
 def run(builder: MessageBuilder, abort: threading.Event,
         open_body: Callable[[], Iterable[bytes]], parse: Parser) -> Iterator[Event]:
     """One model call that never raises. open_body() sends the request and returns the
-    body's chunks (it raises when there is no 2xx reply, so an HTTP error is a lone
-    `error` event: `start` comes once the server accepted the call); parse() turns the
-    chunks into events."""
+    body's chunks, or raises (an HTTP error is a lone `error` event, without `start`);
+    parse() turns the chunks into events."""
     chunks = None
     try:
         chunks = open_body()
@@ -211,27 +184,7 @@ def run(builder: MessageBuilder, abort: threading.Event,
             close()
 
 
-def describe(exc: Exception) -> str:
-    """One line for errorMessage. Our own errors are written for the reader already; an
-    unexpected one (a bug, a shape no server should send) names its type."""
-    if isinstance(exc, ProviderError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
-
-
 def max_output_tokens(model, options) -> int:
     """The caller's cap, else the model's limit up to DEFAULT_MAX_TOKENS."""
     return options.max_tokens or min(model.max_tokens, DEFAULT_MAX_TOKENS)
 
-
-def error_text(error: Any) -> str:
-    """An error object sent inside a stream, as one line.
-
-    Examples: {"type": "overloaded_error", "message": "Overloaded"} -> "Overloaded (overloaded_error)"
-              "plain text" -> "plain text"
-    """
-    if isinstance(error, dict):
-        message = str(error.get("message") or json.dumps(error))
-        kind = error.get("type") or error.get("code")
-        return f"{message} ({kind})" if kind and str(kind) not in message else message
-    return str(error)

@@ -15,56 +15,48 @@ reply is Server-Sent Events (sse.py), one JSON chunk per event, ending with `dat
 
 becomes [text "Let me", toolCall c1 read {"path": "a"}], stopReason "toolUse".
 
-Tool-call fragments are matched to calls by `index`, then by `id` (docs/decisions.md D1:
-servers reuse index 0, repeat or renew ids); reasoning (`reasoning_content`, `reasoning`)
-becomes a thinking block signed with its field, which carries it back next turn; a body
-that ends before any `finish_reason` and without `[DONE]` was cut off (D5).
+Tool-call fragments are matched to calls by `index`, then by `id` (docs/decisions.md D1);
+a body that ends before any `finish_reason` and without `[DONE]` was cut off (D5). Seams
+(D29), each with a plain default: `transport`, `request` (with `compat`, `prepare_history`
+and `convert`), `builder`, `parse` (with `finish` and `adapt`).
 
-Seams (D29), each with a plain default the product replaces: `transport` (plain: `post`),
-`request` (the product extends `build_request`), `compat` (flags as data, plain
-`STANDARD_COMPAT`), `prepare_history` (plain: the messages as they are), `builder`.
-
-Left out: n > 1 choices, logprobs, `tool_choice`, the Responses API; the product's
-hardening (miniagent/providers/openai.py).
+Left out: images, reasoning sent back, failing finish reasons, server quirks, an abort
+during a silent wait (miniagent/providers/openai.py); n > 1 choices, `tool_choice`.
 """
 
 import json
-import socket
 import threading
-from typing import Any, Dict, Iterable, Iterator, List, Optional
+from typing import Any, Dict, Iterable, Iterator, Optional
 
 import requests
 
-from .assembly import MessageBuilder, ProviderError, error_text, max_output_tokens, run
+from .assembly import MessageBuilder, ProviderError, max_output_tokens, run
 from .messages import clean_text, text_block, text_of, thinking_block, token_count, tool_call_block
 from .sse import iter_sse
 
-EARLY_END = "stream ended before the response was complete (no finish_reason)"
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 TIMEOUT = (10, 600)  # seconds to connect, and to wait for each piece (a model may think long)
-# What a standard server accepts; the product's compat table (providers/compat.py) adds
-# its quirks and overrides these per server.
+# What a standard server accepts; the product's compat table (providers/compat.py) adds more.
 STANDARD_COMPAT: Dict[str, Any] = {
-    # OpenAI renamed max_tokens to max_completion_tokens (and its reasoning models
-    # refuse the old name); most compatible servers know only max_tokens.
-    "maxTokensField": "max_tokens",
+    "maxTokensField": "max_tokens",  # OpenAI's reasoning models want max_completion_tokens
     "supportsUsageInStreaming": True,  # ask for the usage chunk (stream_options.include_usage)
-    # Send our own reasoning back in its field (llama.cpp, DeepSeek need it; Groq 400s on it).
-    "supportsReasoningReplay": True,
 }
 
 # --- The request ---------------------------------------------------------------------------
 
 
 def build_request(model, context: Dict[str, Any], options, compat: Optional[Dict[str, Any]] = None,
-                  prepare_history=None):
-    """(url, headers, body) for one streamed call."""
+                  prepare_history=None, convert=None):
+    """(url, headers, body) for one streamed call. Seams: `prepare_history(messages, model)`
+    cleans the history first; `convert(message)` replaces convert_message."""
     compat = compat or STANDARD_COMPAT
     messages = context.get("messages", [])
     if prepare_history is not None:
         messages = prepare_history(messages, model)
-    body: Dict[str, Any] = {"model": model.id, "stream": True,
-                            "messages": convert_messages(model, compat, context.get("systemPrompt"), messages)}
+    system = context.get("systemPrompt")
+    wire = [{"role": "system", "content": clean_text(system)}] if system else []
+    wire += [converted for converted in map(convert or convert_message, messages) if converted]
+    body: Dict[str, Any] = {"model": model.id, "stream": True, "messages": wire}
     if compat["supportsUsageInStreaming"]:
         body["stream_options"] = {"include_usage": True}
     body[compat["maxTokensField"]] = max_output_tokens(model, options)
@@ -82,119 +74,57 @@ def build_request(model, context: Dict[str, Any], options, compat: Optional[Dict
     return f"{model.base_url.rstrip('/')}/chat/completions", headers, body
 
 
-def convert_messages(model, compat: Dict[str, Any], system_prompt: Optional[str],
-                     messages: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """Our messages -> Chat Completions messages."""
-    wire: List[Dict[str, Any]] = []
-    if system_prompt:
-        wire.append({"role": "system", "content": clean_text(system_prompt)})
-    sees_images = "image" in model.input
-    waiting_images: List[Dict[str, Any]] = []  # images of the tool results just sent
-    for message in messages:
-        role = message["role"]
-        if role != "toolResult" and waiting_images:
-            wire.append(_images_message(waiting_images))
-            waiting_images = []
-        if role == "user":
-            converted = _user_message(message["content"], sees_images)
-        elif role == "assistant":
-            converted = _assistant_message(message, compat["supportsReasoningReplay"])
-        else:
-            converted = {"role": "tool", "tool_call_id": message["toolCallId"],
-                         "content": _tool_text(message)}
-            if sees_images:
-                waiting_images.extend(images_of(message["content"]))
-        if converted is not None:
-            wire.append(converted)
-    if waiting_images:
-        wire.append(_images_message(waiting_images))
-    return wire
-
-
-def images_of(content: Any) -> List[Dict[str, Any]]:
-    """The image blocks of a content list (none in a bare string)."""
-    if isinstance(content, str):
-        return []
-    return [block for block in content if block.get("type") == "image"]
-
-
-def _image_part(block: Dict[str, Any]) -> Dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": f"data:{block['mimeType']};base64,{block['data']}"}}
-
-
-def _user_message(content: Any, sees_images: bool) -> Optional[Dict[str, Any]]:
-    if isinstance(content, str):
-        return {"role": "user", "content": content}
-    parts = []
-    for block in content:
-        if block.get("type") == "text":
-            parts.append({"type": "text", "text": block["text"]})
-        elif block.get("type") == "image" and sees_images:
-            parts.append(_image_part(block))
+def convert_message(message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """One of our messages -> one Chat Completions message, text only (None: nothing to send)."""
+    if message["role"] == "assistant":
+        return _assistant_message(message)
+    if message["role"] == "toolResult":
+        return {"role": "tool", "tool_call_id": message["toolCallId"], "content": text_of(message)}
+    if isinstance(message["content"], str):
+        return {"role": "user", "content": message["content"]}
+    parts = [{"type": "text", "text": b["text"]} for b in message["content"] if b.get("type") == "text"]
     return {"role": "user", "content": parts} if parts else None
 
 
-def _assistant_message(message: Dict[str, Any], send_reasoning: bool) -> Optional[Dict[str, Any]]:
-    """Text blocks joined into one string; thinking back into the field it came from
-    (its signature) where the server takes it, so llama.cpp and DeepSeek see their own
-    reasoning; tool calls with their arguments as a JSON string."""
+def _assistant_message(message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """Text blocks joined into one string; tool calls with their arguments as a JSON
+    string, compact like JavaScript's JSON.stringify. Thinking is not sent back."""
     texts = [b["text"] for b in message["content"] if b["type"] == "text" and b["text"].strip()]
     calls = [b for b in message["content"] if b["type"] == "toolCall"]
-    thinking = [b for b in message["content"] if b["type"] == "thinking" and b.get("thinking")]
     if not texts and not calls:
         return None
     wire: Dict[str, Any] = {"role": "assistant", "content": "\n\n".join(texts) if texts else None}
-    field = thinking[0].get("thinkingSignature") if thinking else None
-    if send_reasoning and field in REASONING_FIELDS:
-        wire[field] = "\n".join(b["thinking"] for b in thinking)
     if calls:
-        wire["tool_calls"] = [_wire_call(call) for call in calls]
+        wire["tool_calls"] = [{"id": call["id"], "type": "function", "function": {
+            "name": call["name"],
+            "arguments": json.dumps(call["arguments"], ensure_ascii=False, separators=(",", ":"))}}
+            for call in calls]
     return wire
 
 
-def _wire_call(call: Dict[str, Any]) -> Dict[str, Any]:
-    """A toolCall block as Chat Completions writes it: arguments as a JSON string, and
-    extra_content (Gemini's thought signature) sent back as it came."""
-    # Compact, like JavaScript's JSON.stringify.
-    arguments = json.dumps(call["arguments"], ensure_ascii=False, separators=(",", ":"))
-    wire = {"id": call["id"], "type": "function", "function": {"name": call["name"], "arguments": arguments}}
-    if "extraContent" in call:
-        wire["extra_content"] = call["extraContent"]
-    return wire
+# --- The reply -------------------------------------------------------------------------------
+
+# finish_reason -> stopReason; one not listed (TGI's "eos_token"...) ends a complete answer.
+FINISH_REASONS = {"stop": "stop", "length": "length", "tool_calls": "toolUse"}
 
 
-def _tool_text(message: Dict[str, Any]) -> str:
-    text = text_of(message)
-    return text if text or not images_of(message["content"]) else "(see attached image)"
+def stop_reason(finish_reason: Optional[str]) -> str:
+    """Our stop reason for a finish_reason (None when the body ended without one)."""
+    return FINISH_REASONS.get(finish_reason or "stop", "stop")
 
 
-def _images_message(images: List[Dict[str, Any]]) -> Dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": "Attached image(s) from tool result:"}]
-            + [_image_part(block) for block in images]}
-
-
-# finish_reason -> stopReason. Failures end as errors that say what happened (D15). A
-# reason in neither table (TGI's "eos_token"...) ends a complete answer: a normal stop.
-FINISH_REASONS = {"stop": "stop", "end": "stop", "length": "length",
-                  "tool_calls": "toolUse", "function_call": "toolUse"}
-FINISH_ERRORS = {
-    "content_filter": "The provider's content filter withheld the response (finish_reason: content_filter)",
-    "refusal": "The model declined to answer (finish_reason: refusal)",
-    "error": "A server error interrupted the response (finish_reason: error)",
-    "insufficient_system_resource": "The server is overloaded (finish_reason: insufficient_system_resource)",
-}
-
-
-def parse_chunks(chunks: Iterable[bytes], builder: MessageBuilder) -> Iterator[Dict[str, Any]]:
-    """Decode a Chat Completions body (raw byte chunks) into stream events; returns the
-    stop reason. Usable on bytes from memory (tests, the benchmark) as on a socket."""
+def parse_chunks(chunks: Iterable[bytes], builder: MessageBuilder, finish=stop_reason,
+                 adapt=None) -> Iterator[Dict[str, Any]]:
+    """Decode a Chat Completions body (raw byte chunks) into stream events; returns
+    finish(finish_reason), the stop reason. Seams: `finish`, and `adapt(chunk)`, which
+    may rewrite a server's odd chunk into the standard shape first (plain: none)."""
     reader = _ChunkReader(builder)
     complete = False
     for event in iter_sse(chunks):
         data = event.data.strip()
         if complete or not data:
-            # After [DONE] the rest is read but ignored: a body read to its end keeps
-            # the connection alive for the next call. Empty data: a gateway keep-alive.
+            # After [DONE] the rest is read (keeping the connection alive) but ignored;
+            # empty data is a keep-alive.
             continue
         if data.startswith("[DONE]"):
             complete = True
@@ -203,10 +133,10 @@ def parse_chunks(chunks: Iterable[bytes], builder: MessageBuilder) -> Iterator[D
             chunk = json.loads(data)
         except ValueError:
             raise ProviderError(f"the server sent a malformed chunk: {data[:200]}") from None
-        yield from reader.apply(chunk)
+        yield from reader.apply(adapt(chunk) if adapt else chunk)
     if reader.finish_reason is None and not complete:
-        raise ProviderError(EARLY_END)
-    return reader.stop_reason()
+        raise ProviderError("stream ended before the response was complete (no finish_reason)")
+    return finish(reader.finish_reason)
 
 
 class _ChunkReader:
@@ -221,17 +151,14 @@ class _ChunkReader:
     def apply(self, chunk: Any) -> Iterator[Dict[str, Any]]:
         if not isinstance(chunk, dict):
             return
-        if chunk.get("error"):  # an in-band error after a 200 status
-            raise ProviderError(error_text(chunk["error"]))
+        if chunk.get("error"):  # an in-band error after a 200 status, as the server wrote it
+            raise ProviderError(json.dumps(chunk["error"]))
         self.builder.set_response_id(chunk.get("id"))
         choices = chunk.get("choices") or []  # [] or null on the usage chunk
         choice = choices[0] if choices and isinstance(choices[0], dict) else {}
-        # Usage: top level, under x_groq (Groq), or in the choice (some proxies).
-        usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage") or choice.get("usage")
-        if isinstance(usage, dict):
-            self._record_usage(usage)
-        # A reply that was not streamed has a message where a chunk has its delta.
-        delta = choice.get("delta", choice.get("message")) or {}
+        if isinstance(chunk.get("usage"), dict):
+            self._record_usage(chunk["usage"])
+        delta = choice.get("delta") or {}
         # Reasoning before text (a vLLM delta may hold both); one field only (OpenRouter mirrors them).
         field = next((f for f in REASONING_FIELDS if isinstance(delta.get(f), str) and delta[f]), None)
         if field:
@@ -263,20 +190,12 @@ class _ChunkReader:
         input 60, cacheRead 40, output 20, total 120."""
         details = usage.get("prompt_tokens_details")
         details = details if isinstance(details, dict) else {}
-        cached = token_count(details.get("cached_tokens")) or \
-            token_count(usage.get("prompt_cache_hit_tokens"))  # DeepSeek
+        cached = token_count(details.get("cached_tokens"))
         written = token_count(details.get("cache_write_tokens"))
         prompt = token_count(usage.get("prompt_tokens"))
         self.builder.set_usage(input=max(prompt - cached - written, 0),
                                output=token_count(usage.get("completion_tokens")),
                                cacheRead=cached, cacheWrite=written)
-
-    def stop_reason(self) -> str:
-        """Our stop reason for finish_reason: one that means failure raises."""
-        reason = self.finish_reason or "stop"
-        if reason in FINISH_ERRORS:
-            raise ProviderError(FINISH_ERRORS[reason])
-        return FINISH_REASONS.get(reason, "stop")
 
 
 class _ToolCalls:
@@ -315,8 +234,6 @@ class _ToolCalls:
         if isinstance(extra, dict) and extra:  # Gemini 3 wants its signature back
             block["extraContent"] = extra
         arguments = function.get("arguments")
-        if isinstance(arguments, (dict, list)):  # some servers send the object itself
-            arguments = json.dumps(arguments)
         yield self.builder.append(slot, arguments if isinstance(arguments, str) else "")
 
     def _route(self, index: Any, call_id: str, name: str) -> Optional[int]:
@@ -338,11 +255,8 @@ class _ToolCalls:
 
 def post(url: str, headers: Dict[str, str], body: Dict[str, Any],
          abort: threading.Event) -> Iterator[bytes]:
-    """The plain transport: POST once, return the body's chunks as they arrive; no 2xx
-    answer raises a ProviderError of one line. An abort takes effect once the status
-    line is in (the product's transport also ends the wait for it)."""
-    if abort.is_set():
-        raise ProviderError("aborted")
+    """The plain transport: POST once, return the body's chunks; no 2xx answer raises a
+    ProviderError of one line."""
     try:
         response = requests.post(url, headers=headers, json=body, stream=True, timeout=TIMEOUT)
     except requests.RequestException as exc:
@@ -355,11 +269,8 @@ def post(url: str, headers: Dict[str, str], body: Dict[str, Any],
 
 
 def read_body(response, abort: threading.Event) -> Iterator[bytes]:
-    """The body's chunks. An abort must end a read blocked on a silent server, which
-    closing the response cannot do: a watcher thread shuts the socket down, and the
-    blocked read returns at once."""
-    finished = threading.Event()
-    threading.Thread(target=_shut_down_on_abort, args=(response, abort, finished), daemon=True).start()
+    """The body's chunks as they arrive. An abort takes effect at the next chunk (the
+    product's transport also ends a read blocked on a silent server: http/transport.py)."""
     try:
         for chunk in response.iter_content(chunk_size=None):
             if abort.is_set():
@@ -368,25 +279,12 @@ def read_body(response, abort: threading.Event) -> Iterator[bytes]:
     except (OSError, requests.RequestException) as exc:
         raise ProviderError(f"connection lost while streaming ({type(exc).__name__})") from None
     finally:
-        finished.set()
         response.close()
 
 
-def _shut_down_on_abort(response, abort: threading.Event, finished: threading.Event) -> None:
-    while not finished.is_set():
-        if abort.wait(0.05):  # it looks at `finished` between waits
-            sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-            if sock is not None and not finished.is_set():
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass  # already closed by the other side
-            return
-
-
 def stream(model, context: Dict[str, Any], options, *, transport=post, request=build_request,
-           builder: Optional[MessageBuilder] = None) -> Iterator[Dict[str, Any]]:
+           builder: Optional[MessageBuilder] = None, parse=parse_chunks) -> Iterator[Dict[str, Any]]:
     """Stream one reply (see provider.py for the event protocol). Never raises."""
     def open_body() -> Iterable[bytes]:
         return transport(*request(model, context, options), options.abort)
-    return run(builder or MessageBuilder(model), options.abort, open_body, parse_chunks)
+    return run(builder or MessageBuilder(model), options.abort, open_body, parse)

@@ -49,11 +49,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from ..core.messages import clean_text, text_block, text_of, thinking_block, tool_call_block
 from ..core.sse import iter_sse
-from ..core.assembly import MessageBuilder, ProviderError, error_text
-from ..core.openai import images_of
-from .builder import max_output_tokens
+from ..core.assembly import MessageBuilder, ProviderError
+from .builder import error_text, max_output_tokens
 from .guard import stream_from_bytes, stream_http
-from .history import prepare_history
+from .history import images_of, prepare_history
 
 DEFAULT_VERSION = "2023-06-01"  # the long-standing value; override with compat.anthropicVersion
 CACHE = {"type": "ephemeral"}

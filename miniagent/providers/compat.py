@@ -24,11 +24,13 @@ from typing import Any, Dict
 from ..core.openai import STANDARD_COMPAT
 
 # What a standard OpenAI-compatible server accepts: the core's flags (core/openai.py
-# STANDARD_COMPAT: maxTokensField, supportsUsageInStreaming, supportsReasoningReplay)
+# STANDARD_COMPAT: maxTokensField, supportsUsageInStreaming)
 # and the ones only the product reads. Each flag exists because some server disagrees;
 # KNOWN_SERVERS says who, and model.compat overrides any flag.
 DEFAULT_COMPAT: Dict[str, Any] = {
     **STANDARD_COMPAT,
+    # Send our own reasoning back in its field (llama.cpp, DeepSeek need it; Groq 400s on it).
+    "supportsReasoningReplay": True,
     # Send the system prompt as role "developer" for reasoning models (OpenAI's o-series
     # and gpt-5 want it; chat templates of local servers know only "system").
     "supportsDeveloperRole": False,

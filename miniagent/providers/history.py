@@ -88,6 +88,13 @@ ID_FORMATS: Dict[str, Callable[[str], str]] = {
 # --- The cleaning pass ---------------------------------------------------------------------
 
 
+def images_of(content: Any) -> List[Dict[str, Any]]:
+    """The image blocks of a content list (none in a bare string)."""
+    if isinstance(content, str):
+        return []
+    return [block for block in content if block.get("type") == "image"]
+
+
 def same_model(message: Message, model) -> bool:
     """Did `model` itself write this assistant message?"""
     return (message.get("provider") == model.provider and message.get("api") == model.api

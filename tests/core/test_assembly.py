@@ -1,13 +1,13 @@
 """core/assembly.py: a streamed reply assembled piece by piece into one assistant
 message, with the events on the way; tool-call arguments parsed strictly at the end
-(the plain parser, no live preview); run() that never raises; the plain output cap;
-an in-band error as one line. Imports only miniagent.core."""
+(the plain parser, no live preview: that is the product's); run() that never raises;
+the plain output cap. Imports only miniagent.core."""
 
 import threading
 
 import pytest
 
-from miniagent.core.assembly import (MessageBuilder, ProviderError, error_text, max_output_tokens,
+from miniagent.core.assembly import (MessageBuilder, ProviderError, max_output_tokens,
                                      parse_json, run)
 from miniagent.core.messages import ABORTED_TEXT, text_block, thinking_block, tool_call_block
 from miniagent.core.provider import Model, StreamOptions
@@ -107,13 +107,6 @@ def test_the_first_response_id_is_kept():
     assert builder.done("stop")["message"]["responseId"] == "chatcmpl-1"
 
 
-def test_an_in_band_error_is_one_line_naming_its_kind():
-    assert error_text({"type": "overloaded_error", "message": "Overloaded"}) == \
-        "Overloaded (overloaded_error)"
-    assert error_text({"code": 429, "message": "Rate limit 429"}) == "Rate limit 429"
-    assert error_text("plain text") == "plain text"
-
-
 def test_the_plain_parser_is_strict_json_and_an_empty_text_is_no_arguments():
     assert parse_json('{"path": "a.py"}') == {"path": "a.py"}
     assert parse_json("") == {} and parse_json("  ") == {}
@@ -129,16 +122,6 @@ def test_the_plain_builder_shows_no_guess_while_streaming_and_never_runs_a_cut_o
     end = builder.close(index)
     assert end["toolCall"]["arguments"] == {}
     assert end["toolCall"]["invalidArguments"] == '{"command": "rm -rf /tmp/x'
-
-
-def test_a_preview_parser_is_called_only_when_the_text_has_doubled():
-    seen = []
-    builder = MessageBuilder(MODEL, parse_partial=lambda text: seen.append(len(text)) or {"n": len(text)})
-    index, _ = builder.open(tool_call_block("call_1", "write", {}))
-    for _ in range(1000):
-        builder.append(index, "abcd")
-    assert len(seen) < 15 and sum(seen) <= 2 * 4000
-    assert builder.message["content"][0]["arguments"]["n"] == seen[-1]
 
 
 def parse_two_texts(chunks, builder):

@@ -75,13 +75,12 @@ def test_a_harness_prompt_runs_the_agent_on_the_worker_and_returns_at_once():
 # connecting and closing, a child server's stdout and stderr readers, an HTTP server's
 # event streams (one reader each), and a server's requests and notifications handled
 # off the reader, and an eval's workers (each waits on its trials' child processes). The
-# core's plain forms have their own: bash's output reader, openai's abort watcher.
+# core's plain bash has its own: its output reader.
 # (The terminal's spinner needs none: the REPL's main thread redraws it between keys.)
 THREAD_STARTERS = {"harness/worker.py": 1, "http/transport.py": 2, "core/toolcalls.py": 1,
                    "compaction/compaction.py": 1, "modes/rpc/rpc_mode.py": 2,
                    "mcp/servers.py": 2, "mcp/stdio.py": 2, "mcp/jsonrpc.py": 3,
-                   "mcp/http.py": 1, "evals/runner.py": 1, "core/bash.py": 1,
-                   "core/openai.py": 1}
+                   "mcp/http.py": 1, "evals/runner.py": 1, "core/bash.py": 1}
 
 
 def test_no_module_starts_a_thread_of_its_own_for_the_run():

@@ -5,7 +5,8 @@ at the end; the output cap a request may ask for, within the window."""
 from miniagent.core.messages import tool_call_block
 from miniagent.core.provider import Model
 from miniagent.core.provider import StreamOptions
-from miniagent.providers.builder import MessageBuilder, estimate_input_tokens, max_output_tokens
+from miniagent.providers import builder as builder_module
+from miniagent.providers.builder import MessageBuilder, error_text, estimate_input_tokens, max_output_tokens
 
 MODEL = Model(id="gpt-4.1", provider="openai", api="openai-completions",
               cost={"input": 2.0, "output": 8.0, "cacheRead": 0.5, "cacheWrite": 0.0})
@@ -30,3 +31,22 @@ def test_the_output_cap_never_asks_for_more_than_the_window_leaves():
     assert max_output_tokens(model, StreamOptions(), about_6000_tokens) == 2192
     assert max_output_tokens(model, StreamOptions(max_tokens=100)) == 100
     assert max_output_tokens(model, StreamOptions()) == 16384
+
+
+def test_a_preview_parser_is_called_only_when_the_text_has_doubled(monkeypatch):  # from the core
+    seen = []
+    monkeypatch.setattr(builder_module, "parse_partial",
+                        lambda text: seen.append(len(text)) or {"n": len(text)})
+    builder = MessageBuilder(MODEL)
+    index, _ = builder.open(tool_call_block("call_1", "write", {}))
+    for _ in range(1000):
+        builder.append(index, "abcd")
+    assert len(seen) < 15 and sum(seen) <= 2 * 4000
+    assert builder.message["content"][0]["arguments"]["n"] == seen[-1]
+
+
+def test_an_in_band_error_is_one_line_naming_its_kind():  # from the core's assembly
+    assert error_text({"type": "overloaded_error", "message": "Overloaded"}) == \
+        "Overloaded (overloaded_error)"
+    assert error_text({"code": 429, "message": "Rate limit 429"}) == "Rate limit 429"
+    assert error_text("plain text") == "plain text"

@@ -3,7 +3,7 @@
 import re
 
 from miniagent.core.messages import text_of as tool_result_text
-from miniagent.core.openai import images_of
+from miniagent.providers.history import images_of
 from miniagent.core.provider import Model
 from miniagent.providers.history import (
     NO_RESULT,

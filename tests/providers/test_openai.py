@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from fake_server import FakeServer, turn_from_capture
+from fake_server import FakeServer, abort_when, turn_from_capture
 from helpers import FIXTURES
 from miniagent.agent import Agent
 from miniagent.harness.harness import Harness
@@ -26,6 +26,7 @@ from miniagent.providers import stream as provider_stream
 from miniagent.providers.compat import compat_for
 from miniagent.providers.openai import build_request, stream_bytes
 from miniagent.http.classify import is_final
+from miniagent.core.messages import ABORTED_TEXT
 from miniagent.core.tools import Tool, text_result
 
 CAPTURES = FIXTURES / "llama-server"
@@ -833,4 +834,16 @@ def test_abort_mid_stream_ends_as_aborted_quickly():
     message = final(events)
     assert message["stopReason"] == "aborted" and message["errorMessage"] == "Request was aborted"
     assert message["content"][0]["text"]  # what arrived before the abort is kept
+    assert elapsed < 10  # the server would have stalled for 60 s
+
+
+def test_abort_ends_a_read_from_a_silent_server_at_once():  # moved from the core's plain transport
+    turn = {"content": [{"type": "text", "text": "x" * 200}],
+            "fault": {"stall_seconds": 60, "stall_after_bytes": 100}}
+    with FakeServer([turn]) as srv:
+        abort = abort_when(srv, 1)
+        started = time.monotonic()
+        events = list(provider_stream(make_model(srv.base_url + "/v1"), context(), StreamOptions(abort=abort)))
+        elapsed = time.monotonic() - started
+    assert events[-1]["reason"] == "aborted" and events[-1]["error"]["errorMessage"] == ABORTED_TEXT
     assert elapsed < 10  # the server would have stalled for 60 s

@@ -8,10 +8,9 @@ exit status 0 is an error the model reads:
     echo x; exit 3   -> error "x\\n\\n\\nCommand exited with code 3"
 
 The seam: `run` (plain `run_plain`: the shell in its own process group, so one kill on
-abort or timeout stops all it started). The product's tools/bash.py passes live output,
-a bounded tail in memory and the reaper, and words a missing working directory and a
-shell killed by a signal. Left out: live output; a background job that holds the output
-pipe open is waited for at most a second.
+abort or timeout stops all it started); the product's tools/bash.py passes its own (live
+output, a bounded tail, the reaper, a missing directory and a signal death worded).
+Left out: live output; a background job holding the pipe open is waited for 1 s at most.
 """
 
 import os

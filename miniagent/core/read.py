@@ -27,17 +27,13 @@ DESCRIPTION = (
     "to read a part of a large file, and keep reading with offset when you need all of "
     "it. Images (png, jpg, gif, webp) are returned as images you can see.")
 
-PARAMETERS = {
-    "type": "object",
-    "required": ["path"],
-    "properties": {
-        "path": {"type": "string",
-                 "description": "File to read, absolute or relative to the working directory"},
-        "offset": {"type": "number",
-                   "description": "First line to show, counting from 1 (default: 1)"},
-        "limit": {"type": "number", "description": "How many lines to show at most"},
-    },
-}
+PARAMETERS = {"type": "object", "required": ["path"], "properties": {
+    "path": {"type": "string",
+             "description": "File to read, absolute or relative to the working directory"},
+    "offset": {"type": "number",
+               "description": "First line to show, counting from 1 (default: 1)"},
+    "limit": {"type": "number", "description": "How many lines to show at most"},
+}}
 
 
 def resolve_path(path: str, cwd: str) -> str:

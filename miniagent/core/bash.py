@@ -1,22 +1,16 @@
 """bash: run a shell command and give the model the end of its output.
 
-The model sends one command string; it runs as `bash -c <command>` in the working
-directory, stdout and stderr merged, stdin empty. The result is the END of the output,
-at most 2000 lines or 50 KB (a build log's error and summary are at its end), and any
-ending but exit status 0 makes it an error the model reads:
+The command runs as `bash -c <command>` in the working directory, stdout and stderr
+merged, stdin empty. The model sees the END of the output (where a build log's error
+is), at most 2000 lines or 50 KB, the whole saved in a file when cut. Any ending but
+exit status 0 is an error the model reads:
 
-    echo hi                 -> "hi\\n"
-    true                    -> "(no output)"
-    echo x; exit 3          -> error "x\\n\\n\\nCommand exited with code 3"
+    echo x; exit 3   -> error "x\\n\\n\\nCommand exited with code 3"
 
-The seam: `run` says how a command is run. The plain `run_plain` starts the shell in a
-new session (its own process group, so one kill stops it and everything it started),
-reads its output in a thread, and kills the group on abort or timeout. The product
-passes its own (tools/bash.py): live output, the tail kept in memory and the whole
-output in a file, background jobs not waited for, the reaper.
-
-Left out of the plain form: live output while the command runs, and a background job
-that keeps the output pipe open is waited for at most a second.
+The seam: `run` (plain `run_plain`: the shell in its own process group, so one kill on
+abort or timeout stops all it started); the product's tools/bash.py passes its own (live
+output, a bounded tail, the reaper, a missing directory and a signal death worded).
+Left out: live output; a background job holding the pipe open is waited for 1 s at most.
 """
 
 import os
@@ -29,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional
 
-from .read import MAX_BYTES, MAX_LINES
+from .read import MAX_BYTES, MAX_LINES, cap
 from .tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
 
 DESCRIPTION = (
@@ -40,21 +34,17 @@ DESCRIPTION = (
     "result an error. There is no default time limit: pass timeout (seconds) for commands "
     "that might not finish. stdin is empty, so interactive commands cannot be answered.")
 
-PARAMETERS = {
-    "type": "object",
-    "required": ["command"],
-    "properties": {
-        "command": {"type": "string", "description": "The command to run"},
-        "timeout": {"type": "number",
-                    "description": "Stop the command after this many seconds (default: no limit)"},
-    },
-}
+PARAMETERS = {"type": "object", "required": ["command"], "properties": {
+    "command": {"type": "string", "description": "The command to run"},
+    "timeout": {"type": "number",
+                "description": "Stop the command after this many seconds (default: no limit)"},
+}}
 
 
 @dataclass
 class Ran:
     """How a command ended: what `run` returns."""
-    status: int  # the exit status; below 0, the signal that killed the shell
+    status: int  # the exit status (below 0: killed by that signal)
     stopped_by: Optional[str]  # "timeout", "aborted" or None
     output: str  # what the model sees of the output, with a notice if it was cut
     details: Optional[Dict] = None
@@ -69,12 +59,12 @@ def run_plain(command: str, cwd: str, timeout: Optional[float], ctx: ToolContext
     reader = threading.Thread(target=lambda: chunks.extend(iter(proc.stdout.read1, b"")),
                               daemon=True)  # a thread, so that waiting can watch the clock
     reader.start()
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = time.monotonic() + (timeout or float("inf"))
     stopped_by = None
     while proc.poll() is None and stopped_by is None:
         if ctx.abort.wait(0.05):
             stopped_by = "aborted"
-        elif deadline is not None and time.monotonic() > deadline:
+        elif time.monotonic() > deadline:
             stopped_by = "timeout"
     if stopped_by:
         os.killpg(proc.pid, signal.SIGKILL)  # the shell's whole group: `sleep 9 & wait` too
@@ -86,26 +76,20 @@ def run_plain(command: str, cwd: str, timeout: Optional[float], ctx: ToolContext
 def tail(data: bytes) -> str:
     """The end of the output; when cut, a notice and the whole of it saved in a file."""
     lines = data.decode("utf-8", errors="replace").split("\n")
-    kept = lines[-MAX_LINES:]
-    while len(kept) > 1 and len("\n".join(kept).encode("utf-8")) > MAX_BYTES:
-        kept = kept[len(kept) // 10 or 1:]  # drop a tenth at a time: few joins
-    if len(kept) == len(lines):
-        return "\n".join(kept)
-    fd, path = tempfile.mkstemp(prefix="miniagent-bash-", suffix=".log")
-    with os.fdopen(fd, "wb") as f:
+    kept, cut_by = cap(lines[::-1])  # read's limits, counted from the end
+    if cut_by is None:
+        return "\n".join(lines)
+    with tempfile.NamedTemporaryFile(prefix="miniagent-bash-", suffix=".log", delete=False) as f:
         f.write(data)
     first = len(lines) - len(kept) + 1
-    return "\n".join(kept) + f"\n\n[Showing lines {first}-{len(lines)} of {len(lines)}. " \
-                             f"Full output: {path}]"
+    return "\n".join(reversed(kept)) + f"\n\n[Showing lines {first}-{len(lines)} of " \
+                                      f"{len(lines)}. Full output: {f.name}]"
 
 
 def create_bash_tool(run: Callable[..., Ran] = run_plain) -> Tool:
     """The bash tool; `run` is the seam (see the module docstring)."""
     def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
         check_not_aborted(ctx.abort)
-        if not os.path.isdir(ctx.cwd):
-            raise ToolError(f"Working directory does not exist: {ctx.cwd}\n"
-                            f"The command was not run.")
         timeout = args.get("timeout")
         timeout = timeout if timeout and timeout > 0 else None  # 0 or less: no limit
         return outcome(run(args["command"], ctx.cwd, timeout, ctx), timeout)
@@ -122,9 +106,6 @@ def outcome(ran: Ran, timeout: Optional[float]) -> ToolResult:
         raise ToolError(f"{text}\n\nCommand timed out after {timeout:g} seconds and was "
                         f"stopped (with every process it started). If it needs more "
                         f"time, run it again with a larger timeout.")
-    if ran.status < 0:  # the shell itself died from a signal we did not send
-        name = signal.strsignal(-ran.status) or "unknown signal"
-        raise ToolError(f"{text}\n\nCommand was killed by signal {-ran.status} ({name})")
     if ran.status != 0:
         raise ToolError(f"{text}\n\nCommand exited with code {ran.status}")
     return text_result(text, ran.details)

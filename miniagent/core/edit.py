@@ -1,39 +1,29 @@
 """edit: change a file by replacing exact pieces of text, several at once.
 
-The model sends a path and `edits`, a list of {oldText, newText} pairs. Each oldText must
-be found exactly once in the file as it is now (edits do not see each other's results),
-the pieces must not overlap, and then all of them are replaced in one write: either
-every edit lands or none does.
+The model sends a path and `edits`, {oldText, newText} pairs: each oldText must occur
+exactly once in the file as it was before the call, none may overlap; all land at once.
 
     file:  "a = 1\\nb = 2\\nc = 3\\n"
     edits: [{"oldText": "a = 1", "newText": "a = 10"},
             {"oldText": "c = 3", "newText": "c = 30"}]
     file:  "a = 10\\nb = 2\\nc = 30\\n"       result: "Edited ...: replaced 2 blocks ..."
 
-Why quote text instead of giving line numbers: a stale line number changes the wrong
-line, while a quote that is not in the file fails loudly, and the error tells the model
-to read the file again. newText takes the file's line ending (CRLF if its first line has
-one), and a byte order mark and bytes that are not UTF-8 are written back as they were.
+Why quote text, not line numbers: a stale line number changes the wrong line, while a
+quote that is not in the file fails loudly and the model reads the file again. A byte
+order mark, CRLF line ends (newText takes them) and bytes that are not UTF-8 stay.
 
-Three seams, each with a plain default the product replaces (tools/edit.py):
-  * `files`: how the file is reached (plain: open it; hardened: pipes, devices and huge
-    files refused, failures worded);
-  * `match`: where each oldText is (plain: exact substrings; hardened: also with smart
-    quotes, dashes and trailing spaces ironed out);
-  * `diff`: what the result's details show of the change (plain: a unified diff;
-    hardened: a line-numbered one).
-
-edit declares the file it reads and writes (`paths`), so two edits of one file in one
-reply run one after the other (toolcalls.py). Left out: creating files (write's job),
-regular expressions, replace-all.
+The seams, plain here and hardened in the product's tools/edit.py: `files` (write's, plus
+`load`), `match` (where each oldText is; the product also looks with smart quotes, dashes
+and trailing spaces ironed out) and `diff` (the change as the result's details show it).
+Left out: creating files (write's job), regular expressions, replace-all.
 """
 
 import difflib
 import json
 from typing import Callable, Dict, List, Optional, Tuple
 
-from .read import describe_os_error, resolve_path
 from .tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, text_result
+from .write import WriteFiles
 
 BOM = b"\xef\xbb\xbf"
 
@@ -45,37 +35,22 @@ DESCRIPTION = (
     "together. Include just enough surrounding lines to make each oldText unique. To "
     "change two nearby places, use one edit that covers both.")
 
-PARAMETERS = {
-    "type": "object",
-    "required": ["path", "edits"],
-    "properties": {
-        "path": {"type": "string",
-                 "description": "File to edit, absolute or relative to the working directory"},
-        "edits": {
-            "type": "array",
-            "description": "Replacements, each matched against the original file",
-            "items": {
-                "type": "object",
-                "required": ["oldText", "newText"],
-                "properties": {
-                    "oldText": {"type": "string",
-                                "description": "Text to replace; must occur exactly once"},
-                    "newText": {"type": "string", "description": "Text to put in its place"},
-                },
-            },
-        },
-    },
-}
+ONE_EDIT = {"type": "object", "required": ["oldText", "newText"], "properties": {
+    "oldText": {"type": "string", "description": "Text to replace; must occur exactly once"},
+    "newText": {"type": "string", "description": "Text to put in its place"},
+}}
+
+PARAMETERS = {"type": "object", "required": ["path", "edits"], "properties": {
+    "path": {"type": "string",
+             "description": "File to edit, absolute or relative to the working directory"},
+    "edits": {"type": "array",
+              "description": "Replacements, each matched against the original file",
+              "items": ONE_EDIT},
+}}
 
 
-class EditFiles:
-    """edit's `files` seam: where a path leads, its bytes read and written back."""
-
-    def resolve(self, path: str, cwd: str) -> str:
-        return resolve_path(path, cwd)
-
-    def describe_error(self, exc: OSError, path: str) -> ToolError:
-        return describe_os_error(exc, path)
+class EditFiles(WriteFiles):
+    """edit's `files` seam: write's, and the bytes of the file as they are."""
 
     def load(self, path: str) -> bytes:
         try:
@@ -83,16 +58,6 @@ class EditFiles:
                 return f.read()
         except OSError as exc:
             raise self.describe_error(exc, path) from exc
-
-    def save(self, path: str, data: bytes) -> None:
-        try:
-            with open(path, "wb") as f:
-                f.write(data)
-        except OSError as exc:
-            raise self.describe_error(exc, path) from exc
-
-
-Match = Callable[[str, List[str], object], List[Tuple[int, int, int]]]
 
 
 def match_exact(text: str, old_texts: List[str], abort=None) -> List[Tuple[int, int, int]]:
@@ -110,8 +75,8 @@ def unified_diff(old: str, new: str) -> Optional[Dict]:
     return {"diff": "\n".join(list(lines)[2:])}  # without the ---/+++ header
 
 
-def create_edit_tool(files: EditFiles = EditFiles(), match: Match = match_exact,
-                     diff: Callable[[str, str], Optional[Dict]] = unified_diff) -> Tool:
+def create_edit_tool(files: EditFiles = EditFiles(), match: Callable = match_exact,
+                     diff: Callable = unified_diff) -> Tool:
     """The edit tool; `files`, `match` and `diff` are the seams (see the module docstring)."""
     def paths(args: Dict, cwd: str):
         path = files.resolve(args["path"], cwd)

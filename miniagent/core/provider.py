@@ -1,8 +1,7 @@
 """The provider contract: one function, `stream()`, hides every LLM API.
 
-A provider turns (model, context, options) into a stream of events and one final
-assistant message. Each wire protocol lives in its own module and exposes the same
-generator:
+A provider turns (model, context, options) into a stream of events ending in one
+assistant message; each wire protocol is a module with the same generator:
 
     stream(model, context, options) -> Iterator[StreamEvent]
 
@@ -20,9 +19,8 @@ generator:
 `partial` is the assistant message being built, the same dict mutated in place.
 
 The contract that keeps the rest of the agent simple: **a stream never raises.** An
-HTTP error, a malformed chunk, a dropped connection or an abort ends the stream with an
-`error` event whose message has stopReason "error" or "aborted" and an errorMessage.
-Whether it is "aborted" is decided only by whether `options.abort` is set.
+HTTP error, a malformed chunk, a dropped connection or an abort ends it with an `error`
+event and an errorMessage; its stopReason is "aborted" exactly when `options.abort` is set.
 
 `Model` is what a provider is told about the model: its id, its protocol (`api`), its
 server and the facts the agent plans with (window, output limit, prices).
@@ -47,56 +45,35 @@ DEFAULT_MAX_TOKENS = 16_384
 class Model:
     """One model as the providers see it."""
 
-    id: str
-    """The name the server knows it by, e.g. "gpt-4.1" or "qwen2.5-coder:7b"."""
-    provider: str
-    """Who serves it: "openai", "anthropic", "ollama", "openai-compatible", "scripted"..."""
-    api: str
-    """The wire protocol: "openai-completions", "anthropic-messages" or "scripted"."""
-    base_url: str = ""
-    """OpenAI style includes the version path (.../v1); Anthropic style does not."""
-    name: str = ""
-    """A human name for listings."""
-    context_window: int = DEFAULT_CONTEXT_WINDOW
-    """Tokens the model can read in one request (input plus output)."""
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    """Tokens the model may write in one reply."""
-    reasoning: bool = False
-    """Can it think (OpenAI reasoning effort, Anthropic thinking budget)?"""
-    input: List[str] = field(default_factory=lambda: ["text"])
-    """What it reads: "text", and "image" if it sees images."""
-    cost: Dict[str, float] = field(default_factory=lambda: {
+    id: str  # the name the server knows it by, e.g. "gpt-4.1" or "qwen2.5-coder:7b"
+    provider: str  # who serves it: "openai", "anthropic", "ollama", "scripted"...
+    api: str  # the wire protocol: "openai-completions", "anthropic-messages", "scripted"
+    base_url: str = ""  # OpenAI style includes the version path (.../v1), Anthropic's not
+    name: str = ""  # a human name for listings
+    context_window: int = DEFAULT_CONTEXT_WINDOW  # tokens read in one request, output too
+    max_tokens: int = DEFAULT_MAX_TOKENS  # tokens it may write in one reply
+    reasoning: bool = False  # can it think (reasoning effort, thinking budget)?
+    input: List[str] = field(default_factory=lambda: ["text"])  # "image" too if it sees
+    cost: Dict[str, float] = field(default_factory=lambda: {  # USD per million tokens
         "input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0})
-    """USD per million tokens, per usage kind."""
-    compat: Dict[str, Any] = field(default_factory=dict)
-    """Overrides of the provider's auto-detected quirk flags, field by field."""
-    headers: Dict[str, str] = field(default_factory=dict)
-    """Extra HTTP headers sent with every request."""
+    compat: Dict[str, Any] = field(default_factory=dict)  # overrides of detected quirks
+    headers: Dict[str, str] = field(default_factory=dict)  # sent with every request
+    # pi's thinkingLevelMap: "xhigh" or "max" listed = the model has it, null = lacks it
     thinking_level_map: Dict[str, Any] = field(default_factory=dict)
-    """pi's thinkingLevelMap: "xhigh" or "max" listed = the model has it, null = lacks it."""
-    default: bool = False
-    """The model its provider uses when none is named."""
-    script: Optional[Any] = None
-    """The scripted provider's turns (api "scripted" only)."""
-
-
+    default: bool = False  # the model its provider uses when none is named
+    script: Optional[Any] = None  # the scripted provider's turns (api "scripted" only)
 
 
 @dataclass
 class StreamOptions:
     """Per-call settings a provider needs besides the model and the context."""
 
-    abort: threading.Event = field(default_factory=threading.Event)
-    """Set by Agent.abort(); the provider stops reading and ends the stream as aborted."""
-    api_key: Optional[str] = None
-    """Secret for the endpoint; never printed or stored."""
-    thinking: str = "off"
-    """Reasoning level: off, minimal, low, medium, high."""
-    max_tokens: Optional[int] = None
-    """Output token cap; None means min(model.max_tokens, 32000)."""
+    abort: threading.Event = field(default_factory=threading.Event)  # set: stop, as "aborted"
+    api_key: Optional[str] = None  # the endpoint's secret; never printed or stored
+    thinking: str = "off"  # reasoning level: off, minimal, low, medium, high
+    max_tokens: Optional[int] = None  # output cap; None: min(model.max_tokens, 32000)
     temperature: Optional[float] = None
-    session_id: Optional[str] = None
-    """Sent as a prompt-cache key where the API supports one."""
+    session_id: Optional[str] = None  # a prompt-cache key where the API takes one
 
 
 def stream(model: Model, context: Dict[str, Any],

@@ -1,28 +1,15 @@
 """read: show the model a file, a window of lines at a time.
 
-The model sends a path and optionally `offset` (first line, from 1) and `limit` (how many
-lines). It gets the lines as they are, without line numbers, and one closing notice that
-says how to continue, so a long file is read in windows:
+The model sends a path, optionally `offset` (first line, from 1) and `limit`; it gets the
+lines as they are, at most 2000 lines or 50 KB (a model's context is a budget), and a
+notice saying how to continue. Lines are what `text.split("\\n")` gives ("a\\n" is 2).
 
-    read("big.log")            -> lines 1-2000, then
-                                  "[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"
-    read("big.log", limit=10)  -> lines 1-10, then
-                                  "[2490 more lines in file. Use offset=11 to continue.]"
-    read("a.txt", offset=100)  -> error "Offset 100 is beyond end of file (3 lines total)"
+    read("big.log")  -> its lines 1-2000, then
+                        "[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"
 
-Lines are what `text.split("\\n")` gives ("a\\nb\\n" is 3 lines, the last one empty), and a
-window stops at 2000 lines or 50 KB, whichever comes first: a model's context is a budget.
-
-The seam: `files` says how read reaches the disk (where a path leads, and the result for a
-window of a file). The plain `ReadFiles` opens the file, decodes it as UTF-8 and cuts the
-window. The product passes its own (tools/read.py): pipes and devices refused, images
-and binary files told apart, huge files streamed, the wording of every failure.
-
-read declares the file it reads (`paths`), so toolcalls.py orders it among the writes of
-the same file in one reply.
-
-Left out of the plain form: images, binary files (shown as U+FFFD), files over 10 MB, a
-single line longer than 50 KB (shown whole).
+The seam: `files` (plain `ReadFiles`: open, decode as UTF-8, cut the window); the product's
+tools/read.py passes its own: images, binary and huge files, special files refused. Left
+out: images, binary files (shown as U+FFFD), huge files (read whole), a line over 50 KB.
 """
 
 import os
@@ -32,7 +19,6 @@ from .tools import Tool, ToolContext, ToolError, ToolResult, check_not_aborted, 
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
-MAX_FILE_BYTES = 10 * 1024 * 1024  # the plain form holds the file in memory
 
 DESCRIPTION = (
     "Read a file. Text files come back as plain lines (no line numbers added), at most "
@@ -41,17 +27,13 @@ DESCRIPTION = (
     "to read a part of a large file, and keep reading with offset when you need all of "
     "it. Images (png, jpg, gif, webp) are returned as images you can see.")
 
-PARAMETERS = {
-    "type": "object",
-    "required": ["path"],
-    "properties": {
-        "path": {"type": "string",
-                 "description": "File to read, absolute or relative to the working directory"},
-        "offset": {"type": "number",
-                   "description": "First line to show, counting from 1 (default: 1)"},
-        "limit": {"type": "number", "description": "How many lines to show at most"},
-    },
-}
+PARAMETERS = {"type": "object", "required": ["path"], "properties": {
+    "path": {"type": "string",
+             "description": "File to read, absolute or relative to the working directory"},
+    "offset": {"type": "number",
+               "description": "First line to show, counting from 1 (default: 1)"},
+    "limit": {"type": "number", "description": "How many lines to show at most"},
+}}
 
 
 def resolve_path(path: str, cwd: str) -> str:
@@ -76,21 +58,17 @@ class ReadFiles:
         """The result for lines start+1 .. start+count (count None: to the end)."""
         try:
             with open(path, "rb") as f:
-                data = f.read(MAX_FILE_BYTES + 1)
+                data = f.read()
         except OSError as exc:
             raise describe_os_error(exc, path) from exc
-        if len(data) > MAX_FILE_BYTES:
-            raise ToolError(f"{path} is over 10 MB; look at a part of it with bash "
-                            f"(head, tail, sed -n '100,200p').")
         lines = data.decode("utf-8", errors="replace").split("\n")
         check_offset(start, len(lines))
         if not data:
             return text_result("(empty file)")
         end = len(lines) if count is None else min(start + count, len(lines))
         shown, cut_by = cap(lines[start:end])
-        text = "\n".join(shown)
         notice = closing_notice(start, len(shown), end, len(lines), cut_by)
-        return text_result(f"{text}\n\n{notice}" if notice else text)
+        return text_result("\n".join(shown) + (f"\n\n{notice}" if notice else ""))
 
 
 def create_read_tool(files: ReadFiles = ReadFiles()) -> Tool:
@@ -100,17 +78,12 @@ def create_read_tool(files: ReadFiles = ReadFiles()) -> Tool:
 
     def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
         check_not_aborted(ctx.abort)
-        start, count = window(args.get("offset"), args.get("limit"))
+        offset, limit = args.get("offset"), args.get("limit")
+        start = max(0, int(offset) - 1) if offset else 0  # offset 0 or none: line 1
+        count = int(limit) if limit and limit >= 1 else None  # a limit below 1: no limit
         return files.read(files.resolve(args["path"], ctx.cwd), start, count, ctx)
 
     return Tool("read", DESCRIPTION, PARAMETERS, execute, paths=paths)
-
-
-def window(offset: Optional[float], limit: Optional[float]) -> Tuple[int, Optional[int]]:
-    """(first line's index, how many) from the model's offset and limit: offset 0 or none
-    is line 1, a limit below 1 is no limit. window(11, 5) -> (10, 5)."""
-    start = max(0, int(offset) - 1) if offset else 0
-    return start, int(limit) if limit and limit >= 1 else None
 
 
 def check_offset(start: int, total: int) -> None:

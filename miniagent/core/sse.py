@@ -1,51 +1,37 @@
 """Server-Sent Events: how a model server streams its reply, decoded from raw bytes.
 
-Both wire protocols we speak (OpenAI Chat Completions and Anthropic Messages) send a
-streamed reply as Server-Sent Events (SSE), a plain-text format from the WHATWG HTML
-standard (section 9.2). The body is a sequence of lines; each line is a field
-`name: value`, and a blank line ends one event:
+Both wire protocols we speak (OpenAI Chat Completions and Anthropic Messages) stream a
+reply as Server-Sent Events (SSE, WHATWG HTML section 9.2): lines of `name: value`
+fields, and a blank line ends one event:
 
     event: content_block_delta                  <- the event's type (default "message")
     data: {"type":"content_block_delta",...}    <- the payload; several data lines join with "\\n"
                                                 <- blank line: dispatch the event
     : keep-alive                                <- a comment, ignored
 
-Worked example. The bytes
+Worked example: these bytes make two events. The comment dispatches nothing, and the
+last line never got its blank line, so at the end it is dropped (pending, not an event):
 
     >>> body = b'data: {"a":1}\\n\\n: ping\\n\\nevent: done\\ndata: x\\ndata: y\\r\\n\\r\\ndata: lost'
-
-decode to exactly two events,
-
     >>> for event in iter_sse([body]):
     ...     print(event)
     SSEEvent(event='message', data='{"a":1}', id='', retry=None)
     SSEEvent(event='done', data='x\\ny', id='', retry=None)
 
-the comment block dispatches nothing, and the last line never got its blank line, so
-at the end of the stream it is dropped (the spec's rule: an unterminated event is
-pending data, not an event).
+What a quick `split(b"\\n\\n")` gets wrong, and this decoder gets right:
 
-The details that a quick `split(b"\\n\\n")` gets wrong, and this decoder gets right:
+- A line ends with CRLF, a lone LF or a lone CR, mixed freely. A chunk that ends in CR
+  ends its line there, and one leading LF of the next chunk is swallowed: a CR|LF split
+  across two chunks must not make a phantom blank line.
+- A chunk can cut a UTF-8 character in half: each whole line is decoded on its own.
+- One byte-order mark at the very start is stripped; `data:x` and `data: x` both mean
+  "x"; a block without a data line dispatches nothing; the last `id` persists.
 
-- A line ends with CRLF, a lone LF or a lone CR, mixed freely in one stream. When a
-  chunk ends in CR we cannot know yet whether an LF follows in the next chunk; we end
-  the line at the CR and remember to swallow one leading LF of the next chunk, or a
-  CR|LF split across two chunks would produce a phantom blank line.
-- Network chunks can cut a multi-byte UTF-8 character in half, so we keep bytes until
-  a whole line is there and decode each line on its own (bad bytes become U+FFFD).
-- Exactly one byte-order mark (U+FEFF) at the very start of the stream is stripped.
-- `data:x` and `data: x` both mean "x": one space after the colon is removed, and only
-  one. A line without a colon is a field name with an empty value.
-- A block with no data line (only `event:`, `id:`, `retry:` or comments) dispatches
-  nothing. The last `id` persists across events, as the spec says.
+`feed()` takes whatever bytes arrived and returns the events they completed; each chunk
+is split into lines once, and only an unfinished last line is carried over.
 
-The decoder is incremental: `feed()` takes whatever bytes arrived and returns the
-events they completed. Its cost is linear in the input: each chunk is split into lines
-once, and only the unfinished last line is carried over to the next chunk.
-
-Left out: reconnection (`retry` is recorded but we never reconnect; a dropped model
-stream is retried from scratch by the agent instead) and any meaning of the payload:
-`[DONE]`, JSON and event names are the providers' business.
+Left out: reconnection (`retry` is recorded, unused: the agent retries a dropped stream
+from scratch) and the payload's meaning (`[DONE]`, JSON, event names: the providers').
 """
 
 from dataclasses import dataclass
@@ -58,14 +44,10 @@ BOM = "\ufeff"
 class SSEEvent:
     """One dispatched event."""
 
-    event: str = "message"
-    """The event type: the last `event:` field of the block, or "message"."""
-    data: str = ""
-    """The `data:` lines of the block joined with "\\n"."""
-    id: str = ""
-    """The last event id seen so far in the stream (it persists across events)."""
-    retry: Optional[int] = None
-    """The last reconnection time in ms the server asked for, if any."""
+    event: str = "message"  # the block's last `event:` field, or "message"
+    data: str = ""  # the block's `data:` lines joined with "\\n"
+    id: str = ""  # the last event id seen so far in the stream
+    retry: Optional[int] = None  # the last reconnection time (ms) the server asked for
 
 
 class SSEDecoder:
@@ -86,11 +68,9 @@ class SSEDecoder:
         self._partial_line = bytearray()  # bytes of the line still waiting for its end
         self._skip_lf = False  # the last chunk ended in CR: a leading LF belongs to it
         self._at_stream_start = True  # the BOM may only appear before the first line
-        # The event being assembled, reset at each dispatch.
-        self._data_lines: List[str] = []
+        self._data_lines: List[str] = []  # the event being assembled, reset at dispatch
         self._event_type = ""
-        # Stream-wide state, kept across events.
-        self._last_id = ""
+        self._last_id = ""  # stream-wide: kept across events
         self._retry: Optional[int] = None
 
     def feed(self, chunk: bytes) -> List[SSEEvent]:
@@ -122,15 +102,11 @@ class SSEDecoder:
     def _complete_line(self, line_end: bytes) -> str:
         """Join the carried-over start of the line to its end and decode it. Decoding
         whole lines is what keeps a character cut between two chunks intact."""
-        if self._partial_line:
-            self._partial_line += line_end
-            line_end = bytes(self._partial_line)
-            self._partial_line.clear()
-        line = line_end.decode("utf-8", errors="replace")
+        line = (bytes(self._partial_line) + line_end).decode("utf-8", errors="replace")
+        self._partial_line.clear()
         if self._at_stream_start:
             self._at_stream_start = False
-            if line.startswith(BOM):
-                line = line[1:]
+            line = line.removeprefix(BOM)
         return line
 
     def _interpret(self, line: str) -> Optional[SSEEvent]:
@@ -146,12 +122,10 @@ class SSEDecoder:
             self._data_lines.append(value)
         elif name == "event":
             self._event_type = value
-        elif name == "id":
-            if "\0" not in value:
-                self._last_id = value
-        elif name == "retry":
-            if value.isascii() and value.isdigit():
-                self._retry = int(value)
+        elif name == "id" and "\0" not in value:
+            self._last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
         # Any other field name is ignored, as the spec requires.
         return None
 
@@ -161,19 +135,12 @@ class SSEDecoder:
         self._data_lines, self._event_type = [], ""
         if not data_lines:
             return None
-        return SSEEvent(
-            event=event_type or "message",
-            data="\n".join(data_lines),
-            id=self._last_id,
-            retry=self._retry,
-        )
+        return SSEEvent(event=event_type or "message", data="\n".join(data_lines),
+                        id=self._last_id, retry=self._retry)
 
 
 def iter_sse(chunks: Iterable[bytes]) -> Iterator[SSEEvent]:
-    """Decode a whole body given as an iterable of byte chunks.
-
-    Example: list(iter_sse([b"data: h", b"i\\n\\n"])) == [SSEEvent(data="hi")]
-    """
+    """Decode a whole body given as byte chunks: [b"data: h", b"i\\n\\n"] -> SSEEvent(data="hi")."""
     decoder = SSEDecoder()
     for chunk in chunks:
         yield from decoder.feed(chunk)

@@ -3,12 +3,9 @@
     write("src/new/app.py", "print('hi')\\n")
       -> creates src/new/ if needed, writes the file, "Wrote 12 bytes to /repo/src/new/app.py"
 
-The count is of UTF-8 bytes, what lands on disk. For a small change, `edit` is cheaper
-for the model (it sends only the change) and safer (it fails if the file is not what the
-model thinks). The seam: `files` (plain `WriteFiles`: create the parents, open, write;
-the product's tools/write.py refuses pipes and devices and words every failure).
-write declares the file it writes (`paths`), so toolcalls.py orders it among the other
-calls on that file in one reply. Left out: writing beside and renaming (atomic writes).
+The count is of UTF-8 bytes, what lands on disk. The seam: `files` (plain `WriteFiles`:
+create the parents, open, write); the product's tools/write.py refuses pipes and devices
+and words every failure. Left out: atomic writes (writing beside, then renaming).
 """
 
 import os
@@ -22,19 +19,15 @@ DESCRIPTION = (
     "directories) or replacing everything in it. To change part of an existing file, "
     "prefer edit.")
 
-PARAMETERS = {
-    "type": "object",
-    "required": ["path", "content"],
-    "properties": {
-        "path": {"type": "string",
-                 "description": "File to write, absolute or relative to the working directory"},
-        "content": {"type": "string", "description": "The complete new content of the file"},
-    },
-}
+PARAMETERS = {"type": "object", "required": ["path", "content"], "properties": {
+    "path": {"type": "string",
+             "description": "File to write, absolute or relative to the working directory"},
+    "content": {"type": "string", "description": "The complete new content of the file"},
+}}
 
 
 class WriteFiles:
-    """write's seam: where a path leads, and the bytes put there."""
+    """write's seam: where a path leads, and the bytes put there (edit's extends it)."""
 
     def resolve(self, path: str, cwd: str) -> str:
         return resolve_path(path, cwd)
@@ -44,8 +37,7 @@ class WriteFiles:
 
     def save(self, path: str, data: bytes) -> None:
         try:
-            # Creating the parents (as pi does) saves the model a `mkdir -p` turn.
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.makedirs(os.path.dirname(path), exist_ok=True)  # saves the model a `mkdir -p`
             with open(path, "wb") as f:
                 f.write(data)
         except OSError as exc:
@@ -59,12 +51,11 @@ def create_write_tool(files: WriteFiles = WriteFiles()) -> Tool:
 
     def execute(call_id: str, args: Dict, ctx: ToolContext) -> ToolResult:
         check_not_aborted(ctx.abort)
-        path = files.resolve(args["path"], ctx.cwd)
-        if args["path"].endswith("/"):  # the resolved path lost the "/": it would be a FILE
+        if args["path"].endswith("/"):  # resolving drops the "/": it would become a FILE
             raise ToolError(f"Cannot write {args['path']!r}: the path ends with '/', so it "
                             f"names a directory. Give the file name to write, for example "
                             f"{args['path']}file.txt (missing directories are created).")
-        data = args["content"].encode("utf-8")
+        path, data = files.resolve(args["path"], ctx.cwd), args["content"].encode("utf-8")
         files.save(path, data)
         return text_result(f"Wrote {len(data)} bytes to {path}")
 

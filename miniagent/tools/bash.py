@@ -23,17 +23,21 @@ pi counts the same way, and models key on these numbers, so we keep its rule.
 How the command is run lives in process.py: its output streams into an OutputSink that keeps only the last
 ~100 KB in memory and every byte in a temp file, a timeout or an abort kills the
 command's whole process group within 100 ms, and a background job (`server &`) does not
-keep the call waiting.
+keep the call waiting. Two endings are worded here, not in the core: a working
+directory that no longer exists ("Working directory does not exist: ...", the command
+is not run) and a shell killed by a signal nobody here sent (check_signal).
 
 Left out: interactive commands (stdin is empty), a command prefix from settings (the
 shell itself can be chosen: settings.json's shellPath reaches `create_tool(shell)`),
 and cleaning up old temp files.
 """
 
+import os
+import signal
 from typing import Dict, Optional, Tuple
 
 from ..core.bash import Ran, create_bash_tool, outcome
-from ..core.tools import Tool, ToolContext, ToolResult, text_result
+from ..core.tools import Tool, ToolContext, ToolError, ToolResult, text_result
 from .hardening.process import OutputSink, run_command
 from .hardening.truncate import DEFAULT_MAX_BYTES, format_size
 
@@ -48,17 +52,30 @@ def create_tool(shell: Optional[str] = None) -> Tool:
 def run(command: str, cwd: str, timeout: Optional[float], ctx: ToolContext,
         shell: Optional[str] = None) -> Ran:
     """The core bash's `run` seam, hardened: process.py's run_command into an OutputSink."""
+    if not os.path.isdir(cwd):  # else the error would be Popen's, naming no directory
+        raise ToolError(f"Working directory does not exist: {cwd}\n"
+                        f"The command was not run.")
     with OutputSink() as sink:
         status, stopped_by = run_command(
             command, cwd, sink, timeout, ctx.abort,
             on_output=lambda: ctx.on_update(partial_result(sink)), shell=shell)
-        return Ran(status, stopped_by, *final_text(sink))
+        return check_signal(Ran(status, stopped_by, *final_text(sink)))
 
 
 def finish(sink: OutputSink, returncode: int, stopped_by: Optional[str],
            timeout: Optional[float]) -> ToolResult:
     """The core's outcome for a command run outside the tool (the user's `!cmd`)."""
-    return outcome(Ran(returncode, stopped_by, *final_text(sink)), timeout)
+    return outcome(check_signal(Ran(returncode, stopped_by, *final_text(sink))), timeout)
+
+
+def check_signal(ran: Ran) -> Ran:
+    """The ending the core words as an exit code: the shell killed by a signal nobody here
+    sent (the OOM killer, a crash). "Command was killed by signal 9 (Killed)" says so."""
+    if ran.status < 0 and ran.stopped_by is None:
+        name = signal.strsignal(-ran.status) or "unknown signal"
+        raise ToolError(f"{ran.output or '(no output)'}\n\nCommand was killed by signal "
+                        f"{-ran.status} ({name})")
+    return ran
 
 
 def final_text(sink: OutputSink) -> Tuple[str, Optional[Dict]]:

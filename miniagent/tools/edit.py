@@ -29,12 +29,13 @@ from dataclasses import replace
 from typing import Dict, List, Tuple
 
 from ..core.edit import EditFiles, create_edit_tool
-from ..core.tools import Tool, ToolError
+from ..core.tools import Tool
 from .hardening.diff import generate_diff
 from .hardening.edit_args import prepare_arguments
 from .hardening.fuzzy import NormalisedText, normalise
-from .hardening.paths import describe_os_error, refuse_oversized, refuse_special_file, resolve_path
+from .hardening.paths import refuse_oversized, refuse_special_file
 from .hardening.truncate import printable
+from .write import SafeWriteFiles
 
 MAX_EDIT_BYTES = 10 * 1024 * 1024
 """edit holds a file several times over (bytes, text, its normalised copy, the result:
@@ -43,12 +44,9 @@ TOO_BIG_TO_EDIT = ("are not loaded into memory to be edited. Change it with bash
                    "for example `sed -i 's/OLD/NEW/' {path}` (read shows any part of it).")
 
 
-class SafeEditFiles(EditFiles):
-    """The core edit's `files` seam, hardened: special and huge files refused, failures
-    worded for the model."""
-
-    def resolve(self, path: str, cwd: str) -> str:
-        return resolve_path(path, cwd)
+class SafeEditFiles(SafeWriteFiles, EditFiles):
+    """The core edit's `files` seam, hardened: write's safe files, and huge files refused
+    before they are loaded."""
 
     def load(self, path: str) -> bytes:
         refuse_special_file(path, "edit")
@@ -59,9 +57,6 @@ class SafeEditFiles(EditFiles):
                 return f.read()
         except OSError as exc:
             raise self.describe_error(exc, path) from exc
-
-    def describe_error(self, exc: OSError, path: str) -> ToolError:
-        return describe_os_error(exc, path)
 
 
 def match_normalised(text: str, old_texts: List[str], abort=None) -> List[Tuple[int, int, int]]:

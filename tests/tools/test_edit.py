@@ -6,7 +6,7 @@ send in test_edit_args.py, the diff in test_diff.py."""
 import pytest
 
 from miniagent.core.tools import ToolError
-from miniagent.core import edit as core_edit  # the plain files the product extends
+from miniagent.core import write as core_write  # the plain files the product extends
 from miniagent.tools import edit as edit_module
 from helpers import run_edit as edit, one_edit as one, make_file as make
 
@@ -138,7 +138,7 @@ def test_write_back_refused_leaves_the_file_alone(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", file)
         return open(file, mode, *args, **kwargs)
 
-    monkeypatch.setattr(core_edit, "open", open_read_only, raising=False)
+    monkeypatch.setattr(core_write, "open", open_read_only, raising=False)
     with pytest.raises(ToolError, match=r"^Permission denied: .*f\.txt.*ls -l"):
         edit(tmp_path, "f.txt", one("value = 1", "value = 2"))
     assert path.read_text() == "value = 1\n"

@@ -4,38 +4,27 @@ loop.py calls `run_tools(assistant, calls, config, emit)` once per turn and gets
 the tool result messages, in the order the model made the calls. Each call goes
 through three steps:
 
-    prepare   find the tool, repair and validate the arguments, ask before_tool_call
-              (which may block the call or rewrite its arguments), note its files
-    execute   run it (in a thread of its own, unless a tool or the config wants the
-              calls one after the other), streaming partial results as updates
-    finalise  ask after_tool_call (which may rewrite the result), emit the outcome
+    prepare   find the tool, validate the arguments, ask before_tool_call (it may
+              block the call or rewrite its arguments), note the files it touches
+    execute   run it, in a thread of its own (or one after the other when a tool or
+              the config asks), streaming partial results as updates
+    finalise  ask after_tool_call (it may rewrite the result), emit the outcome
 
-Rules this file applies (docs/decisions.md D6 to D8):
+A failure at any step becomes an error result the model reads; nothing here raises
+into the loop. Four rules apply (why: docs/decisions.md D6 to D8):
 
-  * results are appended strictly in the order of the calls, including calls that
-    failed before running (unknown tool, invalid arguments, blocked by a hook);
-  * the **file queue** (pi 1.6's file mutation queue, reads included): calls that share
-    a file, one of them writing it, run one after the other in the order of the calls,
-    never in the order their threads happen to get there; calls on other files, and two
-    reads of one file, still run at once.
-    A tool names its files in its `paths` declaration (tools/__init__.py):
-
+  * the **file queue**: calls that share a file, one of them writing it, run in the
+    order of the calls; other calls run at once. A tool names its files (`Tool.paths`):
         [read a.py, write a.py, edit a.py, read b.py]
           -> read b.py runs at once; the write waits for the read of a.py, the edit
              for the write (else it could find no file yet);
   * the **length rule**: a reply cut off by the output token limit may carry truncated
-    arguments, so none of its calls runs; each gets an error asking to send it again;
-  * **steering**: polled after each call is prepared (parallel mode, before any runs)
-    or after each call has run (sequential mode); when a message arrives, the calls not
-    yet started are skipped with `Skipped due to queued user message.`;
+    arguments, so none of its calls runs;
+  * **steering**: a user message arriving before the calls run skips those not started;
   * the **terminate vote**: the run ends after the batch if every result says so.
 
-A failure anywhere (a bad argument, an exception inside a tool) becomes an error result
-the model reads; nothing here raises into the loop.
-
-Left out: what each tool does (tools/), the turn structure around this (loop.py), and
-queueing calls whose files are not known: a bash command or an MCP tool declares none,
-so it runs beside the others, as in pi.
+Left out: what each tool does (tools.py), and queueing calls whose files are unknown:
+bash declares none, so it runs beside the others, as in pi.
 """
 
 import json
@@ -44,11 +33,13 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Protocol, Set
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
 from .messages import INVALID_ARGUMENTS, Message, text_block, tool_result_message
-from .provider import StreamOptions
 from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
+
+if TYPE_CHECKING:  # for the annotations only: loop.py imports this file
+    from .loop import LoopConfig
 
 SKIPPED_TEXT = "Skipped due to queued user message."
 LENGTH_TEXT = ("Not executed: the response hit the output token limit, so the arguments of "
@@ -56,20 +47,6 @@ LENGTH_TEXT = ("Not executed: the response hit the output token limit, so the ar
                "arguments (for a large file, write it in smaller parts).")
 
 Emit = Callable[[Dict[str, Any]], None]
-Hook = Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]
-
-
-class Config(Protocol):
-    """What this file needs of the loop's config: loop.LoopConfig has these fields and
-    more. Named here, not imported, because loop.py imports this file."""
-
-    tools: List[Tool]
-    options: StreamOptions  # its abort Event reaches every tool through ToolContext
-    cwd: str
-    sequential: bool
-    get_steering_messages: Callable[[], List[Message]]
-    before_tool_call: Optional[Hook]
-    after_tool_call: Optional[Hook]
 
 
 @dataclass
@@ -87,42 +64,27 @@ class _Call:
     done: threading.Event = field(default_factory=threading.Event)  # set once it has run
 
 
-def run_tools(assistant: Message, blocks: List[Dict[str, Any]], config: Config,
+def run_tools(assistant: Message, blocks: List[Dict[str, Any]], config: "LoopConfig",
               emit: Emit):
-    """Run the tool calls of one assistant message.
-
-    Returns (tool result messages in call order, steering messages that arrived, whether
-    every result voted to terminate).
-    """
+    """Run the tool calls of one assistant message. Returns (tool result messages in call
+    order, steering messages that arrived, whether every result voted to terminate)."""
     if not blocks:
         return [], [], False
-    if assistant["stopReason"] == "length":
-        return _refuse_truncated(blocks, emit), [], False
     calls = [_Call(block) for block in blocks]
-    sequential = config.sequential or any(
-        tool.sequential for tool in config.tools if tool.name in {b["name"] for b in blocks})
-    if sequential:
+    if assistant["stopReason"] == "length":  # its last call may be cut off mid-argument
+        return _refuse(calls, LENGTH_TEXT, emit), [], False
+    names = {block["name"] for block in blocks}
+    if config.sequential or any(tool.sequential for tool in config.tools if tool.name in names):
         results, steering = _run_sequentially(calls, config, emit)
     else:
         results, steering = _run_in_parallel(calls, config, emit)
-    return results, steering, _all_vote_to_terminate(calls) and not steering
+    # One "finish" call cannot speak for the other calls of its batch.
+    terminate = all(call.result is not None and call.result.terminate for call in calls)
+    return results, steering, terminate and not steering
 
 
-def _refuse_truncated(blocks: List[Dict[str, Any]], emit: Emit) -> List[Message]:
-    """The length rule: a reply cut off by the output token limit may end in the middle
-    of a tool call's arguments (half a file for write, half a command for bash), so none
-    of its calls runs; each gets an error asking the model to send it again."""
-    return [_refuse(block, LENGTH_TEXT, emit) for block in blocks]
-
-
-def _all_vote_to_terminate(calls: List["_Call"]) -> bool:
-    """The terminate vote: a tool may end the run (a "finish" tool), but one call of a
-    batch cannot speak for the others, so the run ends only if every result says so."""
-    return all(call.result is not None and call.result.terminate for call in calls)
-
-
-def _run_sequentially(calls: List[_Call], config: Config, emit: Emit):
-    """One call after the other; steering is polled after each call."""
+def _run_sequentially(calls: List[_Call], config: "LoopConfig", emit: Emit):
+    """One call after the other; steering is polled after each call has run."""
     results: List[Message] = []
     for index, call in enumerate(calls):
         _announce(call, emit)
@@ -132,30 +94,27 @@ def _run_sequentially(calls: List[_Call], config: Config, emit: Emit):
         results.append(_finalise(call, config, emit))
         steering = config.get_steering_messages()
         if steering:
-            results += [_refuse(c.block, SKIPPED_TEXT, emit) for c in calls[index + 1:]]
-            return results, steering
+            return results + _refuse(calls[index + 1:], SKIPPED_TEXT, emit), steering
     return results, []
 
 
-def _run_in_parallel(calls: List[_Call], config: Config, emit: Emit):
+def _run_in_parallel(calls: List[_Call], config: "LoopConfig", emit: Emit):
     """Prepare every call in order, then run the runnable ones at once in threads.
-
-    Steering is polled after each preparation: a message typed now means the user
-    wants to redirect the agent, so nothing of this batch runs.
-    """
+    Steering is polled after each preparation: a message typed now redirects the agent,
+    so nothing of this batch runs."""
     for index, call in enumerate(calls):
         _announce(call, emit)
         _prepare(call, config)
         steering = config.get_steering_messages()
         if steering:
-            return _skip_batch(calls, index, emit), steering
+            return _refuse(calls, SKIPPED_TEXT, emit, announced=index + 1), steering
     runnable = [call for call in calls if call.result is None]
     _queue_by_file(runnable)
     if runnable:
         # A thread per call: a call waiting for its turn holds a thread, but never the
         # one the call it waits for needs, and it waits only for earlier calls (no cycle).
         with ThreadPoolExecutor(max_workers=len(runnable)) as pool:
-            futures = [pool.submit(_execute_in_turn, call, config, emit) for call in runnable]
+            futures = [pool.submit(_execute, call, config, emit) for call in runnable]
             for call, future in zip(runnable, futures):
                 call.result = future.result()
     return [_finalise(call, config, emit) for call in calls], []
@@ -170,79 +129,50 @@ def _queue_by_file(calls: List[_Call]) -> None:
                           or earlier.reads & call.writes]
 
 
-def _execute_in_turn(call: _Call, config: Config, emit: Emit) -> ToolResult:
-    """Run a call once the earlier calls on its files have run; then let the later go."""
-    _wait_for_turn(call)
-    try:
-        return _execute(call, config, emit)
-    finally:
-        call.done.set()
-
-
 def _wait_for_turn(call: _Call) -> None:
     # No timeout: an earlier call always ends, and an abort ends it sooner.
     for earlier in call.waits_for:
         earlier.wait()
 
 
-def _skip_batch(calls: List[_Call], prepared_up_to: int, emit: Emit) -> List[Message]:
-    """Results for a batch abandoned for steering: calls that already failed keep their
-    error, every other call is skipped; calls never announced are announced first."""
-    results = []
-    for index, call in enumerate(calls):
-        if index > prepared_up_to:
-            _announce(call, emit)
-        if call.result is None:
-            call.result = _error(SKIPPED_TEXT)
-        results.append(_emit_outcome(call, emit))
-    return results
-
-
 def _announce(call: _Call, emit: Emit) -> None:
-    block = call.block
-    emit({"type": "tool_execution_start", "toolCallId": block["id"],
-          "toolName": block["name"], "args": block.get("arguments", {})})
+    emit({"type": "tool_execution_start", "toolCallId": call.block["id"],
+          "toolName": call.block["name"], "args": call.block.get("arguments", {})})
 
 
-def _prepare(call: _Call, config: Config) -> None:
-    """Find the tool, validate the arguments, ask the before-hook. A failure at any step
-    becomes the call's (error) result, and the call will not run."""
+def _prepare(call: _Call, config: "LoopConfig") -> None:
+    """Find the tool, validate the arguments, ask the before-hook, note the files. A
+    failure at any step becomes the call's (error) result, and the call will not run."""
     name = call.block["name"]
     call.tool = next((tool for tool in config.tools if tool.name == name), None)
-    if call.tool is None:
-        available = ", ".join(tool.name for tool in config.tools) or "none"
-        call.result = _error(f"Tool {name} not found. Available tools: {available}.")
-        return
-    if INVALID_ARGUMENTS in call.block:  # the provider could not parse them (cut off?)
-        received = json.dumps(call.block[INVALID_ARGUMENTS][:200], ensure_ascii=False)
-        call.result = _error(f"The arguments of this {name} call are not a valid JSON "
-                             f"object, so it was not run. Received: {received}. Send the "
-                             f"call again with complete JSON arguments.")
-        return
     try:
+        if call.tool is None:
+            available = ", ".join(tool.name for tool in config.tools) or "none"
+            raise ToolError(f"Tool {name} not found. Available tools: {available}.")
+        if INVALID_ARGUMENTS in call.block:  # the provider could not parse them (cut off?)
+            received = json.dumps(call.block[INVALID_ARGUMENTS][:200], ensure_ascii=False)
+            raise ToolError(f"The arguments of this {name} call are not a valid JSON "
+                            f"object, so it was not run. Received: {received}. Send the "
+                            f"call again with complete JSON arguments.")
         call.args = validate_arguments(call.tool, call.block.get("arguments", {}))
         if config.before_tool_call is not None:
             verdict = config.before_tool_call({"toolCall": call.block, "args": call.args}) or {}
             if verdict.get("block"):
                 call.result = _error(verdict.get("reason") or "Tool execution was blocked")
-            elif "arguments" in verdict:  # a hook's rewrite is checked like the model's
+                return
+            if "arguments" in verdict:  # a hook's rewrite is checked like the model's
                 call.args = validate_arguments(call.tool, verdict["arguments"])
-        if call.result is None and call.tool.paths is not None:
-            _declare_files(call, config.cwd)
+        if call.tool.paths is not None:  # by real path: a.py, ./a.py and a link: one file
+            reads, writes = call.tool.paths(call.args, config.cwd)
+            call.reads = {os.path.realpath(path) for path in reads}
+            call.writes = {os.path.realpath(path) for path in writes}
     except Exception as exc:  # noqa: BLE001 - any failure here is reported to the model
         call.result = _error(_explain(exc))
 
 
-def _declare_files(call: _Call, cwd: str) -> None:
-    """The files the call reads and writes, by their real paths: `a.py`, `./a.py` and a
-    symlink to it are one file for the queue."""
-    reads, writes = call.tool.paths(call.args, cwd)
-    call.reads = {os.path.realpath(path) for path in reads}
-    call.writes = {os.path.realpath(path) for path in writes}
-
-
-def _execute(call: _Call, config: Config, emit: Emit) -> ToolResult:
-    """Run one prepared call; an exception becomes an error result for the model."""
+def _execute(call: _Call, config: "LoopConfig", emit: Emit) -> ToolResult:
+    """Run one prepared call once the earlier calls on its files have run, then let the
+    later ones go; an exception becomes an error result for the model."""
     block = call.block
 
     def on_update(partial: ToolResult) -> None:
@@ -251,6 +181,7 @@ def _execute(call: _Call, config: Config, emit: Emit) -> ToolResult:
               "partialResult": {"content": partial.content, "details": partial.details}})
 
     context = ToolContext(cwd=config.cwd, abort=config.options.abort, on_update=on_update)
+    _wait_for_turn(call)
     started = time.monotonic()  # monotonic: a clock set back must not give -3 s
     try:
         return call.tool.execute(block["id"], call.args, context)
@@ -258,30 +189,36 @@ def _execute(call: _Call, config: Config, emit: Emit) -> ToolResult:
         return _error(_explain(exc))
     finally:
         call.duration_ms = round((time.monotonic() - started) * 1000)
+        call.done.set()
 
 
-def _finalise(call: _Call, config: Config, emit: Emit) -> Message:
+def _finalise(call: _Call, config: "LoopConfig", emit: Emit) -> Message:
     """Let the after-hook rewrite the result, then announce it."""
     if config.after_tool_call is not None and call.tool is not None and call.args is not None:
+        result = call.result
         try:
-            change = config.after_tool_call({
-                "toolCall": call.block, "args": call.args, "result": call.result,
-                "isError": call.result.is_error}) or {}
-            result = call.result
+            change = config.after_tool_call({"toolCall": call.block, "args": call.args,
+                                             "result": result, "isError": result.is_error}) or {}
             call.result = ToolResult(content=change.get("content", result.content),
                                      details=change.get("details", result.details),
                                      is_error=change.get("isError", result.is_error),
                                      terminate=result.terminate)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - a broken hook is reported like a tool
             call.result = _error(_explain(exc))
     return _emit_outcome(call, emit)
 
 
-def _refuse(block: Dict[str, Any], text: str, emit: Emit) -> Message:
-    """A call that will not run (skipped, length-truncated): announce it and its error."""
-    call = _Call(block, result=_error(text))
-    _announce(call, emit)
-    return _emit_outcome(call, emit)
+def _refuse(calls: List[_Call], text: str, emit: Emit, announced: int = 0) -> List[Message]:
+    """Results for calls that will not run (cut off, skipped): a call that failed already
+    keeps its error. The first `announced` calls were announced when prepared."""
+    results = []
+    for index, call in enumerate(calls):
+        if index >= announced:
+            _announce(call, emit)
+        if call.result is None:
+            call.result = _error(text)
+        results.append(_emit_outcome(call, emit))
+    return results
 
 
 def _emit_outcome(call: _Call, emit: Emit) -> Message:
@@ -304,8 +241,6 @@ def _error(text: str) -> ToolResult:
 
 
 def _explain(exc: Exception) -> str:
-    """ToolError messages are written for the model; anything else was a bug, so the
-    exception's type is named too (a bare KeyError would just say 'path')."""
-    if isinstance(exc, ToolError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
+    """A ToolError is written for the model; anything else was a bug, so its type is
+    named too (a bare KeyError would just say 'path')."""
+    return str(exc) if isinstance(exc, ToolError) else f"{type(exc).__name__}: {exc}"

@@ -1,30 +1,23 @@
 """Running one assistant message's tool calls: the loop's second half.
 
 loop.py calls `run_tools(assistant, calls, config, emit)` once per turn and gets back
-the tool result messages, in the order the model made the calls. Each call goes
-through three steps:
+the tool result messages, in the order of the calls. Each call goes through three steps:
 
-    prepare   find the tool, validate the arguments, ask before_tool_call (it may
-              block the call or rewrite its arguments), note the files it touches
-    execute   run it, in a thread of its own (or one after the other when a tool or
-              the config asks), streaming partial results as updates
-    finalise  ask after_tool_call (it may rewrite the result), emit the outcome
+    prepare   find the tool, validate the arguments, ask before_tool_call, note its files
+    execute   run it in a thread of its own (or one by one), streaming partial results
+    finalise  ask after_tool_call, emit the outcome
 
-A failure at any step becomes an error result the model reads; nothing here raises
-into the loop. Four rules apply (why: docs/decisions.md D6 to D8):
+A failure at any step becomes an error result the model reads. The rules (why: see
+docs/decisions.md D6 to D8): a reply cut off by the token limit runs none of its calls; a
+user message arriving first skips the calls not yet started (**steering**); the run ends
+after the batch only if every result votes so; and the **file queue**: calls sharing a
+file, one of them writing it, run in call order, the others at once (`Tool.paths`):
 
-  * the **file queue**: calls that share a file, one of them writing it, run in the
-    order of the calls; other calls run at once. A tool names its files (`Tool.paths`):
-        [read a.py, write a.py, edit a.py, read b.py]
-          -> read b.py runs at once; the write waits for the read of a.py, the edit
-             for the write (else it could find no file yet);
-  * the **length rule**: a reply cut off by the output token limit may carry truncated
-    arguments, so none of its calls runs;
-  * **steering**: a user message arriving before the calls run skips those not started;
-  * the **terminate vote**: the run ends after the batch if every result says so.
+    [read a.py, write a.py, edit a.py, read b.py]
+      -> read b.py runs at once; the write waits for the read of a.py, the edit for
+         the write (else it could find no file yet)
 
-Left out: what each tool does (tools.py), and queueing calls whose files are unknown:
-bash declares none, so it runs beside the others, as in pi.
+Left out: what each tool does (tools.py); bash declares no files, so it is not queued.
 """
 
 import json
@@ -32,10 +25,10 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
-from .messages import INVALID_ARGUMENTS, Message, text_block, tool_result_message
+from .messages import INVALID_ARGUMENTS, Message, ToolCall, text_block, tool_result_message
 from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 
 if TYPE_CHECKING:  # for the annotations only: loop.py imports this file
@@ -53,33 +46,29 @@ Emit = Callable[[Dict[str, Any]], None]
 class _Call:
     """One tool call on its way through prepare -> execute -> finalise."""
 
-    block: Dict[str, Any]
+    block: ToolCall
     tool: Optional[Tool] = None
     args: Any = None
     result: Optional[ToolResult] = None  # set early when the call fails before running
     duration_ms: Optional[int] = None  # how long execute() took; None: it never ran
     reads: Set[str] = field(default_factory=set)  # its files, by real path (Tool.paths)
     writes: Set[str] = field(default_factory=set)
-    waits_for: List[threading.Event] = field(default_factory=list)  # earlier calls' `done`
+    earlier: List["_Call"] = field(default_factory=list)  # the calls of its batch before it
     done: threading.Event = field(default_factory=threading.Event)  # set once it has run
 
 
-def run_tools(assistant: Message, blocks: List[Dict[str, Any]], config: "LoopConfig",
-              emit: Emit):
+def run_tools(assistant: Message, blocks: List[ToolCall], config: "LoopConfig", emit: Emit):
     """Run the tool calls of one assistant message. Returns (tool result messages in call
-    order, steering messages that arrived, whether every result voted to terminate)."""
-    if not blocks:
-        return [], [], False
+    order, steering messages that arrived, whether every result voted to end the run:
+    one "finish" call cannot speak for the others of its batch)."""
     calls = [_Call(block) for block in blocks]
     if assistant["stopReason"] == "length":  # its last call may be cut off mid-argument
         return _refuse(calls, LENGTH_TEXT, emit), [], False
     names = {block["name"] for block in blocks}
-    if config.sequential or any(tool.sequential for tool in config.tools if tool.name in names):
-        results, steering = _run_sequentially(calls, config, emit)
-    else:
-        results, steering = _run_in_parallel(calls, config, emit)
-    # One "finish" call cannot speak for the other calls of its batch.
-    terminate = all(call.result is not None and call.result.terminate for call in calls)
+    one_by_one = config.sequential or any(t.sequential for t in config.tools if t.name in names)
+    run = _run_sequentially if one_by_one else _run_in_parallel
+    results, steering = run(calls, config, emit)
+    terminate = bool(calls) and all(call.result.terminate for call in calls)
     return results, steering, terminate and not steering
 
 
@@ -99,9 +88,8 @@ def _run_sequentially(calls: List[_Call], config: "LoopConfig", emit: Emit):
 
 
 def _run_in_parallel(calls: List[_Call], config: "LoopConfig", emit: Emit):
-    """Prepare every call in order, then run the runnable ones at once in threads.
-    Steering is polled after each preparation: a message typed now redirects the agent,
-    so nothing of this batch runs."""
+    """Prepare every call in order, then run the runnable ones at once in threads. Steering
+    is polled after each preparation: a message typed now means nothing of this batch runs."""
     for index, call in enumerate(calls):
         _announce(call, emit)
         _prepare(call, config)
@@ -109,30 +97,22 @@ def _run_in_parallel(calls: List[_Call], config: "LoopConfig", emit: Emit):
         if steering:
             return _refuse(calls, SKIPPED_TEXT, emit, announced=index + 1), steering
     runnable = [call for call in calls if call.result is None]
-    _queue_by_file(runnable)
-    if runnable:
-        # A thread per call: a call waiting for its turn holds a thread, but never the
-        # one the call it waits for needs, and it waits only for earlier calls (no cycle).
-        with ThreadPoolExecutor(max_workers=len(runnable)) as pool:
-            futures = [pool.submit(_execute, call, config, emit) for call in runnable]
-            for call, future in zip(runnable, futures):
-                call.result = future.result()
+    for index, call in enumerate(runnable):
+        call.earlier = runnable[:index]
+    # A thread per call: a call waiting for an earlier one never holds the thread it needs.
+    with ThreadPoolExecutor(max_workers=max(1, len(runnable))) as pool:
+        futures = [pool.submit(_execute, call, config, emit) for call in runnable]
+        for call, future in zip(runnable, futures):
+            call.result = future.result()
     return [_finalise(call, config, emit) for call in calls], []
 
 
-def _queue_by_file(calls: List[_Call]) -> None:
-    """The file queue: each call waits for every earlier call it shares a file with,
-    when either of the two writes it; two reads of one file need not wait."""
-    for index, call in enumerate(calls):
-        call.waits_for = [earlier.done for earlier in calls[:index]
-                          if earlier.writes & (call.reads | call.writes)
-                          or earlier.reads & call.writes]
-
-
 def _wait_for_turn(call: _Call) -> None:
-    # No timeout: an earlier call always ends, and an abort ends it sooner.
-    for earlier in call.waits_for:
-        earlier.wait()
+    """The file queue: wait for each earlier call that shares a file with this one, one
+    of the two writing it (two reads of one file need not wait)."""
+    for earlier in call.earlier:
+        if earlier.writes & (call.reads | call.writes) or earlier.reads & call.writes:
+            earlier.done.wait()  # no timeout: an earlier call always ends, an abort sooner
 
 
 def _announce(call: _Call, emit: Emit) -> None:
@@ -142,7 +122,7 @@ def _announce(call: _Call, emit: Emit) -> None:
 
 def _prepare(call: _Call, config: "LoopConfig") -> None:
     """Find the tool, validate the arguments, ask the before-hook, note the files. A
-    failure at any step becomes the call's (error) result, and the call will not run."""
+    failure at any step becomes the call's (error) result: the call will not run."""
     name = call.block["name"]
     call.tool = next((tool for tool in config.tools if tool.name == name), None)
     try:
@@ -171,20 +151,17 @@ def _prepare(call: _Call, config: "LoopConfig") -> None:
 
 
 def _execute(call: _Call, config: "LoopConfig", emit: Emit) -> ToolResult:
-    """Run one prepared call once the earlier calls on its files have run, then let the
-    later ones go; an exception becomes an error result for the model."""
-    block = call.block
-
-    def on_update(partial: ToolResult) -> None:
-        emit({"type": "tool_execution_update", "toolCallId": block["id"],
-              "toolName": block["name"], "args": block.get("arguments", {}),
+    """Run one prepared call when its turn comes; an exception becomes an error result."""
+    def on_update(partial: ToolResult) -> None:  # the tool streams a partial result
+        emit({"type": "tool_execution_update", "toolCallId": call.block["id"],
+              "toolName": call.block["name"], "args": call.block.get("arguments", {}),
               "partialResult": {"content": partial.content, "details": partial.details}})
 
     context = ToolContext(cwd=config.cwd, abort=config.options.abort, on_update=on_update)
     _wait_for_turn(call)
     started = time.monotonic()  # monotonic: a clock set back must not give -3 s
     try:
-        return call.tool.execute(block["id"], call.args, context)
+        return call.tool.execute(call.block["id"], call.args, context)
     except Exception as exc:  # noqa: BLE001 - a broken tool must not break the run
         return _error(_explain(exc))
     finally:
@@ -193,27 +170,25 @@ def _execute(call: _Call, config: "LoopConfig", emit: Emit) -> ToolResult:
 
 
 def _finalise(call: _Call, config: "LoopConfig", emit: Emit) -> Message:
-    """Let the after-hook rewrite the result, then announce it."""
-    if config.after_tool_call is not None and call.tool is not None and call.args is not None:
+    """Let the after-hook rewrite the result (a call that got its arguments), then emit it."""
+    if config.after_tool_call is not None and call.args is not None:
         result = call.result
         try:
             change = config.after_tool_call({"toolCall": call.block, "args": call.args,
                                              "result": result, "isError": result.is_error}) or {}
-            call.result = ToolResult(content=change.get("content", result.content),
-                                     details=change.get("details", result.details),
-                                     is_error=change.get("isError", result.is_error),
-                                     terminate=result.terminate)
+            call.result = replace(result, content=change.get("content", result.content),
+                                  details=change.get("details", result.details),
+                                  is_error=change.get("isError", result.is_error))
         except Exception as exc:  # noqa: BLE001 - a broken hook is reported like a tool
             call.result = _error(_explain(exc))
     return _emit_outcome(call, emit)
 
 
 def _refuse(calls: List[_Call], text: str, emit: Emit, announced: int = 0) -> List[Message]:
-    """Results for calls that will not run (cut off, skipped): a call that failed already
-    keeps its error. The first `announced` calls were announced when prepared."""
+    """Results for calls that will not run; one that failed already keeps its error."""
     results = []
     for index, call in enumerate(calls):
-        if index >= announced:
+        if index >= announced:  # the first ones were announced when they were prepared
             _announce(call, emit)
         if call.result is None:
             call.result = _error(text)
@@ -241,6 +216,5 @@ def _error(text: str) -> ToolResult:
 
 
 def _explain(exc: Exception) -> str:
-    """A ToolError is written for the model; anything else was a bug, so its type is
-    named too (a bare KeyError would just say 'path')."""
+    """A ToolError is written for the model; another exception names its type too."""
     return str(exc) if isinstance(exc, ToolError) else f"{type(exc).__name__}: {exc}"

@@ -3,7 +3,7 @@
 loop.py calls `run_tools(assistant, calls, config, emit)` once per turn and gets back
 the tool result messages, in the order of the calls. Each call goes through three steps:
 
-    prepare   find the tool, validate the arguments, ask before_tool_call, note its files
+    prepare   announce it, find the tool, validate the arguments, ask before_tool_call
     execute   run it in a thread of its own (or one by one), streaming partial results
     finalise  ask after_tool_call, emit the outcome
 
@@ -34,12 +34,11 @@ from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 if TYPE_CHECKING:  # for the annotations only: loop.py imports this file
     from .loop import LoopConfig
 
+Emit = Callable[[Dict[str, Any]], None]
 SKIPPED_TEXT = "Skipped due to queued user message."
 LENGTH_TEXT = ("Not executed: the response hit the output token limit, so the arguments of "
                "this tool call may be truncated. Send the tool call again with complete "
                "arguments (for a large file, write it in smaller parts).")
-
-Emit = Callable[[Dict[str, Any]], None]
 
 
 @dataclass
@@ -59,8 +58,7 @@ class _Call:
 
 def run_tools(assistant: Message, blocks: List[ToolCall], config: "LoopConfig", emit: Emit):
     """Run the tool calls of one assistant message. Returns (tool result messages in call
-    order, steering messages that arrived, whether every result voted to end the run:
-    one "finish" call cannot speak for the others of its batch)."""
+    order, steering messages that arrived, whether every result voted to end the run)."""
     calls = [_Call(block) for block in blocks]
     if assistant["stopReason"] == "length":  # its last call may be cut off mid-argument
         return _refuse(calls, LENGTH_TEXT, emit), [], False
@@ -76,8 +74,7 @@ def _run_sequentially(calls: List[_Call], config: "LoopConfig", emit: Emit):
     """One call after the other; steering is polled after each call has run."""
     results: List[Message] = []
     for index, call in enumerate(calls):
-        _announce(call, emit)
-        _prepare(call, config)
+        _prepare(call, config, emit)
         if call.result is None:
             call.result = _execute(call, config, emit)
         results.append(_finalise(call, config, emit))
@@ -91,8 +88,7 @@ def _run_in_parallel(calls: List[_Call], config: "LoopConfig", emit: Emit):
     """Prepare every call in order, then run the runnable ones at once in threads. Steering
     is polled after each preparation: a message typed now means nothing of this batch runs."""
     for index, call in enumerate(calls):
-        _announce(call, emit)
-        _prepare(call, config)
+        _prepare(call, config, emit)
         steering = config.get_steering_messages()
         if steering:
             return _refuse(calls, SKIPPED_TEXT, emit, announced=index + 1), steering
@@ -108,8 +104,7 @@ def _run_in_parallel(calls: List[_Call], config: "LoopConfig", emit: Emit):
 
 
 def _wait_for_turn(call: _Call) -> None:
-    """The file queue: wait for each earlier call that shares a file with this one, one
-    of the two writing it (two reads of one file need not wait)."""
+    """The file queue: wait for each earlier call on a file this one uses, if either writes it."""
     for earlier in call.earlier:
         if earlier.writes & (call.reads | call.writes) or earlier.reads & call.writes:
             earlier.done.wait()  # no timeout: an earlier call always ends, an abort sooner
@@ -120,9 +115,10 @@ def _announce(call: _Call, emit: Emit) -> None:
           "toolName": call.block["name"], "args": call.block.get("arguments", {})})
 
 
-def _prepare(call: _Call, config: "LoopConfig") -> None:
-    """Find the tool, validate the arguments, ask the before-hook, note the files. A
-    failure at any step becomes the call's (error) result: the call will not run."""
+def _prepare(call: _Call, config: "LoopConfig", emit: Emit) -> None:
+    """Announce the call, find the tool, validate the arguments, ask the before-hook, note
+    the files. A failure at any step becomes the call's (error) result: it will not run."""
+    _announce(call, emit)
     name = call.block["name"]
     call.tool = next((tool for tool in config.tools if tool.name == name), None)
     try:
@@ -138,8 +134,7 @@ def _prepare(call: _Call, config: "LoopConfig") -> None:
         if config.before_tool_call is not None:
             verdict = config.before_tool_call({"toolCall": call.block, "args": call.args}) or {}
             if verdict.get("block"):
-                call.result = _error(verdict.get("reason") or "Tool execution was blocked")
-                return
+                raise ToolError(verdict.get("reason") or "Tool execution was blocked")
             if "arguments" in verdict:  # a hook's rewrite is checked like the model's
                 call.args = validate_arguments(call.tool, verdict["arguments"])
         if call.tool.paths is not None:  # by real path: a.py, ./a.py and a link: one file
@@ -152,6 +147,7 @@ def _prepare(call: _Call, config: "LoopConfig") -> None:
 
 def _execute(call: _Call, config: "LoopConfig", emit: Emit) -> ToolResult:
     """Run one prepared call when its turn comes; an exception becomes an error result."""
+
     def on_update(partial: ToolResult) -> None:  # the tool streams a partial result
         emit({"type": "tool_execution_update", "toolCallId": call.block["id"],
               "toolName": call.block["name"], "args": call.block.get("arguments", {}),
@@ -172,26 +168,25 @@ def _execute(call: _Call, config: "LoopConfig", emit: Emit) -> ToolResult:
 def _finalise(call: _Call, config: "LoopConfig", emit: Emit) -> Message:
     """Let the after-hook rewrite the result (a call that got its arguments), then emit it."""
     if config.after_tool_call is not None and call.args is not None:
-        result = call.result
+        old = call.result
         try:
             change = config.after_tool_call({"toolCall": call.block, "args": call.args,
-                                             "result": result, "isError": result.is_error}) or {}
-            call.result = replace(result, content=change.get("content", result.content),
-                                  details=change.get("details", result.details),
-                                  is_error=change.get("isError", result.is_error))
+                                             "result": old, "isError": old.is_error}) or {}
+            call.result = replace(old, content=change.get("content", old.content),
+                                  details=change.get("details", old.details),
+                                  is_error=change.get("isError", old.is_error))
         except Exception as exc:  # noqa: BLE001 - a broken hook is reported like a tool
             call.result = _error(_explain(exc))
     return _emit_outcome(call, emit)
 
 
 def _refuse(calls: List[_Call], text: str, emit: Emit, announced: int = 0) -> List[Message]:
-    """Results for calls that will not run; one that failed already keeps its error."""
+    """Results for calls that will not run (cut off, or skipped for steering)."""
     results = []
     for index, call in enumerate(calls):
         if index >= announced:  # the first ones were announced when they were prepared
             _announce(call, emit)
-        if call.result is None:
-            call.result = _error(text)
+        call.result = call.result or _error(text)  # one that failed keeps its error
         results.append(_emit_outcome(call, emit))
     return results
 

@@ -8,33 +8,18 @@ At its core the loop is four lines:
         if not tool_calls(message): break
         append(run_tools(tool_calls(message)))  # results go back to the model
 
-`_Run.turns` below reads like that, and `run_loop` wraps it in the outer loop;
-everything else in this file is a short, named function around that core:
+`_Run.turns` below reads like that, and `run_loop` wraps it in the outer loop, which
+takes up **follow-up** messages (queued "for when you are done") once the model has
+answered. Around that core: **steering** messages, typed while the agent works, are
+polled after every turn and reach the model in its next request; an error or aborted
+message ends the run at once; `should_stop()` (the run limits) is asked before each
+model call; and `between_turns()` lets the harness make room (compaction) before the
+next call. Running the calls of one message is toolcalls.py.
 
-  * the **outer loop** handles follow-up messages: text the user queued "for when you
-    are done". When the inner loop would stop, queued follow-ups start another round.
-  * **steering** messages are typed while the agent works. They are polled after every
-    turn (and between tool calls): the model sees them in its next request.
-  * an **error** or **aborted** message ends the run at once; its tool calls never run.
-  * **tool execution** (toolcalls.py): the calls of one message run in parallel threads
-    (or one after the other), results appended strictly in the order of the calls;
-    there too the length rule (calls cut off by the token limit are not run), the
-    hooks (`before_tool_call` may block a call or rewrite its arguments,
-    `after_tool_call` its result), steering that skips calls not yet started, and the
-    terminate vote.
-  * **run limits**: `should_stop()` is asked before each model call.
-  * **between turns**, once tool results are in, `between_turns()` lets the harness
-    make room (compaction) before the next call; the loop does not know what it does.
-
-The loop knows no provider and no tool implementation: it receives a `stream_fn`
-(see providers/__init__.py), a `convert_to_llm` function that turns the conversation
-into what the provider receives (session/convert.py: summaries become user messages) and a
-list of `Tool`s. It keeps no files and never prints: everything it does is an event
-(see events.py).
-
-Left out: what the run limits are (harness/limits.py answers `should_stop`), retries
-(harness/), and anything about the context window's size (compaction/, run by the
-harness).
+The loop knows no provider and no tool implementation: it gets a `stream_fn`, a
+`convert_to_llm` function (what the provider receives of the conversation) and a list
+of `Tool`s. It keeps no files and never prints: everything it does is an event
+(events.py). Left out: what the run limits are, retries and compaction (harness/).
 """
 
 from dataclasses import dataclass, field
@@ -43,9 +28,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 from .messages import ABORTED_TEXT, Message, assistant_message, is_failed, tool_calls
 from .provider import StreamOptions
 from .tools import Tool
-from .toolcalls import run_tools
-
-Emit = Callable[[Dict[str, Any]], None]
+from .toolcalls import Emit, run_tools
 
 
 def keep_wire_messages(messages: List[Message]) -> List[Message]:
@@ -57,17 +40,14 @@ def keep_wire_messages(messages: List[Message]) -> List[Message]:
 class LoopConfig:
     """Everything one run needs. The Agent builds it; tests build it directly."""
 
-    model: Any
-    """A models.Model; the loop only passes it on to stream_fn."""
+    model: Any  # a provider.Model; the loop only passes it on to stream_fn
     stream_fn: Callable[..., Iterator[Dict[str, Any]]]
     """stream(model, context, options) -> stream events; never raises."""
     system_prompt: str = ""
     tools: List[Tool] = field(default_factory=list)
-    options: StreamOptions = field(default_factory=StreamOptions)
-    """Holds the abort event, shared with the tools through ToolContext."""
+    options: StreamOptions = field(default_factory=StreamOptions)  # its abort reaches the tools
     cwd: str = "."
-    sequential: bool = False
-    """Run tool calls one after the other even when every tool allows parallel runs."""
+    sequential: bool = False  # run tool calls one after the other, even when tools allow more
     get_steering_messages: Callable[[], List[Message]] = lambda: []
     get_follow_up_messages: Callable[[], List[Message]] = lambda: []
     before_tool_call: Optional[Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]] = None
@@ -75,26 +55,20 @@ class LoopConfig:
     after_tool_call: Optional[Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]] = None
     """Gets {toolCall, args, result, isError}; may return {"content", "details", "isError"}."""
     should_stop: Callable[[], bool] = lambda: False
-    """Asked before each model call; True ends the run there (the harness's run limits:
-    the turn that reached one has run its tools already)."""
+    """Asked before each model call; True ends the run there (the harness's run limits)."""
     between_turns: Callable[[], None] = lambda: None
-    """Called when a turn's tool results are in and another model call follows; it may
-    rewrite the messages in place (the harness compacts there when the context is full)."""
+    """Called when tool results are in and another call follows; may rewrite the messages."""
     convert_to_llm: Callable[[List[Message]], List[Message]] = keep_wire_messages
-    """Turns the conversation into what the provider receives, just before each call
-    (the harness passes context.convert_to_llm, which also translates summaries)."""
+    """Turns the conversation into what the provider receives, just before each call."""
     will_retry: Callable[[Message], bool] = lambda last: False
-    """Asked with the run's last message for agent_end's willRetry: will the harness
-    try again from here (a retry, a compaction after an overflow)?"""
+    """Asked with the run's last message for agent_end's willRetry (a retry will follow)."""
 
 
 def run_loop(prompts: List[Message], messages: List[Message], config: LoopConfig,
              emit: Emit) -> List[Message]:
     """Run until the model answers without tool calls; returns the run's new messages.
-
-    `messages` is the conversation so far; it is extended in place. Pass no prompts to
-    continue from the existing messages (after a retry, or from a tool result).
-    """
+    `messages` is the conversation so far, extended in place; with no prompts the run
+    continues from it (after a retry, or from a tool result)."""
     run = _Run(messages, config, emit)
     emit({"type": "agent_start"})
     pending = list(prompts) + config.get_steering_messages()
@@ -142,8 +116,7 @@ class _Run:
 
             if terminate:
                 return False
-            # After an abort, queued steering stays queued: the front end offers it
-            # back to the user instead of sending it into a run that is ending.
+            # After an abort, steering stays queued: the front end offers it back to the user.
             aborted = self.config.options.abort.is_set()
             if calls and not aborted:
                 self.config.between_turns()
@@ -155,8 +128,6 @@ class _Run:
         self.messages.append(message)
         self.new_messages.append(message)
 
-
-# --- One model call ----------------------------------------------------------------------
 
 def call_model(messages: List[Message], config: LoopConfig, emit: Emit) -> Message:
     """Stream one assistant message, announcing it as message_start/update/end."""
@@ -191,15 +162,12 @@ def call_model(messages: List[Message], config: LoopConfig, emit: Emit) -> Messa
 
 def _snapshot(message: Message) -> Message:
     """A copy of the partial message whose content list later deltas will not change."""
-    snapshot = dict(message)
-    snapshot["content"] = [dict(block) for block in message.get("content", [])]
-    return snapshot
+    return {**message, "content": [dict(block) for block in message.get("content", [])]}
 
 
 def _describe(event: Dict[str, Any]) -> Dict[str, Any]:
-    """The stream event without its partial message: sending the whole partial message
-    with every delta would make the event stream quadratic in the message's size. A
-    tool call's start names the call (its id and tool), as pi's wire event does."""
+    """The stream event without its partial message (sent with every delta, it would make
+    the events quadratic in size); a tool call's start names its id and tool, as pi's does."""
     described = {key: value for key, value in event.items() if key != "partial"}
     if event["type"] == "toolcall_start":
         block = event["partial"]["content"][event["contentIndex"]]

@@ -35,18 +35,72 @@ of arguments, verdicts and key redaction (miniagent/providers/builder.py).
 """
 
 import json
+import re
 import secrets
 import threading
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
-from .messages import (ABORTED_TEXT, INVALID_ARGUMENTS, Block, assistant_message, clean_text,
-                       clean_value, compute_cost, set_counts)
+from .messages import ABORTED_TEXT, INVALID_ARGUMENTS, Block, Usage, assistant_message
 from .provider import with_tool_use
 
 Event = Dict[str, Any]
 DEFAULT_MAX_TOKENS = 32_000  # output cap when the caller names none (and the model allows more)
 EVENT_PREFIX = {"text": "text", "thinking": "thinking", "toolCall": "toolcall"}  # text_start...
 MAX_INVALID_KEPT = 2000  # characters of invalid tool-call arguments kept to quote back
+
+
+# --- What a server sends, counted and made safe where it enters -----------------------
+
+MAX_TOKEN_COUNT = 10 ** 9  # no request holds a billion tokens: above is garbage
+
+
+def token_count(value: Any) -> int:
+    """A server's usage number as a count, 0 meaning "unknown": a whole number from 0 to
+    MAX_TOKEN_COUNT. Examples: 12 -> 12; 12.0 -> 12; "12", -4, True, None, NaN -> 0"""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            isinstance(value, float) and not value.is_integer():  # also NaN and infinity
+        return 0
+    return int(value) if 0 <= value <= MAX_TOKEN_COUNT else 0
+
+
+def set_counts(usage: Usage, counts: Dict[str, Any]) -> Usage:
+    """Overwrite the counts given (None: not reported, keep the old one) through
+    token_count and recompute totalTokens; returns usage."""
+    for key, value in counts.items():
+        if value is not None:
+            usage[key] = token_count(value)
+    usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+    return usage
+
+
+def compute_cost(usage: Usage, cost_per_million: Dict[str, float]) -> Usage:
+    """Fill usage["cost"] from USD-per-million prices (1000 input at $3/M: 0.003)."""
+    cost = usage["cost"]
+    for key in ("input", "output", "cacheRead", "cacheWrite"):
+        cost[key] = cost_per_million.get(key, 0.0) * usage[key] / 1_000_000
+    cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
+    return usage
+
+
+# A lone UTF-16 surrogate (JSON's "\ud83d" without its partner) cannot be encoded as
+# UTF-8: it would crash printing and saving. Server text is cleaned where it enters.
+SURROGATES = re.compile(r"[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """Remove lone surrogates. Example: "ok \\ud83d" -> "ok " (an emoji is kept)."""
+    return SURROGATES.sub("", text)
+
+
+def clean_value(value):
+    """clean_text applied to every string inside decoded JSON (tool-call arguments)."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [clean_value(item) for item in value]
+    if isinstance(value, dict):
+        return {clean_text(key): clean_value(item) for key, item in value.items()}
+    return value
 
 
 class ProviderError(Exception):

@@ -31,7 +31,8 @@ from typing import Any, Dict, Iterable, Iterator, Optional
 import requests
 
 from .assembly import MessageBuilder, ProviderError, max_output_tokens, run
-from .messages import clean_text, text_block, text_of, thinking_block, token_count, tool_call_block
+from .assembly import clean_text, token_count
+from .messages import text_block, text_of, thinking_block, tool_call_block
 from .sse import iter_sse
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Dict, Iterator, List, Optional
 
-from .messages import ABORTED_TEXT, assistant_message, set_counts, text_block, tool_call_block
+from .messages import ABORTED_TEXT, assistant_message, text_block, tool_call_block
+from .assembly import set_counts
 from .provider import Model, with_tool_use
 
 API = "scripted"

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
-from .messages import INVALID_ARGUMENTS, Message, ToolCall, text_block, tool_result_message
+from .messages import INVALID_ARGUMENTS, Block, Message, text_block, tool_result_message
 from .tools import Tool, ToolContext, ToolError, ToolResult, validate_arguments
 
 if TYPE_CHECKING:  # for the annotations only: loop.py imports this file
@@ -45,7 +45,7 @@ LENGTH_TEXT = ("Not executed: the response hit the output token limit, so the ar
 class _Call:
     """One tool call on its way through prepare -> execute -> finalise."""
 
-    block: ToolCall
+    block: Block
     tool: Optional[Tool] = None
     args: Any = None
     result: Optional[ToolResult] = None  # set early when the call fails before running
@@ -56,7 +56,7 @@ class _Call:
     done: threading.Event = field(default_factory=threading.Event)  # set once it has run
 
 
-def run_tools(assistant: Message, blocks: List[ToolCall], config: "LoopConfig", emit: Emit):
+def run_tools(assistant: Message, blocks: List[Block], config: "LoopConfig", emit: Emit):
     """Run the tool calls of one assistant message. Returns (tool result messages in call
     order, steering messages that arrived, whether every result voted to end the run)."""
     calls = [_Call(block) for block in blocks]

@@ -7,13 +7,13 @@ way pi's JavaScript does and cannot be crashed by a lone surrogate (see
 core/messages.py's clean_text for why a Python str can hold one).
 
 Left out: cleaning text as it arrives (the core does that where server text enters,
-core/messages.clean_text); keeping secrets out (files/redaction.py).
+core/assembly.clean_text); keeping secrets out (files/redaction.py).
 """
 
 import json
 from typing import Any, Optional
 
-from ..core.messages import SURROGATES
+from ..core.assembly import SURROGATES
 
 
 def one_line(text: str, limit: int = 500) -> str:

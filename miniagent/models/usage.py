@@ -13,7 +13,8 @@ close enough for every decision made here.
 
 from typing import Any
 
-from ..core.messages import Usage, empty_usage, set_counts, token_count
+from ..core.messages import Usage, empty_usage
+from ..core.assembly import set_counts, token_count
 
 COUNT_KEYS = ("input", "output", "cacheRead", "cacheWrite")
 INFINITY = float("inf")

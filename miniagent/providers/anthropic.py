@@ -47,7 +47,8 @@ import json
 import threading
 from typing import Any, Dict, Iterable, Iterator, List, Optional
 
-from ..core.messages import clean_text, text_block, text_of, thinking_block, tool_call_block
+from ..core.assembly import clean_text
+from ..core.messages import text_block, text_of, thinking_block, tool_call_block
 from ..core.sse import iter_sse
 from ..core.assembly import MessageBuilder, ProviderError
 from .builder import error_text, max_output_tokens

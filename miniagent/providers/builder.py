@@ -25,7 +25,7 @@ import json
 from typing import Any, Dict, Optional
 
 from ..core import assembly
-from ..core.messages import clean_value
+from ..core.assembly import clean_value
 from ..models.usage import estimate_tokens_of
 from ..files.redaction import redact
 from ..http.errors import Failure, Verdict

@@ -22,7 +22,7 @@ What it does, message by message:
   * tool-call ids are rewritten where the server demands a format (`ID_FORMATS`), the
     same way in the call and in its result;
   * unpaired UTF-16 surrogates (U+D800..U+DFFF, which strict JSON servers reject) are
-    removed from every text (`messages.clean_text`).
+    removed from every text (`core/assembly.clean_text`).
 
 A worked example, sending to model B:
 
@@ -41,7 +41,8 @@ import hashlib
 import re
 from typing import Any, Callable, Dict, List, Optional
 
-from ..core.messages import Message, clean_text, is_failed, tool_calls
+from ..core.messages import Message, is_failed, tool_calls
+from ..core.assembly import clean_text
 
 NO_RESULT = "No result provided"
 _ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

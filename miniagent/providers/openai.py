@@ -38,7 +38,8 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional
 
 from ..core import openai as protocol
 from ..core.assembly import ProviderError
-from ..core.messages import text_block, token_count
+from ..core.messages import text_block
+from ..core.assembly import token_count
 from .builder import MessageBuilder, error_text, max_output_tokens
 from .compat import compat_for
 from .guard import open_stream, stream_from_bytes

@@ -16,7 +16,8 @@ import json
 from typing import Any, Optional
 
 from ..core import scripted
-from ..core.messages import STOP_REASONS, clean_value
+from ..core.messages import STOP_REASONS
+from ..core.assembly import clean_value
 
 BLOCK_TYPES = ("text", "thinking", "toolCall")
 

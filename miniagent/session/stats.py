@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Tuple
 
 from ..models.usage import COUNT_KEYS, cost_figure
-from ..core.messages import token_count
+from ..core.assembly import token_count
 from ..errors import SessionError
 from .store import STORE
 

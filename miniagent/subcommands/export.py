@@ -43,7 +43,8 @@ from ..files.redaction import redact_json
 from .export_style import PAGE, SCRIPT, SCRIPT_HASH, STYLE
 from ..models.usage import cost_figure
 from ..files.text import one_line, to_json
-from ..core.messages import text_of, token_count
+from ..core.messages import text_of
+from ..core.assembly import token_count
 from ..session.tree import Session, TreeNode
 from ..session.store import STORE, LoadedSession
 from ..session.stats import TOKEN_FIELDS, file_stats

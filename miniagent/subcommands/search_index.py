@@ -42,7 +42,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
-from ..core.messages import clean_text, text_of
+from ..core.assembly import clean_text
+from ..core.messages import text_of
 from ..files.text import to_json
 from ..files.home import index_path
 from ..errors import SessionError

@@ -3,13 +3,16 @@ message, with the events on the way; tool-call arguments parsed strictly at the 
 (the plain parser, no live preview: that is the product's); run() that never raises;
 the plain output cap. Imports only miniagent.core."""
 
+import math
 import threading
 
 import pytest
 
-from miniagent.core.assembly import (MessageBuilder, ProviderError, max_output_tokens,
+from miniagent.core.assembly import (MessageBuilder, ProviderError, clean_text, clean_value,
+                                     compute_cost, max_output_tokens, set_counts, token_count,
                                      parse_json, run)
-from miniagent.core.messages import ABORTED_TEXT, text_block, thinking_block, tool_call_block
+from miniagent.core.messages import (ABORTED_TEXT, empty_usage, text_block, thinking_block,
+                                     tool_call_block)
 from miniagent.core.provider import Model, StreamOptions
 
 MODEL = Model(id="gpt-4.1", provider="openai", api="openai-completions",
@@ -172,3 +175,31 @@ def test_the_plain_output_cap_is_the_callers_else_the_models_up_to_32000():
     assert max_output_tokens(Model("m", "p", "x", max_tokens=16384), StreamOptions()) == 16384
     assert max_output_tokens(Model("m", "p", "x", max_tokens=128000), StreamOptions()) == 32000
     assert max_output_tokens(Model("m", "p", "x"), StreamOptions(max_tokens=100)) == 100
+
+
+# --- A server's counts and text, made safe where they enter
+
+@pytest.mark.parametrize("value, count", [
+    (12, 12), (12.0, 12), ("12", 0), (-4, 0), (1e308, 0), (10 ** 400, 0), (True, 0),
+    (None, 0), (12.5, 0), (math.nan, 0), (math.inf, 0), (10 ** 9, 10 ** 9)])
+def test_only_a_whole_number_in_range_is_a_token_count(value, count):
+    assert token_count(value) == count
+
+
+def test_set_counts_keeps_what_was_not_reported_and_recomputes_the_total():
+    usage = set_counts(empty_usage(), {"input": 10, "output": 4})
+    assert set_counts(usage, {"input": 20, "output": None, "cacheRead": "x"}) is usage
+    assert (usage["input"], usage["output"], usage["cacheRead"], usage["totalTokens"]) == \
+        (20, 4, 0, 24)
+
+
+def test_cost_is_priced_per_million_tokens():
+    first = compute_cost(set_counts(empty_usage(), {"input": 1000}), {"input": 3.0})
+    assert first["cost"]["input"] == pytest.approx(0.003)
+
+
+def test_lone_surrogates_are_removed_and_real_characters_kept():
+    assert clean_text("ok \ud83d") == "ok "
+    assert clean_text("ok 😀") == "ok 😀"
+    assert clean_value({"path": "a\udc80.txt", "n": 1, "k\ud800": ["\udfff"]}) == \
+        {"path": "a.txt", "n": 1, "k": [""]}

@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from miniagent.core.messages import compute_cost, empty_usage, set_counts
+from miniagent.core.assembly import compute_cost, set_counts
+from miniagent.core.messages import empty_usage
 from miniagent.models.usage import (add_usages, chars_for_tokens, clean_usage, cost_figure,
                                     estimate_tokens_of)
 

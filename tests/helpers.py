@@ -19,8 +19,13 @@ from miniagent.agent import Agent
 from miniagent.core.messages import assistant_message
 from miniagent.core.scripted import scripted_model
 from miniagent.providers.scripts import parse_script
-from miniagent.core.tools import Tool, ToolContext, text_result, validate_arguments
+from miniagent.core.tools import ToolContext, validate_arguments
 from miniagent.tools import create_tools
+
+# The script turns and the echo tool are the core's tests' too (tests/core/core_helpers.py,
+# which imports only the core): one copy, shared.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "core"))
+from core_helpers import answer, call, echo_tool, text  # noqa: E402
 
 # Real data, copied into tests/fixtures (its README says from where): the suite reads
 # only these copies, so it passes from a bare clone.
@@ -138,24 +143,7 @@ def make_agent(turns, tools=(), **kwargs):
     return Agent(model=scripted_model(parse_script(turns)), tools=list(tools), **kwargs)
 
 
-def echo_tool(name="echo", execute=None, sequential=False):
-    """A tool with one required string argument `v` that returns it."""
-    schema = {"type": "object", "required": ["v"], "properties": {"v": {"type": "string"}}}
-    return Tool(name, f"Echo v back ({name}).", schema,
-                execute or (lambda call_id, args, ctx: text_result(args["v"])),
-                sequential=sequential)
-
-
-# A scripted model's turns, as the script files hold them (providers/scripted.py).
-
-def answer(value, **usage):
-    """A turn that answers with text; given `usage` (input=..., output=...), the turn
-    reports those token counts and zero for the rest."""
-    turn = {"content": [text(value)]}
-    if usage:
-        turn["usage"] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, **usage}
-    return turn
-
+# More of a scripted model's turns, as the script files hold them (core/scripted.py).
 
 def bash_turn(command):
     """A turn that runs one bash command."""
@@ -167,12 +155,8 @@ def reply(*blocks, **fields):
     return assistant_message("a", "p", "m", list(blocks), **fields)
 
 
-def call(name, **arguments):
-    return {"type": "toolCall", "name": name, "arguments": arguments}
 
 
-def text(value):
-    return {"type": "text", "text": value}
 
 
 def run_tool(name, cwd, args, abort=None, on_update=None):

@@ -1,5 +1,5 @@
 """Worked examples run: every ```python block of README.md and docs/*.md, and the `>>>`
-examples in the spine's docstrings, executed as a reader would run them.
+examples in the core's docstrings, executed as a reader would run them.
 
 A block runs as a program of its own would: in a fresh namespace named `__main__`, in an
 empty temporary folder (the suite gives each test its own MINIAGENT_HOME and TMPDIR),
@@ -11,7 +11,7 @@ without a reason fails. A block that needs more than a folder, such as a model s
 gets it from a test of its own below (NEEDS_SETUP); those tests also check what the
 block prints.
 
-Docstrings: the `>>>` examples of the spine's modules run with doctest. The one-line
+Docstrings: the `>>>` examples of the core's modules run with doctest. The one-line
 `Example: f(x) -> y` notes the code also carries are prose; the module's own test file
 asserts them (tests/test_messages.py for messages.py, for instance).
 """
@@ -34,7 +34,7 @@ MARK = re.compile(r"<!-- not run: (?P<reason>.*?) -->")
 EMBEDDING = ("README.md", "## Embedding miniagent")
 RPC_CLIENT = ("docs/frontends.md", "## Driving the RPC mode from a notebook")
 NEEDS_SETUP = {EMBEDDING, RPC_CLIENT}
-# The spine (AGENTS.md's afternoon path, up to the command line): its `>>>` examples run.
+# The core, by the hour (AGENTS.md's map): its `>>>` examples run.
 SPINE = ["core.messages", "core.loop", "core.toolcalls", "core.agent", "core.events",
          "core.tools", "core.read", "core.bash", "core.edit", "core.write",
          "core.provider", "core.scripted", "core.sse", "core.assembly", "core.openai"]

@@ -1,10 +1,11 @@
 """The reading path matches the files on disk.
 
-AGENTS.md holds the one map of the package: every module once, in reading order, with
-a line count that is a reader's budget. The package docstring and the README give the
-spine in one line and point to that map. A missing file, a file listed twice, or a
-count far from the truth is a broken promise, so these tests fail on each; a count
-only a little off (an exercise solved with a longer, correct body) is not.
+AGENTS.md holds the one map of the package: every module once, in reading order, the
+core first by the hour, with a line count that is a reader's budget. The package
+docstring and the README give the core's reading order and point to that map; the
+README's hours say about how many lines each is. A missing file, a file listed twice,
+or a count far from the truth is a broken promise, so these tests fail on each; a
+count only a little off (an exercise solved with a longer, correct body) is not.
 """
 
 import ast

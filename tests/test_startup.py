@@ -142,12 +142,10 @@ PRINT_RUN_BUDGET = {
     "miniagent.files.redaction", "miniagent.files.safeopen", "miniagent.tui", "miniagent.tui.style",
 }
 
-# The child runs miniagent as its console script does, then names what it loaded.
+# The child runs miniagent as its console script does, then names every module it loaded.
 LOADED_AT_EXIT = """
 import atexit, gc, sys
-atexit.register(lambda: print("FROZEN", gc.get_freeze_count(), "LOADED",
-                              *sorted(name for name in sys.modules if name ==
-                                      "miniagent" or name.startswith("miniagent.")),
+atexit.register(lambda: print("FROZEN", gc.get_freeze_count(), "LOADED", *sorted(sys.modules),
                               file=sys.stderr))
 from miniagent.cli import main
 sys.exit(main())
@@ -167,14 +165,22 @@ def a_print_run(tmp_path, home) -> str:
     return done.stderr
 
 
-def modules_of_a_print_run(tmp_path, home):
-    return set(a_print_run(tmp_path, home).split("LOADED", 1)[1].split())
+def modules_of_a_print_run(tmp_path, home, ours=True):
+    """The modules a print run loaded: ours (miniagent's), or every one (ours=False)."""
+    names = set(a_print_run(tmp_path, home).split("LOADED", 1)[1].split())
+    return {name for name in names if name.split(".")[0] == "miniagent"} if ours else names
 
 
 def test_a_print_run_loads_only_its_budget(tmp_path, home):
     loaded = modules_of_a_print_run(tmp_path, home)
     assert {"miniagent.providers.openai", "miniagent.session.file"} <= loaded  # it ran
     assert sorted(loaded - PRINT_RUN_BUDGET) == []
+
+
+def test_a_print_run_whose_reply_calls_no_tool_loads_no_thread_pool(tmp_path, home):
+    # concurrent.futures runs a reply's tool calls (core/toolcalls.py): loaded then only
+    loaded = modules_of_a_print_run(tmp_path, home, ours=False)
+    assert "miniagent.core.toolcalls" in loaded and "concurrent.futures" not in loaded
 
 
 def test_what_the_project_has_is_loaded_for_it_alone(tmp_path, home):

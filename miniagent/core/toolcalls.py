@@ -24,7 +24,6 @@ import json
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Set
 
@@ -95,11 +94,13 @@ def _run_in_parallel(calls: List[_Call], config: "LoopConfig", emit: Emit):
     runnable = [call for call in calls if call.result is None]
     for index, call in enumerate(runnable):
         call.earlier = runnable[:index]
-    # A thread per call: a call waiting for an earlier one never holds the thread it needs.
-    with ThreadPoolExecutor(max_workers=max(1, len(runnable))) as pool:
-        futures = [pool.submit(_execute, call, config, emit) for call in runnable]
-        for call, future in zip(runnable, futures):
-            call.result = future.result()
+    if runnable:  # imported only now: a reply that calls no tool never loads the pool
+        from concurrent.futures import ThreadPoolExecutor
+        # A thread per call: a call waiting for an earlier one never holds the thread it needs.
+        with ThreadPoolExecutor(max_workers=len(runnable)) as pool:
+            futures = [pool.submit(_execute, call, config, emit) for call in runnable]
+            for call, future in zip(runnable, futures):
+                call.result = future.result()
     return [_finalise(call, config, emit) for call in calls], []
 
 

@@ -12,7 +12,7 @@ Read it in this order:
 
     hour 1, the loop and its data:  messages.py events.py loop.py toolcalls.py agent.py
                                     tools.py (the Tool contract) scripted.py
-    hour 2, tools and the demo:     read.py bash.py edit.py write.py __main__.py
+    hour 2, tools and the demo:     read.py bash.py edit.py write.py coerce.py __main__.py
     hour 3, a real model:           provider.py sse.py assembly.py openai.py
 
 The product (the rest of miniagent/) plugs in through named seams: where it needs more
@@ -20,7 +20,8 @@ than the plain core (safe file opening, BOM and CRLF, fuzzy edit matching, proce
 groups, truncation with a saved copy, the hardened HTTP transport, compat quirks,
 partial-JSON repair, history hygiene), a core function takes it as a small parameter
 with a plain default, and the product passes the hardened piece. docs/decisions.md
-names each seam.
+(D29) names each seam; tests/core/test_core_alone.py holds the imports and the line
+budgets (2,800 lines in all, 1,100 for the first hour).
 
 Left out: everything that is not the idea (sessions, compaction, retries, trust,
 extensions, the terminal UI): the folders around this one.

@@ -59,7 +59,7 @@ from miniagent.tui.width import cut, wrap  # noqa: E402
 ABORTS = 5
 STREAM_GOAL, TOOL_GOAL = 0.2, 0.5
 FRAME_GOAL = 33  # frames per second: FRAME_SECONDS (1/30 s) and a little slack
-FOOTER = " cached · "  # in the line after every run: the run is over
+FOOTER = "context "  # in the line after every run (usage known or not): the run is over
 COLUMNS, ROWS = 100, 40
 SECTIONS = 10  # of the long answer: about 1,200 deltas
 RUNS = 5  # best of, each figure

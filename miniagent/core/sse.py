@@ -102,8 +102,10 @@ class SSEDecoder:
     def _complete_line(self, line_end: bytes) -> str:
         """Join the carried-over start of the line to its end and decode it. Decoding
         whole lines is what keeps a character cut between two chunks intact."""
-        line = (bytes(self._partial_line) + line_end).decode("utf-8", errors="replace")
-        self._partial_line.clear()
+        if self._partial_line:  # the line began in an earlier chunk (most do not: no copy)
+            line_end = bytes(self._partial_line) + line_end
+            self._partial_line.clear()
+        line = line_end.decode("utf-8", errors="replace")
         if self._at_stream_start:
             self._at_stream_start = False
             line = line.removeprefix(BOM)

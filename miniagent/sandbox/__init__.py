@@ -25,17 +25,19 @@ docs/security.md says what stays possible), MCP servers and extensions (not conf
 """
 
 import os
-import tempfile
-from dataclasses import dataclass
-from typing import Optional, Tuple
+import sys
+from typing import NamedTuple, Optional, Tuple
+
+from miniagent.sandbox import landlock
 
 MODES = ("off", "read-only", "workspace")
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     """What a confined command may do: the mode, where it may write, whether it may
-    open TCP connections. `writable` holds real, absolute paths."""
+    open TCP connections. `writable` holds real, absolute paths. (A NamedTuple, not a
+    dataclass: the launcher imports this package before every command, and the
+    dataclasses module alone would double its start-up time.)"""
 
     mode: str = "off"
     writable: Tuple[str, ...] = ()
@@ -67,11 +69,13 @@ def policy_for(mode: str, cwd: str, extra_roots: Tuple[str, ...] = (),
 
 def temp_folders() -> Tuple[str, ...]:
     """The temporary folders a build or a test writes: /tmp, /var/tmp and TMPDIR."""
+    import tempfile  # here, not above: the launcher imports this package before every command
     return tuple(dict.fromkeys(("/tmp", "/var/tmp", tempfile.gettempdir())))
 
 
 def private_temp() -> str:
     """A fresh folder of our own, for read-only mode's commands (TMPDIR points there)."""
+    import tempfile
     return tempfile.mkdtemp(prefix="miniagent-sandbox-")
 
 
@@ -89,14 +93,50 @@ def allows_write(policy: Policy, path: str) -> bool:
 
 
 def unavailable(policy: Policy) -> Optional[str]:
-    """None when the kernel can enforce `policy`, else one line naming what it cannot
-    (no Landlock, an ABI too old for the network rule, not Linux). Implemented by the
-    probe in landlock.py."""
-    raise NotImplementedError  # filled in with landlock.py
+    """None when the kernel can enforce all `policy` asks, else one line naming what it
+    cannot: not Linux, no Landlock, or (network off) an ABI too old to refuse TCP. The
+    caller refuses to start on any line; a policy that allows the network does not ask
+    for the TCP rule, so an older kernel is enough for it.
+
+    Example: unavailable(policy_for("off", "/src/app")) -> None
+    """
+    if not policy.confines:
+        return None
+    if not sys.platform.startswith("linux"):
+        return f"the sandbox needs Linux (Landlock); this is {sys.platform}"
+    version = landlock.abi()
+    if version < 1:
+        return "this kernel has no Landlock (Linux 5.13+ with landlock in the LSM list)"
+    if not policy.network and version < 4:
+        return (f"this kernel's Landlock (ABI {version}) cannot refuse TCP connections "
+                "(ABI 4, Linux 6.7+); allow the network (\"network\": true) to go on without")
+    return None
+
+
+# The launcher runs isolated (-I: no current folder or PYTHON* variables on its module
+# path, so a project's own `miniagent/` folder cannot stand in for it; -S: no site
+# packages to load) from the folder this package was loaded from, handed as argv[1].
+BOOTSTRAP = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+             "from miniagent.sandbox.launch import main; main(sys.argv[1:])")
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def launcher_argv(policy: Policy) -> Tuple[str, ...]:
-    """What goes before a command's argv so that it starts confined:
-    (sys.executable, "-m", "miniagent.sandbox.launch", ...the policy..., "--"); () when
-    the policy confines nothing. Implemented with launch.py."""
-    raise NotImplementedError  # filled in with launch.py
+    """What goes before a command's argv so that it starts confined; () when the
+    policy confines nothing. In read-only mode the private temp folder (the one
+    writable root) becomes the command's TMPDIR.
+
+    Example: launcher_argv(policy_for("workspace", "/src/app", network=True))
+             -> (python, "-I", "-S", "-c", BOOTSTRAP, PACKAGE_PARENT,
+                 "--write", "/src/app", "--write", "/tmp", ..., "--net", "--")
+    """
+    if not policy.confines:
+        return ()
+    argv = [sys.executable, "-I", "-S", "-c", BOOTSTRAP, PACKAGE_PARENT]
+    for root in policy.writable:
+        argv += ["--write", root]
+    if policy.network:
+        argv.append("--net")
+    if policy.mode == "read-only":
+        argv += ["--tmp", policy.writable[0]]
+    return (*argv, "--")

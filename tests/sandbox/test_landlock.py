@@ -125,3 +125,11 @@ def test_signals_to_processes_outside_are_refused_inside_they_work(box, require_
     finally:
         waiting.stdin.close()
         waiting.wait(timeout=30)
+
+
+def test_no_new_privileges_and_no_mounts(box):
+    result = box.run(f"grep NoNewPrivs /proc/self/status; mount -t tmpfs none {box.outside}; echo $?")
+    assert result.stdout.splitlines()[0] == "NoNewPrivs:\t1"
+    assert result.stdout.splitlines()[1] != "0", result.stderr  # root included: Landlock refuses mounts
+    with open("/proc/self/mounts") as mounts:
+        assert str(box.outside) not in mounts.read()

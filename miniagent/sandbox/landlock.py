@@ -113,7 +113,7 @@ def restrict(writable_roots: Iterable[str], network: bool) -> None:
     """Confine this process and its future children for good: writes only beneath
     `writable_roots` (and to /dev/null, /dev/zero, /dev/full); no TCP unless `network`;
     signals and abstract Unix sockets kept inside (ABI 6). Raises OSError naming the
-    step that failed; on failure nothing has been enforced."""
+    step that failed (the launcher then runs nothing)."""
     version = abi()
     if version < 1:
         raise OSError("this kernel has no Landlock")

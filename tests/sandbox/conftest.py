@@ -43,6 +43,13 @@ def pytest_collection_modifyitems(items):
                 item.add_marker(pytest.mark.skip(reason=NO_LANDLOCK))
 
 
+@pytest.fixture(autouse=True)
+def the_kernels_own_abi(monkeypatch):
+    """The walls tested are this kernel's: a test switch left in the environment is
+    removed (a test that wants it sets it again)."""
+    monkeypatch.delenv(landlock.TEST_ABI, raising=False)
+
+
 @pytest.fixture
 def require_abi():
     """require_abi(4, "refusing TCP"): skip a test of a rule this kernel's ABI predates."""

@@ -75,7 +75,8 @@ def with_sandbox_note(ran: Ran, sandbox: Unconfined) -> Ran:
     denial (sandbox/confine.py decides); any other ending as it is."""
     note = sandbox.explain_failure(ran.output) if ran.status > 0 else None
     if note:
-        ran.output = f"{ran.output}\n\n{note}"
+        output = ran.output.rstrip("\n")
+        ran.output = f"{output}\n\n{note}"
     return ran
 
 

@@ -33,7 +33,7 @@ from .output import reader_gone, say, silence_stdout, stdout_failure
 from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
 from ..tools.hardening.reaper import catch_stop_signals
-from .usershell import sandbox_of
+from ..sandbox.confine import sandbox_of
 
 
 def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:

@@ -52,11 +52,6 @@ def parse_shell_line(line: str) -> Optional[Tuple[str, bool]]:
     return stripped[2 if excluded else 1:].strip(), excluded
 
 
-def sandbox_of(harness: "Harness") -> Unconfined:
-    """The session's sandbox (the project's; none for a harness built without one)."""
-    return harness.project.sandbox if harness.project else Unconfined()
-
-
 def run_user_command(command: str, cwd: str, abort: threading.Event,
                      show: Callable[[Dict[str, Any]], None],
                      excluded: bool = False,

@@ -92,6 +92,12 @@ class Sandbox(Unconfined):
         return None
 
 
+def sandbox_of(harness: Any) -> Unconfined:
+    """The session's sandbox, for the front ends (the project's; none for a Harness
+    built without a project, as a library user may)."""
+    return harness.project.sandbox if harness.project else Unconfined()
+
+
 def sandbox_for(flag_mode: Optional[str], flag_network: bool, settings: Any, cwd: str) -> Sandbox:
     """The run's sandbox: the flags win over settings.json's "sandbox" (SandboxSettings);
     the default is off."""

@@ -58,7 +58,8 @@ from .linemode import LineScreen
 from .slash import (WHILE_RUNNING, as_prompt, canonical_name, command_items, parse_command,
                     run_command)
 from ..terminal import Screen, for_terminal
-from ..usershell import parse_shell_line, record, run_user_command, sandbox_of
+from ..usershell import parse_shell_line, record, run_user_command
+from ...sandbox.confine import sandbox_of
 
 if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
     from ...harness.harness import ConfirmationGate, Harness

@@ -53,8 +53,7 @@ from ...models.thinking import LEVELS as THINKING_LEVELS
 from ...project.resources import listed_names, tools_named
 from ...project.trust import is_trusted, project_has_resources, record_trust
 from ...sandbox import MODES
-from ...sandbox.confine import Sandbox
-from ..usershell import sandbox_of
+from ...sandbox.confine import Sandbox, sandbox_of
 
 if TYPE_CHECKING:  # the REPL the commands drive (it imports this module)
     from .interactive_mode import Repl

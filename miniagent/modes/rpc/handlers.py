@@ -37,7 +37,8 @@ from ...harness.harness import Harness, compaction_result
 from ...core.messages import Message, text_of, user_message
 from ..output import say
 from ..render import final_answer
-from ..usershell import record, run_user_command, sandbox_of
+from ..usershell import record, run_user_command
+from ...sandbox.confine import sandbox_of
 from .commands_model import ModelCommands
 from .commands_session import SessionCommands
 from .fields import images_of, model_object, text_field

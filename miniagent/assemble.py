@@ -11,7 +11,9 @@ It answers, in this order:
   3. Which model?                  flags first; else what a resumed session last used,
                                    when its provider is still usable; else
                                    models/choose.py
-  4. Which project context?       trust, settings, extensions, skills (project/)
+  4. Which project context?       trust, settings, the sandbox, extensions, skills
+                                   (project/; a sandbox the kernel cannot enforce
+                                   stops the run: sandbox/confine.py)
   5. Which tools and prompt?       --tools / --exclude-tools, then the system prompt
   6. Which MCP servers?            mcp.json's, connecting in the background (mcp/)
 
@@ -50,6 +52,7 @@ from .project.resources import (Project, choose_tools, load_project, mcp_tool_fi
                                 system_prompt_builder)
 from .project.system_prompt import render_sections
 from .project.settings import Settings, config_files
+from .sandbox.confine import check_enforceable
 from .compaction.estimate import CompactionSettings
 from .models.window import probe_server
 from .modes.terminal import for_terminal
@@ -89,6 +92,7 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
     project = load_project(args, cwd, ask_trust if interactive else None)
     for warning in project.warnings:
         say(f"miniagent: warning: {warning}")
+    check_enforceable(project.sandbox)  # a mode the kernel cannot hold stops here, exit 2
     tools = choose_tools(args, project)
     if args.confirm and args.mode != "rpc" and no_terminal_available():
         raise ValueError("--confirm needs a terminal to ask on (none on stdin or /dev/tty)")

@@ -45,6 +45,7 @@ examples:
   miniagent --provider ollama --model qwen2.5-coder:7b -p "Add a docstring to app.py"
   miniagent --base-url http://127.0.0.1:8080/v1 -p "hi"    any OpenAI-compatible server
   miniagent --mode json -p "List the files" events as JSON lines, for programs
+  miniagent --sandbox workspace             commands write only the project and temp folders
   miniagent --provider scripted --script turns.json -p "go"    replay a scripted model
   miniagent sessions                        this directory's sessions, newest first
   miniagent stats SESSION.jsonl             prompts, tool calls, tokens and cost
@@ -108,6 +109,12 @@ def add_project_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude-tools", metavar="LIST", help="tools to leave out")
     parser.add_argument("--confirm", action="store_true",
                         help="ask before bash, edit and write run (y / n / a: always)")
+    parser.add_argument("--sandbox", choices=["off", "read-only", "workspace"],
+                        help="confine commands, write and edit (Linux Landlock): read-only "
+                             "writes nowhere, workspace writes the project and temp folders "
+                             "(default: settings.json's sandbox.mode, else off)")
+    parser.add_argument("--sandbox-net", action="store_true",
+                        help="let sandboxed commands open network connections")
     trust = parser.add_mutually_exclusive_group()
     trust.add_argument("--approve", action="store_true",
                        help="trust this project's .miniagent/ for this run (not recorded)")

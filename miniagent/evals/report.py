@@ -34,7 +34,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..session.stats import number
 
-RUN_LABELS = {"suite": "suite", "model": "model", "provider": "provider", "version": "miniagent"}
+RUN_LABELS = {"suite": "suite", "model": "model", "provider": "provider", "version": "miniagent",
+              "sandbox": "sandbox"}
 Table = Tuple[List[str], List[List[str]]]  # a header row, then the rows, every cell text
 
 

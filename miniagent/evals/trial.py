@@ -11,10 +11,15 @@ user's), and a new process:
     TMP                the child's working directory: outside the copy
 
     1. setup           `sh -c SETUP` in the copy                      (optional)
-    2. the agent       python -I -m miniagent -p PROMPT --cwd TMP/work
+    2. the agent       python -I -m miniagent -p PROMPT --cwd TMP/work --sandbox MODE
                        --session OUT/sessions/TASK/trial-N.jsonl --max-turns ...
     3. check/          copied over the copy, now that the agent has stopped
-    4. the check       `sh -c CHECK` in the copy: exit 0 means solved
+    4. the check       `sh -c CHECK` in the copy, through the sandbox's launcher:
+                       exit 0 means solved
+
+MODE is workspace where the kernel can enforce it, else off (eval_command.py says so
+once): the agent's commands and the check write only the copy and the temp folders
+(TMP is one), and open no connection, so a task cannot reach the rest of the machine.
 
 Each step is a process group of its own, bounded by the task's timeout, and killed
 whole when it ends (what a test or the agent left running in the background dies
@@ -41,7 +46,8 @@ A `failure` is a trial that failed for a reason outside the agent (setup, a copy
 crash); the eval ends with exit status 1 when one exists.
 
 Left out: containers. The agent runs with your user's rights, as it does every day;
-the copy and the private home keep trials apart, not a hostile model out.
+the copy, the private home and the sandbox keep trials apart; the sandbox confines
+writes and connections, not reads.
 """
 
 import os
@@ -54,10 +60,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from .. import __version__
 from ..files.home import miniagent_home, models_file
+from ..sandbox import launcher_argv, policy_for
 from ..session.stats import compute_stats, sum_models
 from ..tools.hardening.reaper import kill_tree
 from .tasks import Task
@@ -88,6 +95,7 @@ class Plan:
     agent_flags: List[str]  # the model flags, passed on: --provider, --model, ...
     scripted: bool  # --provider scripted: each task's reference.json is the script
     with_home: bool = False
+    sandbox: str = "off"  # the agent's --sandbox, and whether the check runs confined
 
 
 @dataclass
@@ -144,7 +152,8 @@ def new_record(plan: Plan, task: Task, number: int, session: Path, log: Path) ->
             "stop_reason": "error", "failure": None, "turns": 0, "input_tokens": 0,
             "output_tokens": 0, "cached_tokens": 0, "cost": 0.0, "seconds": 0.0,
             "session": None, "log": str(log), "model": flag(plan, "--model"),
-            "provider": flag(plan, "--provider"), "version": __version__}
+            "provider": flag(plan, "--provider"), "version": __version__,
+            "sandbox": plan.sandbox}
 
 
 def run_steps(task: Task, plan: Plan, children: Children, scratch: Path, session: Path,
@@ -173,9 +182,17 @@ def run_steps(task: Task, plan: Plan, children: Children, scratch: Path, session
     if (task.folder / "check").is_dir():
         shutil.copytree(task.folder / "check", work, symlinks=True, dirs_exist_ok=True,
                         ignore=NOT_TASK_FILES)
-    status = run_step(["/bin/sh", "-c", task.check], work, env, task.timeout, "check",
-                      output, children)
+    status = run_step([*check_launcher(plan, work, scratch), "/bin/sh", "-c", task.check],
+                      work, env, task.timeout, "check", output, children)
     record["passed"] = status == 0
+
+
+def check_launcher(plan: Plan, work: Path, scratch: Path) -> Tuple[str, ...]:
+    """What the check starts through: the agent's sandbox for the copy (the trial's
+    folder, home and $PYTHON included), or nothing when the eval runs unconfined."""
+    if plan.sandbox == "off":
+        return ()
+    return launcher_argv(policy_for(plan.sandbox, str(work), (str(scratch),)))
 
 
 def step_environment(scratch: Path, with_home: bool) -> Dict[str, str]:
@@ -204,7 +221,8 @@ def write_check_python(scratch: Path) -> Path:
 
 def agent_command(task: Task, plan: Plan, work: Path, session: Path) -> List[str]:
     command = [sys.executable, "-I", "-c", CHILD, PACKAGE_ROOT, "--cwd", str(work),
-               "--session", str(session), "--max-turns", str(task.max_turns), *plan.agent_flags]
+               "--session", str(session), "--max-turns", str(task.max_turns),
+               "--sandbox", plan.sandbox, *plan.agent_flags]
     if task.max_cost is not None:
         command += ["--max-cost", str(task.max_cost)]
     if plan.scripted:

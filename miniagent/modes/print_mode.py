@@ -33,6 +33,7 @@ from .output import reader_gone, say, silence_stdout, stdout_failure
 from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
 from ..tools.hardening.reaper import catch_stop_signals
+from ..sandbox.confine import sandbox_of
 
 
 def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
@@ -58,6 +59,9 @@ def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
             jsonl(harness.session.header)
         agent.subscribe(jsonl)
     else:  # -p shows only retry notices, so a rate-limited minute is not silent
+        sandbox = sandbox_of(harness).describe()
+        if sandbox != "off":  # what confines the commands, said once
+            say(f"miniagent: sandbox: {sandbox}")
         progress = sys.stderr or open("/dev/null", "w")  # stderr may be closed (2>&-)
         agent.subscribe(StepPrinter(progress, show_steps=not args.print or args.demo))
     received = catch_stop_signals(stop)  # the stop signals that arrived

@@ -11,6 +11,11 @@ lines of it (a model's call shows only 5: the user asked for this output to read
     > !!ls                   runs it for you only: the message is recorded with
                              excludeFromContext, and the model never sees it (session/convert.py)
 
+Under --sandbox the command runs confined as the model's do (same launcher, same note
+when it fails on a denial): `!cmd` goes into the context the model reads, so a command
+that escaped the sandbox there could write what the model asked for; `/sandbox off`
+is how a user runs something unconfined, on purpose.
+
 The message is added outside any run of the agent, so no event records it: this module
 appends it to the session file and to the agent's messages itself.
 
@@ -25,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 from ..session.convert import bash_execution_message
 from ..core.messages import text_of
 from ..core.tools import ToolError
+from ..tools import Unconfined
 from ..tools.bash import finish, partial_result
 from ..tools.hardening.process import OutputSink, run_command
 
@@ -49,10 +55,12 @@ def parse_shell_line(line: str) -> Optional[Tuple[str, bool]]:
 def run_user_command(command: str, cwd: str, abort: threading.Event,
                      show: Callable[[Dict[str, Any]], None],
                      excluded: bool = False,
-                     on_text: Callable[[str], None] = lambda text: None) -> Dict[str, Any]:
-    """Run `command` in `cwd` until it ends or `abort` is set, showing it through `show`
-    (a view taking the bash tool's events) and handing `on_text` each piece of output
-    as it comes (rpc's bash_execution_update); returns the bashExecution message."""
+                     on_text: Callable[[str], None] = lambda text: None,
+                     sandbox: Unconfined = Unconfined()) -> Dict[str, Any]:
+    """Run `command` in `cwd` until it ends or `abort` is set, confined by `sandbox`,
+    showing it through `show` (a view taking the bash tool's events) and handing
+    `on_text` each piece of output as it comes (rpc's bash_execution_update); returns
+    the bashExecution message."""
     args = {"command": command}
     show({"type": "tool_execution_start", "toolCallId": CALL_ID, "toolName": "bash",
           "args": args})
@@ -63,10 +71,11 @@ def run_user_command(command: str, cwd: str, abort: threading.Event,
             pieces.hand_on()
             show({"type": "tool_execution_update", "toolCallId": CALL_ID, "toolName": "bash",
                   "args": args, "partialResult": {"content": partial_result(sink).content}})
-        code, stopped_by = run_command(command, cwd, sink, None, abort, on_output=on_output)
+        code, stopped_by = run_command(command, cwd, sink, None, abort, on_output=on_output,
+                                       launcher=sandbox.launcher())
         pieces.hand_on(final=True)
         try:  # the bash tool's own words for the ending ("Command exited with code 2")
-            result = finish(sink, code, stopped_by, None)
+            result = finish(sink, code, stopped_by, None, sandbox)
             shown, failed = text_of({"content": result.content}), False
         except ToolError as error:
             shown, failed = str(error), True

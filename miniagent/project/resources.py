@@ -5,7 +5,8 @@ A cloned repository can carry a `.miniagent/` folder with settings, skills, exte
 instructions, so the order matters:
 
     1. trust      --approve / --no-approve, else trust.json, else (terminal) ask once
-    2. settings   global, then the project's when trusted (the project wins)
+    2. settings   global, then the project's when trusted (the project wins; its
+                  sandbox may only be narrower), and the sandbox (flags over settings)
     3. extensions global, then the project's when trusted, then -e FILE
     4. tools      --tools / --exclude-tools / --no-tools, else settings, else the
                   defaults (+name / -name change them, `*` matches); names are checked
@@ -30,9 +31,10 @@ from .extensions import Extensions
 from ..files.home import miniagent_home
 from .system_prompt import Sections, build_prompt_sections, read_text_or_file
 from .settings import Settings, config_files, load_settings
-from ..tools import ALL_TOOLS, DEFAULT_TOOLS, create_tools
+from ..tools import ALL_TOOLS, DEFAULT_TOOLS, Unconfined, create_tools
 from ..core.tools import Tool
 from .trust import resolve_trust
+from ..sandbox.confine import sandbox_for
 
 if TYPE_CHECKING:  # the reader's and a type checker's: loaded only when skills exist
     from .skills import Skill
@@ -49,6 +51,8 @@ class Project:
     extensions: Extensions
     skills: List["Skill"] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)
+    sandbox: Unconfined = field(default_factory=Unconfined)
+    """What confines bash, write and edit (sandbox/confine.py's Sandbox)."""
 
 
 def load_project(args: argparse.Namespace, cwd: str,
@@ -63,10 +67,11 @@ def load_project(args: argparse.Namespace, cwd: str,
     else:
         trusted = resolve_trust(cwd, home, approve)
     settings = load_settings(home, cwd, trusted)
+    sandbox = sandbox_for(args.sandbox, args.sandbox_net, settings.sandbox, cwd)
     extensions = find_extensions(args, home, cwd, trusted)
     skills, warnings = find_skills(home, cwd, trusted)
     return Project(cwd, home, trusted, settings, extensions, skills,
-                   list(extensions.warnings) + list(warnings))
+                   settings.warnings + list(extensions.warnings) + list(warnings), sandbox)
 
 
 def find_extensions(args: argparse.Namespace, home: Path, cwd: str, trusted: bool) -> Extensions:
@@ -188,7 +193,8 @@ def tools_named(names: List[str], project: Project) -> List[Tool]:
     extension (which wins)."""
     registered = {tool.name: tool for tool in project.extensions.tools}
     built = {tool.name: tool for tool in create_tools(
-        [name for name in names if name not in registered], project.settings.shellPath)}
+        [name for name in names if name not in registered], project.settings.shellPath,
+        project.sandbox)}
     return [registered.get(name) or built[name] for name in names]
 
 

@@ -9,11 +9,14 @@ A flag is typed for one run; a setting is written down once. miniagent reads two
     {"defaultProvider": "ollama", "defaultModel": "qwen3:8b",
      "defaultThinkingLevel": "low", "tools": ["read", "bash", "grep"],
      "compaction": {"enabled": true, "reserveTokens": 16384, "keepRecentTokens": 20000},
-     "shellPath": "/bin/zsh"}
+     "shellPath": "/bin/zsh",
+     "sandbox": {"mode": "workspace", "writableRoots": ["~/.cache/pip"], "network": false}}
 
 The project file wins, one level deep: a top-level value replaces the global one, and
 inside `compaction` each key does, so a project can change `reserveTokens` alone and
-keep the user's `enabled`. Where a value finally comes from, strongest first:
+keep the user's `enabled`. `sandbox` is the exception: a project may only narrow it (a
+stricter mode, fewer roots, no network), since a cloned repository that could widen its
+own sandbox would make it worthless; a wider ask is ignored with one warning. Where a value finally comes from, strongest first:
 command-line flag > what a resumed session recorded > project > global > the
 `models.json` default. Only the last three meet here; the front end applies the rest.
 
@@ -33,14 +36,23 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..compaction.estimate import CompactionSettings
 from ..files.safeopen import read_json_file
 from ..errors import ConfigError
 from ..models.thinking import LEVELS
+from ..sandbox import MODES
 
 THINKING_LEVELS = LEVELS  # models/thinking.py: "off" to "max"
+
+
+@dataclass
+class SandboxSettings:
+    """settings.json's "sandbox" (sandbox/: the modes). None: not set."""
+    mode: Optional[str] = None
+    writableRoots: Optional[List[str]] = None
+    network: Optional[bool] = None
 
 
 @dataclass
@@ -57,6 +69,11 @@ class Settings:
     window (compaction.py: min(16,384, window / 4) and min(20,000, window / 2))."""
     shellPath: Optional[str] = None
     """The shell bash runs commands with, instead of the one found on PATH."""
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    """mode, writableRoots, network: what --sandbox and --sandbox-net choose by default."""
+    warnings: List[str] = field(default_factory=list)
+    """Lines to show at start-up: a project's ask to widen the sandbox, ignored."""
+
 
 
 # What each field must be: a test, and the words for the error (as models/registry.py does it).
@@ -75,12 +92,20 @@ FIELDS = {
               "be a list of tool names"),
     "compaction": (lambda v: isinstance(v, dict), "be an object"),
     "shellPath": _NAME,
+    "sandbox": (lambda v: isinstance(v, dict), "be an object"),
 }
 COMPACTION_FIELDS = {
     "enabled": (lambda v: isinstance(v, bool), "be true or false"),
     "reserveTokens": _TOKENS,
     "keepRecentTokens": _TOKENS,
 }
+SANDBOX_FIELDS = {
+    "mode": (lambda v: v in MODES, "be one of " + ", ".join(MODES)),
+    "writableRoots": (lambda v: isinstance(v, list) and all(map(is_name, v)),
+                      "be a list of folders"),
+    "network": (lambda v: isinstance(v, bool), "be true or false"),
+}
+STRICTNESS = {"off": 0, "workspace": 1, "read-only": 2}  # a project may only go up
 
 
 def project_config_dir(cwd: str, home: Path) -> Optional[Path]:
@@ -114,14 +139,52 @@ def load_settings(home: Path, cwd: str, trusted: bool) -> Settings:
     """Read the global file and, when trusted, the project's; merge; check. Raises
     ConfigError naming the file and field of the first mistake."""
     merged: Dict[str, Any] = {}
-    for path in config_files("settings.json", home, cwd, trusted):
+    sandbox, warnings = SandboxSettings(), []
+    for index, path in enumerate(config_files("settings.json", home, cwd, trusted)):
         if path.exists():
-            merge_one_level(merged, read_settings_file(path))
+            read = read_settings_file(path)
+            asked = SandboxSettings(**read.pop("sandbox", {}))
+            if index == 0:  # the user's own file sets the sandbox as it likes
+                sandbox = asked
+            else:
+                sandbox, widened = narrow_sandbox(sandbox, asked)
+                warnings += [f"{path}: sandbox {', '.join(widened)} ignored: a project may "
+                             f"only narrow the sandbox"] if widened else []
+            merge_one_level(merged, read)
     given = merged.pop("compaction", {})
     compaction = CompactionSettings(enabled=given.get("enabled", True),
                                     reserve_tokens=given.get("reserveTokens"),
                                     keep_recent_tokens=given.get("keepRecentTokens"))
-    return Settings(compaction=compaction, **merged)
+    return Settings(compaction=compaction, sandbox=sandbox, warnings=warnings, **merged)
+
+
+def narrow_sandbox(user: SandboxSettings,
+                   project: SandboxSettings) -> Tuple[SandboxSettings, List[str]]:
+    """(the sandbox a trusted project's settings leave, what they asked to widen). A
+    stricter mode, a subset of the user's roots and network false are taken; the rest
+    is named in the second value.
+
+    Example: user {mode: workspace, roots: [/data]} + project {mode: off, roots: [/etc],
+             network: false} -> ({workspace, [], network false}, ["mode 'off'", "root /etc"])
+    """
+    widened = []
+    mode = user.mode
+    if project.mode is not None:
+        if STRICTNESS[project.mode] >= STRICTNESS[user.mode or "off"]:
+            mode = project.mode
+        else:
+            widened.append(f"mode {project.mode!r}")
+    roots = user.writableRoots
+    if project.writableRoots is not None:
+        allowed = user.writableRoots or []
+        roots = [root for root in project.writableRoots if root in allowed]
+        widened += [f"root {root}" for root in project.writableRoots if root not in allowed]
+    network = user.network
+    if project.network is False:
+        network = False
+    elif project.network and not user.network:
+        widened.append("network true")
+    return SandboxSettings(mode, roots, network), widened
 
 
 def read_settings_file(path: Path) -> Dict[str, Any]:
@@ -137,6 +200,10 @@ def read_settings_file(path: Path) -> Dict[str, Any]:
                            if key in COMPACTION_FIELDS}
     for key, value in known["compaction"].items():
         check(value, COMPACTION_FIELDS[key], source, f"compaction.{key}")
+    known["sandbox"] = {key: value for key, value in known.get("sandbox", {}).items()
+                        if key in SANDBOX_FIELDS}
+    for key, value in known["sandbox"].items():
+        check(value, SANDBOX_FIELDS[key], source, f"sandbox.{key}")
     return known
 
 

@@ -15,7 +15,9 @@ offline, and every task should pass (a test of the suite, not of a model).
 
 A suite outside the package is code from elsewhere: its setup and check commands run
 as shell commands. It runs only in a folder you trust: asked once on a terminal and
-recorded in trust.json (as for a project), or for one run with `--approve`.
+recorded in trust.json (as for a project), or for one run with `--approve`. The
+trials' agent and check run under `--sandbox workspace` where the kernel can enforce
+it, else unconfined with one line saying why; each record names the mode.
 
 Exit status: 0 the suite ran (whatever the pass rate), 1 a trial failed for a reason
 outside the agent (a setup, a copy, a crash), 2 a usage problem (nothing ran, or the
@@ -28,6 +30,7 @@ Left out: the figures themselves (evals/report.py).
 import argparse
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import List, Optional, Tuple
@@ -44,6 +47,7 @@ from ..files.home import miniagent_home
 from ..modes.output import ArgumentParser, say, usage_error
 from ..modes.terminal import for_terminal
 from ..project.trust import is_trusted, record_trust
+from ..sandbox import policy_for, unavailable
 from ..tools.hardening.reaper import catch_stop_signals
 
 MODEL_FLAGS = ("provider", "model", "base_url", "api_key", "thinking")
@@ -74,7 +78,7 @@ def run_command(argv: List[str]) -> int:
     except OSError as error:
         return usage_error(f"{out}: the results folder cannot be made ({error.strerror})")
     pairs = shard_of(trial_pairs(suite, args.trials), args.shard)
-    plan = Plan(suite.name, out, model_flags(args), scripted, args.with_home)
+    plan = Plan(suite.name, out, model_flags(args), scripted, args.with_home, trial_sandbox())
     shard = f", shard {args.shard[0]}/{args.shard[1]}" if args.shard else ""
     say(f"miniagent eval: {suite.name}, {len(suite.tasks)} tasks x {args.trials} "
         f"trial{'s' if args.trials != 1 else ''}{shard}: {len(pairs)} trials, results in {out}")
@@ -94,6 +98,16 @@ def run_command(argv: List[str]) -> int:
         return 1
     print(for_terminal(format_summary(summarize(merge_results([str(out)])))))  # retried: once
     return 1 if any(record["failure"] for record in records) else 0
+
+
+def trial_sandbox() -> str:
+    """The trials' --sandbox: workspace where the kernel can enforce it, else off, said
+    in one line (a trial measures the agent; it should not reach the rest of the machine)."""
+    problem = unavailable(policy_for("workspace", tempfile.gettempdir()))
+    if problem:
+        say(f"miniagent eval: trials run unconfined (--sandbox off): {problem}")
+        return "off"
+    return "workspace"
 
 
 def run_parser() -> ArgumentParser:

@@ -27,6 +27,10 @@ keep the call waiting. Two endings are worded here, not in the core: a working
 directory that no longer exists ("Working directory does not exist: ...", the command
 is not run) and a shell killed by a signal nobody here sent (check_signal).
 
+Under a sandbox (sandbox/confine.py) the shell is started through its launcher, and a
+failed command whose output reads like a denial gains one line saying the sandbox may
+have refused it, so the model asks the user instead of retrying.
+
 Left out: interactive commands (stdin is empty), a command prefix from settings (the
 shell itself can be chosen: settings.json's shellPath reaches `create_tool(shell)`),
 and cleaning up old temp files.
@@ -38,34 +42,49 @@ from typing import Dict, Optional, Tuple
 
 from ..core.bash import Ran, create_bash_tool, outcome
 from ..core.tools import Tool, ToolContext, ToolError, ToolResult, text_result
+from . import Unconfined
 from .hardening.process import OutputSink, run_command
 from .hardening.truncate import DEFAULT_MAX_BYTES, format_size
 
 
-def create_tool(shell: Optional[str] = None) -> Tool:
+def create_tool(shell: Optional[str] = None, sandbox: Unconfined = Unconfined()) -> Tool:
     """The core's bash tool run through process.py; `shell` (settings.json's shellPath)
-    replaces the bash found on PATH."""
+    replaces the bash found on PATH; `sandbox` confines the commands."""
     return create_bash_tool(lambda command, cwd, timeout, ctx: run(command, cwd, timeout,
-                                                                   ctx, shell))
+                                                                   ctx, shell, sandbox))
 
 
 def run(command: str, cwd: str, timeout: Optional[float], ctx: ToolContext,
-        shell: Optional[str] = None) -> Ran:
-    """The core bash's `run` seam, hardened: process.py's run_command into an OutputSink."""
+        shell: Optional[str] = None, sandbox: Unconfined = Unconfined()) -> Ran:
+    """The core bash's `run` seam, hardened: process.py's run_command into an OutputSink,
+    through the sandbox's launcher."""
     if not os.path.isdir(cwd):  # else the error would be Popen's, naming no directory
         raise ToolError(f"Working directory does not exist: {cwd}\n"
                         f"The command was not run.")
     with OutputSink() as sink:
         status, stopped_by = run_command(
             command, cwd, sink, timeout, ctx.abort,
-            on_output=lambda: ctx.on_update(partial_result(sink)), shell=shell)
-        return check_signal(Ran(status, stopped_by, *final_text(sink)))
+            on_output=lambda: ctx.on_update(partial_result(sink)), shell=shell,
+            launcher=sandbox.launcher())
+        ran = check_signal(Ran(status, stopped_by, *final_text(sink)))
+    return with_sandbox_note(ran, sandbox)
+
+
+def with_sandbox_note(ran: Ran, sandbox: Unconfined) -> Ran:
+    """A failed command's output with the sandbox's note added when it reads like a
+    denial (sandbox/confine.py decides); any other ending as it is."""
+    note = sandbox.explain_failure(ran.output) if ran.status > 0 else None
+    if note:
+        output = ran.output.rstrip("\n")
+        ran.output = f"{output}\n\n{note}"
+    return ran
 
 
 def finish(sink: OutputSink, returncode: int, stopped_by: Optional[str],
-           timeout: Optional[float]) -> ToolResult:
+           timeout: Optional[float], sandbox: Unconfined = Unconfined()) -> ToolResult:
     """The core's outcome for a command run outside the tool (the user's `!cmd`)."""
-    return outcome(check_signal(Ran(returncode, stopped_by, *final_text(sink))), timeout)
+    ran = check_signal(Ran(returncode, stopped_by, *final_text(sink)))
+    return outcome(with_sandbox_note(ran, sandbox), timeout)
 
 
 def check_signal(ran: Ran) -> Ran:

@@ -16,7 +16,8 @@ This module gives its three seams their hardened forms:
     are ignored), as in pi: when in doubt, ask the model for more context.
   * `files`: a pipe or a device is refused before it is opened (paths.refuse_special_file:
     opening a pipe would wait forever); a file over 10 MB is refused before it is loaded
-    (paths.refuse_oversized), with a bash way out; failures are worded for the model.
+    (paths.refuse_oversized), with a bash way out; a file outside the sandbox's roots is
+    not written (write.py); failures are worded for the model.
   * `diff`: the result's details hold a line-numbered diff (diff.py; undecodable bytes
     shown as U+FFFD there) and the first changed line.
 
@@ -35,6 +36,7 @@ from .hardening.edit_args import prepare_arguments
 from .hardening.fuzzy import NormalisedText, normalise
 from .hardening.paths import refuse_oversized, refuse_special_file
 from .hardening.truncate import printable
+from . import Unconfined
 from .write import SafeWriteFiles
 
 MAX_EDIT_BYTES = 10 * 1024 * 1024
@@ -91,7 +93,8 @@ def line_numbered_diff(original: str, updated: str) -> Dict:
     return {"diff": diff, "firstChangedLine": first_changed}
 
 
-def create_tool() -> Tool:
-    """The core's edit tool with the three hardened seams, and edit_args.py's repairs."""
-    tool = create_edit_tool(SafeEditFiles(), match_normalised, line_numbered_diff)
+def create_tool(sandbox: Unconfined = Unconfined()) -> Tool:
+    """The core's edit tool with the three hardened seams, and edit_args.py's repairs;
+    nothing is written outside `sandbox`'s roots."""
+    tool = create_edit_tool(SafeEditFiles(sandbox), match_normalised, line_numbered_diff)
     return replace(tool, prepare_arguments=prepare_arguments)

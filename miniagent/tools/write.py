@@ -15,17 +15,26 @@ write declares the file it writes (`paths`), so in a batch of parallel calls a r
 write or edit of that file runs before or after it, in the order of the calls
 (toolcalls.py), never in the middle of it.
 
+Under a sandbox (sandbox/confine.py), a path outside its writable roots, after links are
+resolved, is refused with a tool error that names the sandbox: the in-process tools
+follow the rule the confined commands do.
+
 Left out: writing to a temp file and renaming (an interrupted write can leave a partial
 file, as in pi), and keeping a backup of what was overwritten.
 """
 
 from ..core.tools import Tool, ToolError
+from . import Unconfined
 from ..core.write import WriteFiles, create_write_tool
 from .hardening.paths import describe_os_error, refuse_special_file, resolve_path
 
 
 class SafeWriteFiles(WriteFiles):
-    """The core write's `files` seam, hardened: no pipe or device, failures worded."""
+    """The core write's `files` seam, hardened: no pipe or device, nothing outside the
+    sandbox's roots, failures worded."""
+
+    def __init__(self, sandbox: Unconfined = Unconfined()):
+        self.sandbox = sandbox
 
     def resolve(self, path: str, cwd: str) -> str:
         return resolve_path(path, cwd)
@@ -34,11 +43,14 @@ class SafeWriteFiles(WriteFiles):
         return describe_os_error(exc, path)
 
     def save(self, path: str, data: bytes) -> None:
+        refused = self.sandbox.refuse_write(path)
+        if refused:
+            raise ToolError(refused)
         # Opening a named pipe to write waits for a reader, maybe forever.
         refuse_special_file(path, "write")
         super().save(path, data)
 
 
-def create_tool() -> Tool:
-    """The core's write tool with the hardened `files`."""
-    return create_write_tool(SafeWriteFiles())
+def create_tool(sandbox: Unconfined = Unconfined()) -> Tool:
+    """The core's write tool with the hardened `files`, within `sandbox`'s roots."""
+    return create_write_tool(SafeWriteFiles(sandbox))

@@ -14,6 +14,7 @@ from pathlib import Path
 from fake_server import FakeServer
 from helpers import ROOT, run_cli
 from pty_driver import Terminal
+from miniagent.sandbox import policy_for, unavailable
 
 BASIC = Path(ROOT) / "miniagent" / "evals" / "basic"
 FIXTURES = Path(ROOT) / "tests" / "fixtures" / "evals"
@@ -73,6 +74,9 @@ def test_the_basic_suite_passes_offline_with_its_references(tmp_path):
         assert run_cli("stats", str(out / record["session"])).returncode == 0
     assert "overall" in done.stdout and "8/8" in done.stdout
     assert done.stderr.count("passed  stop") == 8  # one progress line per trial
+    confined = unavailable(policy_for("workspace", str(tmp_path))) is None
+    assert {record["sandbox"] for record in records} == {"workspace" if confined else "off"}
+    assert f"sandbox {'workspace' if confined else 'off'}" in done.stdout  # the report's line
 
 
 def test_a_wrong_reference_fails_its_task_and_no_other(tmp_path):
@@ -358,3 +362,28 @@ def test_a_full_disk_stops_the_run_in_one_line(tmp_path, monkeypatch):
     assert done.returncode == 1
     assert done.stderr.count(f"stopped: {out} cannot be written (No space left on device)") == 1
     assert "Traceback" not in done.stderr
+
+
+def test_without_the_sandbox_trials_run_unconfined_and_say_so_once(tmp_path, monkeypatch):
+    from miniagent.subcommands import eval_command
+    monkeypatch.setattr(eval_command, "unavailable", lambda policy: "no Landlock here")
+    out = tmp_path / "out"
+    done = run_cli("eval", str(TINY), "--approve", "--provider", "scripted", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("miniagent eval: trials run unconfined (--sandbox off): "
+                             "no Landlock here") == 1
+    assert {record["sandbox"] for record in results(out)} == {"off"}
+
+
+def test_the_agent_and_the_check_run_under_the_trials_sandbox(tmp_path, monkeypatch):
+    from miniagent.evals import trial
+    from miniagent.evals.tasks import find_suite
+    task = find_suite(str(TINY)).tasks[0]
+    plan = trial.Plan("tiny", tmp_path, [], True, sandbox="workspace")
+    command = trial.agent_command(task, plan, tmp_path / "work", tmp_path / "s.jsonl")
+    assert command[command.index("--sandbox") + 1] == "workspace"
+    monkeypatch.setattr(trial, "launcher_argv", lambda policy: ("confined", *policy.writable))
+    launcher = trial.check_launcher(plan, tmp_path / "work", tmp_path)
+    assert launcher[0] == "confined" and str(tmp_path / "work") in launcher
+    assert str(tmp_path) in launcher  # the trial's home and $PYTHON are inside its roots
+    assert trial.check_launcher(trial.Plan("tiny", tmp_path, [], True), tmp_path, tmp_path) == ()

@@ -80,3 +80,37 @@ def test_a_mistake_is_one_line_naming_the_file_and_field(dirs, content, message)
     text = str(caught.value)
     assert text.startswith(f"{project / '.miniagent' / 'settings.json'}: ")
     assert message in text and "\n" not in text
+
+
+def test_the_users_file_sets_the_sandbox_and_a_trusted_project_may_only_narrow_it(dirs):
+    from miniagent.project.settings import SandboxSettings
+    home, project = dirs
+    write(home / "settings.json", {"sandbox": {"mode": "workspace",
+                                              "writableRoots": ["/data", "/cache"]}})
+    write(project / ".miniagent" / "settings.json", {"sandbox": {
+        "mode": "read-only", "writableRoots": ["/data"], "network": False}})
+    settings = load_settings(home, str(project), trusted=True)
+    assert settings.sandbox == SandboxSettings("read-only", ["/data"], False)
+    assert settings.warnings == []
+
+
+def test_a_project_asking_to_widen_the_sandbox_is_ignored_with_one_warning(dirs):
+    from miniagent.project.settings import SandboxSettings
+    home, project = dirs
+    write(home / "settings.json", {"sandbox": {"mode": "workspace", "writableRoots": ["/data"]}})
+    write(project / ".miniagent" / "settings.json", {"sandbox": {
+        "mode": "off", "writableRoots": ["/data", "/home/me/.ssh"], "network": True}})
+    settings = load_settings(home, str(project), trusted=True)
+    assert settings.sandbox == SandboxSettings("workspace", ["/data"], None)
+    assert settings.warnings == [
+        f"{project / '.miniagent' / 'settings.json'}: sandbox mode 'off', root "
+        f"/home/me/.ssh, network true ignored: a project may only narrow the sandbox"]
+    assert load_settings(home, str(project), trusted=False).warnings == []
+
+
+def test_a_bad_sandbox_setting_names_the_field(dirs):
+    home, project = dirs
+    write(home / "settings.json", {"sandbox": {"mode": "sometimes"}})
+    with pytest.raises(ConfigError, match=r"sandbox.mode must be one of off, read-only, "
+                                          r"workspace \(got \"sometimes\"\)"):
+        load_settings(home, str(project), trusted=True)

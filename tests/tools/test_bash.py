@@ -194,3 +194,37 @@ def test_abort_during_bash_ends_the_run_and_kills_the_grandchild(tmp_path):
     while is_alive(pids[0]) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not is_alive(pids[0])
+
+
+class Launched:
+    """A sandbox whose launcher marks the command (the real one confines it)."""
+
+    def launcher(self):
+        return ("env", "MINIAGENT_CONFINED=1")
+
+    def explain_failure(self, output):
+        return "(The sandbox may have refused this.)" if "Permission denied" in output else None
+
+
+def run_confined(tmp_path, command):
+    from miniagent.core.tools import ToolContext
+    from miniagent.tools import bash as bash_tool
+    tool = bash_tool.create_tool(None, Launched())
+    return tool.execute("c", {"command": command},
+                        ToolContext(cwd=str(tmp_path), abort=threading.Event()))
+
+
+def test_a_sandboxed_command_starts_through_the_launcher(tmp_path):
+    assert text_of(run_confined(tmp_path, "echo $MINIAGENT_CONFINED")) == "1\n"
+
+
+def test_a_denied_command_says_the_sandbox_may_have_refused_it(tmp_path):
+    with pytest.raises(ToolError) as failed:
+        run_confined(tmp_path, "echo 'touch: /etc/x: Permission denied'; exit 1")
+    assert str(failed.value) == ("touch: /etc/x: Permission denied\n\n(The sandbox may have "
+                                 "refused this.)\n\nCommand exited with code 1")
+    with pytest.raises(ToolError) as other:
+        run_confined(tmp_path, "echo 'no such file'; exit 1")
+    assert "sandbox" not in str(other.value)
+    ok = run_confined(tmp_path, "echo 'Permission denied, but it went on'")
+    assert "sandbox" not in text_of(ok)  # only a failure gets the note

@@ -75,3 +75,36 @@ def test_a_path_ending_in_a_slash_is_refused(tmp_path):
         write(tmp_path, "newdir/", "x")
     assert "newdir/file.txt" in str(info.value)  # the next step: name the file
     assert not (tmp_path / "newdir").exists()
+
+
+class Confined:
+    """A sandbox whose roots are one folder (sandbox/confine.py's, in miniature)."""
+
+    def __init__(self, root):
+        self.root = str(root)
+
+    def refuse_write(self, path):
+        return None if path.startswith(self.root) else f"Not written: {path} is outside"
+
+
+def test_a_write_outside_the_sandbox_is_a_tool_error_and_writes_nothing(tmp_path):
+    from miniagent.tools import write as write_tool
+    tool = write_tool.create_tool(Confined(tmp_path / "app"))
+    ctx = ToolContext(cwd=str(tmp_path / "app"), abort=threading.Event())
+    with pytest.raises(ToolError, match="Not written: .*outside"):
+        tool.execute("c", {"path": str(tmp_path / "x.txt"), "content": "hi"}, ctx)
+    assert not (tmp_path / "x.txt").exists()
+    tool.execute("c", {"path": "in.txt", "content": "hi"}, ctx)
+    assert (tmp_path / "app" / "in.txt").read_text() == "hi"
+
+
+def test_an_edit_outside_the_sandbox_leaves_the_file_alone(tmp_path):
+    from miniagent.tools import edit as edit_tool
+    outside = tmp_path / "x.txt"
+    outside.write_text("a = 1\n")
+    tool = edit_tool.create_tool(Confined(tmp_path / "app"))
+    ctx = ToolContext(cwd=str(tmp_path), abort=threading.Event())
+    with pytest.raises(ToolError, match="Not written"):
+        tool.execute("c", {"path": str(outside),
+                           "edits": [{"oldText": "a = 1", "newText": "a = 2"}]}, ctx)
+    assert outside.read_text() == "a = 1\n"

@@ -59,6 +59,7 @@ from .slash import (WHILE_RUNNING, as_prompt, canonical_name, command_items, par
                     run_command)
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
+from ...sandbox.confine import sandbox_of
 
 if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
     from ...harness.harness import ConfirmationGate, Harness
@@ -204,8 +205,10 @@ class Repl:
 
     def greet(self) -> None:
         model = self.agent.model
-        self.note(f"miniagent {__version__} · {model.provider}/{model.id} · /help for "
-                  f"commands, Ctrl-D quits", "dim")
+        sandbox = sandbox_of(self.harness).describe()  # named when it confines
+        confined = f" · sandbox: {sandbox}" if sandbox != "off" else ""
+        self.note(f"miniagent {__version__} · {model.provider}/{model.id}{confined} · /help "
+                  f"for commands, Ctrl-D quits", "dim")
         self.show_last_exchange()
 
     def show_last_exchange(self) -> None:
@@ -238,7 +241,7 @@ class Repl:
                       "runs it for you only")
             return
         message = self.run_work(lambda abort: run_user_command(
-            command, self.agent.cwd, abort, self.view, excluded))
+            command, self.agent.cwd, abort, self.view, excluded, sandbox=sandbox_of(self.harness)))
         record(self.harness, message)
         if excluded:
             self.note("(not added to the context: the model does not see this output)", "dim")

@@ -52,6 +52,8 @@ from ...errors import ConfigError
 from ...models.thinking import LEVELS as THINKING_LEVELS
 from ...project.resources import listed_names, tools_named
 from ...project.trust import is_trusted, project_has_resources, record_trust
+from ...sandbox import MODES
+from ...sandbox.confine import Sandbox, sandbox_of
 
 if TYPE_CHECKING:  # the REPL the commands drive (it imports this module)
     from .interactive_mode import Repl
@@ -305,6 +307,25 @@ def reset_confirm(repl: "Repl", argument: str) -> None:
               "--confirm: no tool was always allowed; every call is asked about")
 
 
+def show_or_set_sandbox(repl: "Repl", argument: str) -> None:
+    """/sandbox: the mode and where commands may write; /sandbox MODE: another mode for
+    the rest of the session, if the kernel can enforce it (sandbox/confine.py)."""
+    sandbox = sandbox_of(repl.harness)
+    if argument and not isinstance(sandbox, Sandbox):
+        repl.note("this run has no sandbox to change")
+        return
+    if argument not in ("",) + MODES:
+        repl.note(f"usage: /sandbox shows it; /sandbox {'|'.join(MODES)} changes it")
+        return
+    problem = sandbox.change(argument) if argument else None
+    if problem:
+        repl.note(problem, "red")
+        return
+    roots = sandbox.state()["writableRoots"]
+    repl.note(f"sandbox: {sandbox.describe()}" +
+              (f"\n  writable: {', '.join(roots)}" if roots else ""))
+
+
 def run_extension_command(repl: "Repl", name: str, argument: str) -> None:
     command = repl.extension_commands[name]
     try:
@@ -346,6 +367,8 @@ SLASH_COMMANDS: Dict[str, SlashCommand] = {
     "search": SlashCommand(slash_session.search, "WORDS find them in this project's sessions"),
     "mcp": SlashCommand(show_mcp, "the MCP servers: state, tools, errors"),
     "trust": SlashCommand(show_or_set_trust, "[yes|no] show or change this project's trust"),
+    "sandbox": SlashCommand(show_or_set_sandbox,
+                            "[off|read-only|workspace] show or change what confines commands"),
     "confirm": SlashCommand(reset_confirm, "ask again about the tools --confirm always allows"),
     "followup": SlashCommand(queue_follow_up,
                              "TEXT queue a message for when the agent is done"),

@@ -12,7 +12,7 @@ and commands_session.py (moving between sessions, reading one):
     steer {message} / follow_up {message}            -> {disposition: "queued"}
     clear_queue                   -> {steering: [text], followUp: [text]}, taken out
     abort                         stop the run; answered when it has ended (rpc_mode.py)
-    get_state                     model object, thinking level, session, counts
+    get_state                     model object, thinking level, session, counts, sandbox
     get_messages / get_last_assistant_text / get_commands
     compact {customInstructions?} summarize the older part of the session now
     bash {command} / abort_bash   run a command of the user's; the model sees its output
@@ -38,6 +38,7 @@ from ...core.messages import Message, text_of, user_message
 from ..output import say
 from ..render import final_answer
 from ..usershell import record, run_user_command
+from ...sandbox.confine import sandbox_of
 from .commands_model import ModelCommands
 from .commands_session import SessionCommands
 from .fields import images_of, model_object, text_field
@@ -145,6 +146,7 @@ class Commands:
                  "pendingMessageCount": agent.pending_count}
         if session.name:  # omitted when unset, as in pi
             state["sessionName"] = session.name
+        state["sandbox"] = sandbox_of(self.harness).state()  # ours, as mcpServers
         if self.harness.mcp is not None:  # ours: pi's state has no MCP part
             state["mcpServers"] = [mcp_server_state(status)
                                    for status in self.harness.mcp.statuses()]
@@ -226,7 +228,8 @@ class Commands:
             self.agent.emit({"id": request["id"], **update} if "id" in request else update)
         try:
             message = run_user_command(command, self.agent.cwd, abort, show=ignore,
-                                       excluded=excluded, on_text=stream)
+                                       excluded=excluded, on_text=stream,
+                                       sandbox=sandbox_of(self.harness))
         finally:
             self._bash_abort = None
         with self._context_lock:

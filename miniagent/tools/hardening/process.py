@@ -39,7 +39,7 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
-from typing import Callable, Optional, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 from ...core.tools import ToolError
 from .reaper import kill_tree, tracked
@@ -66,15 +66,17 @@ NON_INTERACTIVE_ENV = {
 
 def run_command(command: str, cwd: str, sink: "OutputSink", timeout: Optional[float],
                 abort: threading.Event, on_output: Callable[[], None],
-                shell: Optional[str] = None) -> Tuple[int, Optional[str]]:
+                shell: Optional[str] = None,
+                launcher: Sequence[str] = ()) -> Tuple[int, Optional[str]]:
     """Run `command` in `cwd` with its output going to `sink`, until it is over.
 
     Returns (exit status, who stopped it): `exit 3` -> (3, None); a timeout -> (-9,
     "timeout"); an abort -> (-9, "aborted"); a status below 0 is the signal that
     killed the shell. `on_output` is called at most every 100 ms while output arrives.
-    `shell` is settings.json's shellPath; None finds bash.
+    `shell` is settings.json's shellPath; None finds bash. `launcher` goes before the
+    shell's argv: the sandbox's (sandbox/launch.py), which confines it and then runs it.
     """
-    proc = start(command, cwd, shell)
+    proc = start(command, cwd, shell, launcher)
     with tracked(proc):  # so that the final sweep can find it (reaper.py)
         try:
             stopped_by = pump(proc, sink, timeout, abort, on_output)
@@ -94,11 +96,12 @@ def find_shell() -> str:
     return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
 
 
-def start(command: str, cwd: str, shell: Optional[str] = None) -> subprocess.Popen:
+def start(command: str, cwd: str, shell: Optional[str] = None,
+          launcher: Sequence[str] = ()) -> subprocess.Popen:
     shell = shell or find_shell()
     try:
         return subprocess.Popen(
-            [shell, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
+            [*launcher, shell, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
             # One pipe for both, so the output keeps the order it was written in.
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             # A new session makes the shell the leader of a new process group, so one

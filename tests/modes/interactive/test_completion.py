@@ -62,7 +62,7 @@ def test_commands_come_with_their_help_aliases_extensions_and_skills():
     assert items["/exit"].endswith("(same as /quit)")
     assert items["/greet"] == "say hello"
     assert items["/skill:review"] == "review the staged change"
-    assert offered("/s", "/") == ["/session", "/search", "/skill:review"]
+    assert offered("/s", "/") == ["/session", "/search", "/sandbox", "/skill:review"]
 
 
 def test_only_the_first_word_of_a_command_line_is_completed(tmp_path):

@@ -473,3 +473,26 @@ def test_mcp_shows_the_servers_their_state_and_tools(tmp_path):
     assert lines[1].startswith("  tools: echo, add, image, fail,")
     assert any(line.startswith("off    disabled   stdio off-server") for line in lines)
     assert "no MCP servers in this run" in Repl_(tmp_path, []).do("/mcp")
+
+
+def test_sandbox_shows_the_mode_and_changes_it_when_the_kernel_can(tmp_path, monkeypatch):
+    from miniagent.project.extensions import Extensions
+    from miniagent.project.resources import Project
+    from miniagent.project.settings import Settings
+    from miniagent.sandbox import confine
+    problem = []
+    monkeypatch.setattr(confine, "unavailable", lambda policy: problem[0] if problem else None)
+    sandbox = confine.Sandbox("workspace", str(tmp_path))
+    shell = Repl_(tmp_path, [], project=Project(str(tmp_path), tmp_path, False, Settings(),
+                                                Extensions(), sandbox=sandbox))
+    shown = shell.do("/sandbox")
+    assert "sandbox: workspace (writes: project, temp; network off)" in shown
+    assert "writable: " + os.path.realpath(tmp_path) in shown
+    problem.append("this kernel has no Landlock")
+    assert "--sandbox read-only: this kernel has no Landlock" in shell.do("/sandbox read-only")
+    assert sandbox.policy.mode == "workspace"
+    problem.clear()
+    assert "sandbox: read-only" in shell.do("/sandbox read-only")
+    assert sandbox.policy.mode == "read-only"
+    assert "sandbox: off" in shell.do("/sandbox off") and not sandbox.policy.confines
+    assert "usage: /sandbox" in shell.do("/sandbox sometimes")

@@ -37,6 +37,7 @@ def test_queue_commands_dispositions_and_queue_update(tmp_path):
             state = rpc.call({"type": "get_state"})
             assert (state["steeringMode"], state["followUpMode"]) == ("all", "all")
             assert state["pendingMessageCount"] == 0 and state["isStreaming"] is True
+            assert state["sandbox"] == {"mode": "off", "writableRoots": [], "network": False}
             with open(gate, "w") as opened:
                 opened.write("go\n")
             rpc.until(lambda r: r["type"] == "agent_settled")

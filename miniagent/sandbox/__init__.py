@@ -28,8 +28,6 @@ import os
 import sys
 from typing import NamedTuple, Optional, Tuple
 
-from miniagent.sandbox import landlock
-
 MODES = ("off", "read-only", "workspace")
 
 
@@ -104,6 +102,7 @@ def unavailable(policy: Policy) -> Optional[str]:
         return None
     if not sys.platform.startswith("linux"):
         return f"the sandbox needs Linux (Landlock); this is {sys.platform}"
+    from . import landlock  # here: a run with the sandbox off never loads ctypes' kernel calls
     version = landlock.abi()
     if version < 1:
         return "this kernel has no Landlock (Linux 5.13+ with landlock in the LSM list)"

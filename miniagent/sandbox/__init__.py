@@ -72,9 +72,14 @@ def temp_folders() -> Tuple[str, ...]:
 
 
 def private_temp() -> str:
-    """A fresh folder of our own, for read-only mode's commands (TMPDIR points there)."""
+    """A fresh folder of our own, for read-only mode's commands (TMPDIR points there),
+    removed with what they left in it when this process exits."""
+    import atexit
+    import shutil
     import tempfile
-    return tempfile.mkdtemp(prefix="miniagent-sandbox-")
+    folder = tempfile.mkdtemp(prefix="miniagent-sandbox-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def allows_write(policy: Policy, path: str) -> bool:

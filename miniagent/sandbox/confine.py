@@ -66,15 +66,18 @@ class Sandbox(Unconfined):
                 f"Ask the user rather than retrying.)")
 
     def describe(self) -> str:
-        """'workspace (writes: project, temp; network off)', or 'off'."""
+        """'workspace (writes: project, temp; network off)', or 'off'; what the kernel
+        cannot confine is named too, never left out in silence (signals below ABI 6)."""
         if not self.policy.confines:
             return "off"
         if self.policy.mode == "read-only":
             writes = "a private temp folder"
         else:
             writes = ", ".join(("project", "temp", *self.extra_roots))
+        from . import landlock  # only a sandbox that confines asks the kernel
+        signals = "" if landlock.abi() >= 6 else f"; signals not confined (Landlock ABI {landlock.abi()})"
         return (f"{self.policy.mode} (writes: {writes}; "
-                f"network {'on' if self.policy.network else 'off'})")
+                f"network {'on' if self.policy.network else 'off'}{signals})")
 
     def state(self) -> Dict[str, Any]:
         """rpc's get_state "sandbox": {mode, writableRoots, network}."""

@@ -53,7 +53,8 @@ def test_a_failure_that_reads_like_a_denial_gets_the_note(tmp_path):
     assert Sandbox("off", str(tmp_path)).explain_failure("Permission denied") is None
 
 
-def test_the_start_up_line_and_the_state(tmp_path):
+def test_the_start_up_line_and_the_state(tmp_path, monkeypatch):
+    monkeypatch.setenv("MINIAGENT_SANDBOX_ABI", "7")  # the lines of a kernel that scopes signals
     assert Sandbox("workspace", str(tmp_path)).describe() == \
         "workspace (writes: project, temp; network off)"
     assert Sandbox("workspace", str(tmp_path), ("/data",), True).describe() == \
@@ -61,6 +62,9 @@ def test_the_start_up_line_and_the_state(tmp_path):
     assert Sandbox("read-only", str(tmp_path)).describe() == \
         "read-only (writes: a private temp folder; network off)"
     assert Sandbox("off", str(tmp_path)).describe() == "off"
+    monkeypatch.setenv("MINIAGENT_SANDBOX_ABI", "5")  # never weaker in silence
+    assert Sandbox("workspace", str(tmp_path)).describe() == \
+        "workspace (writes: project, temp; network off; signals not confined (Landlock ABI 5))"
     state = Sandbox("workspace", str(tmp_path)).state()
     assert state["mode"] == "workspace" and state["network"] is False
     assert state["writableRoots"][0] == os.path.realpath(tmp_path)

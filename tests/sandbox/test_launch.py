@@ -1,6 +1,8 @@
 """launch.py and launcher_argv: a command starts confined, or does not start at all;
 and real work (git, pytest, pip into a venv, $TMPDIR) still works in the project."""
 
+import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -100,3 +102,20 @@ def make_wheel(path):
     with zipfile.ZipFile(path, "w") as archive:
         for name, text in files.items():
             archive.writestr(name, text)
+
+
+def test_read_only_modes_private_temp_folder_is_gone_when_miniagent_exits(tmp_path):
+    from helpers import run_cli_process, write_script
+    project = tmp_path / "project"
+    project.mkdir()
+    script = write_script(tmp_path, [
+        {"content": [{"type": "toolCall", "name": "bash",
+                      "arguments": {"command": "echo kept > $TMPDIR/scratch; echo $TMPDIR"}}]},
+        {"content": [{"type": "text", "text": "done"}]}])
+    run = run_cli_process("--sandbox", "read-only", "--provider", "scripted", "--script", script,
+                          "--no-session", "--mode", "json", "go", cwd=str(project))
+    assert run.returncode == 0, run.stderr
+    ended = [json.loads(line) for line in run.stdout.splitlines()
+             if '"tool_execution_end"' in line][0]
+    folder = ended["result"]["content"][0]["text"].split()[-1]
+    assert "miniagent-sandbox-" in folder and not os.path.exists(folder)

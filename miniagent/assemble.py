@@ -48,8 +48,8 @@ from .modes.confirm import ConfirmGate, compose_before_hooks, no_terminal_availa
 from .session.ids import resolve_session
 from .session.tree import (Session, find_most_recent, fork_session,
                            parse_fork_argument, session_dir_for)
-from .project.resources import (Project, choose_tools, load_project, mcp_tool_filter,
-                                system_prompt_builder)
+from .project.resources import (Project, choose_tools, known_tools_named, load_project,
+                                mcp_tool_filter, system_prompt_builder)
 from .project.system_prompt import render_sections
 from .project.settings import Settings, config_files
 from .sandbox.confine import check_enforceable
@@ -129,6 +129,7 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
                       compact_after_run=interactive, project=project, prompt_for=prompt_for,
                       confirm_gate=gate, mcp=mcp)
     install_hooks(harness.agent, project, gate)
+    project.extensions.bind(harness, lambda names: known_tools_named(names, project))
     return harness
 
 

@@ -39,6 +39,11 @@ class SessionError(Exception):
     the command line turns it into exit status 1."""
 
 
+class MoveCancelled(SessionError):
+    """An extension's session_before_* handler cancelled a move (/new, /resume,
+    /fork, clone, /tree); the session stays where it was."""
+
+
 class ExportError(SessionError):
     """A session that cannot be read, or a page that cannot be written (one line)."""
 

@@ -122,11 +122,11 @@ PRINT_RUN_BUDGET = {
     "miniagent.models.usage", "miniagent.files.text",  # what left core/messages.py
     "miniagent.models.served", "miniagent.models.thinking", "miniagent.models.values",
     "miniagent.models.window", "miniagent.models.window_cache", "miniagent.files.atomic",
-    # the project: trust, settings, the prompt, the extensions' registry (empty: no
-    # extension here, so their loader is not loaded)
+    # the project: trust, settings, the prompt, the extensions' registry and the UI the
+    # front end gives them (empty: no extension here, so their loader is not loaded)
     "miniagent.project", "miniagent.project.resources", "miniagent.project.settings",
     "miniagent.project.system_prompt", "miniagent.project.trust", "miniagent.project.wrappers",
-    "miniagent.project.extensions",
+    "miniagent.project.extensions", "miniagent.project.extension_context",
     # the sandbox's policy and what the tools ask it (the kernel's part loads when it confines)
     "miniagent.sandbox", "miniagent.sandbox.confine",
     # the four default tools and their hardening

@@ -370,7 +370,10 @@ class Harness(SessionMoves):
         return self.worker.outcome()
 
     def close(self) -> None:
-        """The front end is done: stop the MCP servers, so no process is left."""
+        """The front end is done, whichever way: the extensions' session_shutdown (once),
+        then the MCP servers stop, so no process is left."""
+        if self.project is not None:
+            self.project.extensions.shutdown()
         if self.mcp is not None:
             self.mcp.close()
 

@@ -34,6 +34,7 @@ from ..harness.limits import summary_line
 from .render import JsonLines, StepPrinter, cost_text, final_answer, for_terminal
 from ..tools.hardening.reaper import catch_stop_signals
 from ..sandbox.confine import sandbox_of
+from ..project.extension_context import LineUI, NoUI, begin_extensions
 
 
 def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
@@ -64,6 +65,8 @@ def run(harness: Harness, prompts: List[str], args: argparse.Namespace) -> int:
             say(f"miniagent: sandbox: {sandbox}")
         progress = sys.stderr or open("/dev/null", "w")  # stderr may be closed (2>&-)
         agent.subscribe(StepPrinter(progress, show_steps=not args.print or args.demo))
+    # Extensions' messages: one line on stderr in print mode; JSON mode has no UI (as pi).
+    begin_extensions(harness, NoUI() if args.mode == "json" else LineUI(say))
     received = catch_stop_signals(stop)  # the stop signals that arrived
     earlier = None  # the answer before this prompt's run: never shown as its answer
     for number, prompt in enumerate(prompts):

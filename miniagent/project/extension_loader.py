@@ -17,10 +17,11 @@ Left out: packages of extensions and their dependencies (a file is one module).
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..core.tools import Tool
-from .extensions import Command, Extensions, Hook, describe
+from .extension_context import ExtensionContext
+from .extensions import Command, Execute, Extensions, Hook, ToolChange, describe
 from .settings import config_files
 
 
@@ -37,6 +38,7 @@ class ExtensionAPI:
         self.before: List[Hook] = []
         self.after: List[Hook] = []
         self.commands: List[Command] = []
+        self.tool_changes: List[ToolChange] = []
 
     def on(self, event_type: str, handler: Callable[[Dict[str, Any]], None]) -> None:
         self.handlers.append((event_type, handler))
@@ -58,6 +60,26 @@ class ExtensionAPI:
 
     def add_message(self, text: str, custom_type: str) -> None:
         self._extensions.add_message(text, custom_type)
+
+    # These reach the running session, so they are for handlers and commands, not setup.
+
+    @property
+    def ctx(self) -> ExtensionContext:
+        return self._extensions.context
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        return self._extensions.append_entry(custom_type, data)
+
+    def get_active_tools(self) -> List[str]:
+        return self._extensions.active_tools()
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        self._extensions.set_active_tools(names)
+
+    def extend_tool(self, name: str, properties: Optional[Dict[str, Any]] = None,
+                    wrap: Optional[Callable[[Execute], Execute]] = None) -> None:
+        """Recorded in setup, applied whenever the tool `name` is built."""
+        self.tool_changes.append(ToolChange(name, dict(properties or {}), wrap))
 
 
 def load_extensions(home: Path, cwd: str, trusted: bool, extra_files: Sequence[str] = (),

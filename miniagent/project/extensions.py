@@ -26,6 +26,29 @@ What `api` offers (each extension gets its own, with `api.cwd` the working direc
     api.after_tool_call(fn)              fn(event) -> None | {"content", "isError"}
     api.register_command(name, fn, description)   a /name command for the REPL: fn(args)
     api.add_message(text, custom_type)   a `custom` message for the conversation
+    api.append_entry(custom_type, data)  a `custom` entry in the session: kept, never sent
+                                         to the model; read back with ctx.session
+    api.get_active_tools()               the names of the tools the model is offered
+    api.set_active_tools(names)          offer these (built-in or registered; unknown
+                                         names are ignored, as pi ignores them)
+    api.extend_tool(name, properties, wrap)   more arguments for a built-in tool: its
+                                         schema gains `properties`; wrap(execute) returns
+                                         the execute that handles them
+    api.ctx                              the UI and the session (extension_context.py)
+
+Besides the Agent's events, `api.on` receives the session's, in pi's names:
+
+    session_start          {reason: "startup" | "new" | "resume" | "fork", previousSessionFile}
+    session_before_switch  {reason: "new" | "resume", targetSessionFile}   may cancel
+    session_before_fork    {entryId, position: "before" (/fork) | "at" (clone)}   may cancel
+    session_before_tree    {preparation: {targetId, oldLeafId, userWantsSummary}}   may cancel
+    session_tree           {newLeafId, oldLeafId}: the /tree move made
+    session_shutdown       {reason: "quit" | "new" | "resume" | "fork"}: "quit" once, on
+                           every way out (the end, Ctrl-D, /quit, SIGTERM, SIGHUP)
+
+A `session_before_*` handler returning {"cancel": True} stops the move; one that raises
+stops it too (a gate fails closed). A switch, fork or clone is then told as pi tells
+it: session_shutdown for the session left, session_start for the one entered.
 
 The Agent takes one before-hook and one after-hook, so `Extensions` composes them:
 before-hooks run in load order, each seeing the arguments the previous one left; the
@@ -43,6 +66,7 @@ Left out: unloading and reloading, extension-defined flags, and any sandbox. An
 extension is ordinary Python running with your rights, which is why trust matters.
 """
 
+import dataclasses
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -51,12 +75,22 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 from ..session.convert import custom_message
 from ..files.text import one_line
 from ..core.tools import Tool, ToolResult
+from .extension_context import ExtensionContext, NoUI, SessionView
 
 if TYPE_CHECKING:  # loaded only when there are extensions to load
     from .extension_loader import ExtensionAPI
 
 Hook = Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]
 Labelled = Tuple[str, Hook]  # ("extension /path/gate.py", hook): a failure names its source
+Execute = Callable[..., ToolResult]  # a Tool's execute(call_id, args, ctx)
+
+
+@dataclass
+class ToolChange:
+    """api.extend_tool's record: a built-in tool's extra arguments and their handler."""
+    name: str
+    properties: Dict[str, Any]
+    wrap: Optional[Callable[[Execute], Execute]]
 
 
 def print_error(line: str) -> None:
@@ -94,7 +128,64 @@ class Extensions:
     """(label, event type, handler) for each api.on()."""
     before_hooks: List[Labelled] = field(default_factory=list)
     after_hooks: List[Labelled] = field(default_factory=list)
+    tool_changes: List[ToolChange] = field(default_factory=list)
+    context: ExtensionContext = field(default_factory=lambda: ExtensionContext(""))
+    harness: Any = None
+    """The run's Harness, once bind() is called: the session and the active tools."""
+    tools_for: Callable[[List[str]], List[Tool]] = lambda names: []
+    """Builds tools by name (resources.tools_named), for set_active_tools."""
+    _said: List[str] = field(default_factory=list)  # "start", "quit": each told once
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def bind(self, harness: Any, tools_for: Callable[[List[str]], List[Tool]]) -> None:
+        """The harness is built: the session and the tools can now be reached."""
+        self.harness, self.tools_for = harness, tools_for
+        self.context.cwd = harness.agent.cwd
+        self.context.session = SessionView(harness)
+
+    def begin(self, ui: NoUI) -> None:
+        """A front end starts: its UI is installed, then session_start is told (once)."""
+        self.context.ui = ui
+        if "start" not in self._said:
+            self._said.append("start")
+            self.emit({"type": "session_start", "reason": "startup"})
+
+    def shutdown(self) -> None:
+        """The run ends, whichever way: session_shutdown {reason: "quit"}, once."""
+        if "quit" not in self._said:
+            self._said.append("quit")
+            self.emit({"type": "session_shutdown", "reason": "quit"})
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """A `custom` entry on the current branch (pi's appendEntry); returns its id."""
+        if self.harness is None:
+            raise RuntimeError("append_entry needs the session, which is not open during "
+                               "setup; call it from a handler or a command")
+        with self._lock:
+            return self.harness.session.append_custom(custom_type, data)
+
+    def active_tools(self) -> List[str]:
+        return [tool.name for tool in self.harness.agent.tools] if self.harness else []
+
+    def set_active_tools(self, names: Sequence[str]) -> None:
+        """Offer the tools of these names, in this order; unknown names are left out."""
+        current = {tool.name: tool for tool in self.harness.agent.tools}
+        built = {tool.name: tool for tool in self.tools_for(
+            [name for name in names if name not in current])}
+        chosen = [current.get(name) or built.get(name) for name in dict.fromkeys(names)]
+        self.harness.set_tools([tool for tool in chosen if tool is not None])
+
+    def extended(self, tool: Tool) -> Tool:
+        """`tool` with what api.extend_tool added to it: its schema's new properties,
+        its execute wrapped (in load order, so the last extension's wrap runs first)."""
+        for change in self.tool_changes:
+            if change.name != tool.name:
+                continue
+            parameters = dict(tool.parameters)
+            parameters["properties"] = {**parameters.get("properties", {}), **change.properties}
+            execute = change.wrap(tool.execute) if change.wrap else tool.execute
+            tool = dataclasses.replace(tool, parameters=parameters, execute=execute)
+        return tool
 
     def add_message(self, text: str, custom_type: str) -> None:
         """Queue a custom message (pi's shape); safe to call from any thread."""
@@ -121,6 +212,7 @@ class Extensions:
             else:
                 self.tools.append(tool)
         self.before_hooks += [(label, hook) for hook in api.before]
+        self.tool_changes += api.tool_changes
         self.after_hooks += [(label, hook) for hook in api.after]
         for command in api.commands:
             if command.name in self.commands:
@@ -131,15 +223,26 @@ class Extensions:
 
     def subscribe_all(self, agent: Any) -> None:
         """Deliver the Agent's events to the api.on handlers (one subscriber for all)."""
-        def dispatch(event: Dict[str, Any]) -> None:
-            for label, kind, handler in self.handlers:
-                if kind == event.get("type"):
-                    try:
-                        handler(event)
-                    except Exception as exc:  # noqa: BLE001 - it must not stop the run
-                        self.report(f"{label}: {kind} handler failed: {describe(exc)}")
-                        self.on_error(label.replace("extension ", "", 1), kind, describe(exc))
-        agent.subscribe(dispatch)
+        agent.subscribe(self.emit)
+
+    def emit(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """Tell the handlers of event["type"], in load order. For a session_before_*
+        event, returns {"cancel": True} when one cancels (or raises: it fails closed)."""
+        kind = event.get("type", "")
+        gate = kind.startswith("session_before_")
+        for label, handler_kind, handler in self.handlers:
+            if handler_kind != kind:
+                continue
+            try:
+                answer = handler(event)
+            except Exception as exc:  # noqa: BLE001 - it must not stop the run
+                outcome = ", so the move was cancelled" if gate else ""
+                self.report(f"{label}: {kind} handler failed{outcome}: {describe(exc)}")
+                self.on_error(label.replace("extension ", "", 1), kind, describe(exc))
+                answer = {"cancel": True}
+            if gate and isinstance(answer, dict) and answer.get("cancel"):
+                return {"cancel": True}
+        return None
 
     def before_tool_call(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """The Agent's before-hook: every extension's, in load order (see chain_before)."""

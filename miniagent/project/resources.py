@@ -195,7 +195,12 @@ def tools_named(names: List[str], project: Project) -> List[Tool]:
     built = {tool.name: tool for tool in create_tools(
         [name for name in names if name not in registered], project.settings.shellPath,
         project.sandbox)}
-    return [registered.get(name) or built[name] for name in names]
+    return [registered.get(name) or project.extensions.extended(built[name]) for name in names]
+
+
+def known_tools_named(names: List[str], project: Project) -> List[Tool]:
+    """The tools of those names that exist (api.set_active_tools ignores the others)."""
+    return tools_named([name for name in names if name in known_tools(project)], project)
 
 
 def split_names(value: str) -> List[str]:

@@ -217,3 +217,21 @@ def test_a_name_taken_by_an_earlier_extension_is_kept_and_the_clash_reported(dir
         f"extension {second}: command /lint ignored, {first} registered it first",
         f"extension {tmp_path / 'gate'} failed to load and was skipped: ImportError: not a "
         f"Python file (the name must end in .py)"]
+
+
+def test_a_raising_session_before_handler_cancels_in_one_line_and_no_ui_says_no(dirs, tmp_path):
+    home, project = dirs
+    write(tmp_path / "gate.py", """
+        def setup(api):
+            def ask(event):
+                if api.ctx.ui.confirm("Leave?", "sure") or api.ctx.ui.select("x", ["a"]):
+                    return None
+                raise RuntimeError("no answer")
+            api.on("session_before_switch", ask)
+        """)
+    told = []
+    extensions = load_extensions(home, str(project), True, [tmp_path / "gate.py"])
+    extensions.report = told.append
+    assert extensions.emit({"type": "session_before_switch", "reason": "new"}) == {"cancel": True}
+    assert len(told) == 1 and "so the move was cancelled: RuntimeError: no answer" in told[0]
+    assert extensions.emit({"type": "session_switch_unknown"}) is None

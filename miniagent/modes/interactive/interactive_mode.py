@@ -60,6 +60,7 @@ from .slash import (WHILE_RUNNING, as_prompt, canonical_name, command_items, par
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
 from ...sandbox.confine import sandbox_of
+from ...project.extension_context import LineUI, begin_extensions, end_extensions
 
 if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
     from ...harness.harness import ConfirmationGate, Harness
@@ -81,24 +82,22 @@ def run_interactive(harness: "Harness", args: Any, first_prompt: str,
                     extension_commands: Optional[Dict[str, Any]] = None,
                     confirm_gate: Optional["ConfirmationGate"] = None,
                     replay: Sequence[str] = ()) -> int:
-    """Run the REPL on `harness` (its agent and session are ready: cli.py and
-    assemble.py built them from `args`) until the user quits; returns the exit status.
-    `first_prompt` ("" for none) is sent first, as `miniagent "fix the tests"` asks.
-    `skills` serve /skill:name, `extension_commands` (name -> extensions.Command) are
-    listed by /help and run as /name; a --confirm gate (confirm.ConfirmGate) asks its
-    questions through the REPL, which owns the keyboard. `replay` holds a replayed
-    session's prompts (miniagent script, --demo): each is shown as typed and run."""
-    terminal = Screen(sys.stdout)
-    repl = Repl(harness, terminal, skills, dict(extension_commands or {}))
+    """Run the REPL on `harness` (built by cli.py and assemble.py) until the user quits;
+    returns the exit status. `first_prompt` ("" for none) is sent first. `skills` serve
+    /skill:name, `extension_commands` (name -> extensions.Command) are run as /name; a
+    --confirm gate asks through the REPL, which owns the keyboard; extensions' notify
+    and set_status show as notes, their session_shutdown before the screen closes.
+    `replay`: a replayed session's prompts (script, --demo), each shown as typed."""
+    repl = Repl(harness, Screen(sys.stdout), skills, dict(extension_commands or {}))
     if confirm_gate is not None:
         confirm_gate.ask = repl.ask_confirmation
     unsubscribe = harness.agent.subscribe(repl.on_event)
     repl.screen.start()
+    begin_extensions(harness, LineUI(repl.note))
     try:
-        if first_prompt:
-            return repl.run([first_prompt])
-        return repl.run(list(replay), echo=True)
+        return repl.run([first_prompt]) if first_prompt else repl.run(list(replay), echo=True)
     finally:
+        end_extensions(harness)
         unsubscribe()
         repl.screen.close()
 

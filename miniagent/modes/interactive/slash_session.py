@@ -148,7 +148,11 @@ def fork_session(repl: Any, argument: str) -> None:
     chosen = choose(repl, len(prompts), "Fork before which prompt?")
     if chosen is None:
         return
-    repl.put_back(typed_text(repl.harness.fork(prompts[chosen]["id"])))
+    try:
+        repl.put_back(typed_text(repl.harness.fork(prompts[chosen]["id"])))
+    except SessionError as error:  # an extension cancelled it (MoveCancelled)
+        repl.note(str(error))
+        return
     path = repl.harness.session.path or "its file appears with the first reply"
     repl.note(f"forked into a new session ({path}); the prompt is in the input line")
 
@@ -248,7 +252,7 @@ def go_to_entry(repl: Any, wanted: str) -> None:
     try:
         text = repl.run_work(lambda abort: repl.harness.navigate(found[0], summarize),
                              "summarising the branch you leave" if summarize else None)
-    except (ValueError, CompactionError) as error:
+    except (ValueError, CompactionError, SessionError) as error:  # SessionError: cancelled
         repl.note(str(error))
         return
     if text is None:

@@ -31,6 +31,7 @@ from ...session.stats import TOKEN_FIELDS, session_totals
 from ...session.tree import TreeNode
 from ...subcommands.export import export_html
 from .fields import text_field
+from ...errors import MoveCancelled
 
 MAX_TREE_DEPTH = 400  # each level is two of JSON's: a node and its children list
 
@@ -54,22 +55,24 @@ class SessionCommands:
     def new_session(self, request: dict) -> Dict[str, Any]:
         self.require_idle("new_session")
         parent = request.get("parentSession")
-        self.harness.new_session(parent if isinstance(parent, str) and parent else None)
-        return {"cancelled": False}
+        return moved(lambda: self.harness.new_session(
+            parent if isinstance(parent, str) and parent else None))
 
     def switch_session(self, request: dict) -> Dict[str, Any]:
         self.require_idle("switch_session")
-        self.harness.switch_session(text_field(request, "sessionPath"))
-        return {"cancelled": False}
+        path = text_field(request, "sessionPath")
+        return moved(lambda: self.harness.switch_session(path))
 
     def fork(self, request: dict) -> Dict[str, Any]:
         self.require_idle("fork")
-        return {"text": self.harness.fork(text_field(request, "entryId")), "cancelled": False}
+        try:
+            return {"text": self.harness.fork(text_field(request, "entryId")), "cancelled": False}
+        except MoveCancelled:  # an extension's session_before_fork said no
+            return {"text": "", "cancelled": True}
 
     def clone(self, request: dict) -> Dict[str, Any]:
         self.require_idle("clone")
-        self.harness.clone()
-        return {"cancelled": False}
+        return moved(self.harness.clone)
 
     # --- Reading ---------------------------------------------------------------------------
 
@@ -172,3 +175,11 @@ def node_dict(node: TreeNode) -> Dict[str, Any]:
         shown["label"] = node.label
     return shown
 
+
+def moved(move: Callable[[], Any]) -> Dict[str, Any]:
+    """Make a move; {"cancelled": True} when an extension's session_before_* said no."""
+    try:
+        move()
+    except MoveCancelled:
+        return {"cancelled": True}
+    return {"cancelled": False}

@@ -58,7 +58,8 @@ from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Text
 from ...harness.harness import Harness
 from ..output import say, stdout_failure
 from ..render import JsonLines
-from .confirm_ui import ANSWERS, Confirmations
+from .confirm_ui import ANSWERS, Confirmations, RpcUI
+from ...project.extension_context import begin_extensions
 from .handlers import LATER, Commands
 from ...tools.hardening.reaper import catch_stop_signals
 
@@ -81,6 +82,7 @@ def run_rpc(harness: Harness, stdin: Optional[BinaryIO] = None,
     requests: "queue.Queue[Optional[Parsed]]" = queue.Queue()
     threading.Thread(target=server.read, args=(stdin, requests), daemon=True,
                      name="miniagent-rpc-reader").start()
+    begin_extensions(harness, RpcUI(server.confirmations))  # questions need the reader
     while not received and server.stdout_error is None:
         try:
             parsed = requests.get(timeout=0.5)  # a timeout, so that a stop signal is noticed

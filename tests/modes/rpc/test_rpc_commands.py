@@ -132,3 +132,50 @@ def test_session_commands_compaction_and_bash_streaming(tmp_path, private_home):
     finally:
         rpc.kill()
     assert status == 0 and rest == [], stderr
+
+
+ASKING = """
+def setup(api):
+    def before_switch(event):
+        api.ctx.ui.set_widget("w", ["a", "b"])
+        if not api.ctx.ui.confirm("Start over?", "The old session is kept."):
+            return {"cancel": True}
+    def before_fork(event):
+        choice = api.ctx.ui.select("Clone?", ["yes", "no"])
+        api.ctx.ui.notify(f"chose {choice}", "warning")
+        return None if choice == "yes" else {"cancel": True}
+    api.on("session_before_switch", before_switch)
+    api.on("session_before_fork", before_fork)
+    api.on("session_start", lambda event: api.ctx.ui.notify("start " + event["reason"]))
+"""
+
+
+def test_extension_ui_requests_ask_the_program_and_a_no_cancels_the_move(tmp_path):
+    asking = tmp_path / "asking.py"
+    asking.write_text(ASKING)
+    rpc = Rpc(tmp_path, "--script", write_script(tmp_path, [answer("ok")]), "-e", str(asking))
+    ui = lambda r: r["type"] == "extension_ui_request"  # noqa: E731
+    try:
+        started = rpc.until(ui)[-1]
+        assert (started["method"], started["message"]) == ("notify", "start startup")
+        for yes in (False, True):
+            rpc.send({"id": "n", "type": "new_session"})
+            widget, question = rpc.until(ui)[-1], rpc.until(ui)[-1]
+            assert widget["method"] == "setWidget" and widget["widgetLines"] == ["a", "b"]
+            assert (question["method"], question["title"]) == ("confirm", "Start over?")
+            rpc.send({"type": "extension_ui_response", "id": question["id"], "confirmed": yes})
+            records = rpc.until(lambda r: r.get("id") == "n")
+            assert records[-1]["data"] == {"cancelled": not yes}
+        assert [r["message"] for r in of_type(records, "extension_ui_request")] == ["start new"]
+        rpc.call({"type": "prompt", "message": "hi"})
+        rpc.until(lambda r: r["type"] == "agent_settled")
+        rpc.send({"id": "c", "type": "clone"})
+        question = rpc.until(ui)[-1]
+        assert (question["method"], question["options"]) == ("select", ["yes", "no"])
+        rpc.send({"type": "extension_ui_response", "id": question["id"], "value": "no"})
+        told = rpc.until(ui)[-1]
+        assert (told["message"], told["notifyType"]) == ("chose no", "warning")
+        assert rpc.response("c")["data"] == {"cancelled": True}
+        rpc.close()
+    finally:
+        rpc.kill()

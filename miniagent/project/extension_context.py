@@ -5,7 +5,7 @@ pi hands a context to every handler; here there is one for the whole run,
 up when it is used:
 
     ctx.cwd                        the working directory
-    ctx.has_ui                     True where someone can answer (rpc, for now)
+    ctx.has_ui                     True where someone can answer (the REPL and rpc)
     ctx.ui.notify(text, level)     a message to the user ("info", "warning", "error")
     ctx.ui.set_status(key, text)   a short status under a key; None clears it
     ctx.ui.set_widget(key, lines)  a few lines shown above the input; None clears them
@@ -16,9 +16,8 @@ up when it is used:
 
 Each front end draws the UI its own way and installs it when it starts
 (begin_extensions): print mode as one line on stderr for notify and set_status, the
-REPL the same lines as notes in its transcript (its live-area status line, widget and
-questions are still to come: until then it answers as print mode does), rpc as pi's
-extension_ui_request records. JSON mode, like pi's, has no UI at all: `NoUI`, where a question answers no
+REPL notes, a status line and widgets in its live area and questions in its editor
+(modes/interactive/extension_ui.py), rpc as pi's extension_ui_request records. JSON mode, like pi's, has no UI at all: `NoUI`, where a question answers no
 (confirm) or nothing (select), so an extension that asks is refused, never waved on.
 
 Left out: pi's input, editor and custom dialogs, and a widget's placement.

@@ -60,7 +60,8 @@ from .slash import (WHILE_RUNNING, as_prompt, canonical_name, command_items, par
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
 from ...sandbox.confine import sandbox_of
-from ...project.extension_context import LineUI, begin_extensions, end_extensions
+from ...project.extension_context import begin_extensions, end_extensions
+from .extension_ui import ReplUI
 
 if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
     from ...harness.harness import ConfirmationGate, Harness
@@ -85,15 +86,15 @@ def run_interactive(harness: "Harness", args: Any, first_prompt: str,
     """Run the REPL on `harness` (built by cli.py and assemble.py) until the user quits;
     returns the exit status. `first_prompt` ("" for none) is sent first. `skills` serve
     /skill:name, `extension_commands` (name -> extensions.Command) are run as /name; a
-    --confirm gate asks through the REPL, which owns the keyboard; extensions' notify
-    and set_status show as notes, their session_shutdown before the screen closes.
+    --confirm gate asks through the REPL, which owns the keyboard, as extensions' ctx.ui
+    does (extension_ui.py); their session_shutdown is told before the screen closes.
     `replay`: a replayed session's prompts (script, --demo), each shown as typed."""
     repl = Repl(harness, Screen(sys.stdout), skills, dict(extension_commands or {}))
     if confirm_gate is not None:
         confirm_gate.ask = repl.ask_confirmation
     unsubscribe = harness.agent.subscribe(repl.on_event)
     repl.screen.start()
-    begin_extensions(harness, LineUI(repl.note))
+    begin_extensions(harness, ReplUI(repl))
     try:
         return repl.run([first_prompt]) if first_prompt else repl.run(list(replay), echo=True)
     finally:

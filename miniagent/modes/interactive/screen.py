@@ -6,6 +6,7 @@ The terminal UI (tui/) gives the pieces; this file puts them together for the RE
     Here is the fix: the import was missing, so   <- the answer's open block (live)
     ⠹ running $ pytest -q · 3s                    <- the run view's live lines
         ....F..
+    lint: 2 warnings                              <- extensions' statuses and widgets
     Run it? [y]es, [n]o, [a]lways                 <- a --confirm question, if one waits
       ↳ queued: also check the docs               <- steering waiting for the model
     ──────────────────────────────────────────
@@ -30,7 +31,7 @@ on and goes above the live area as lines, instead of through the middle of it.
 import io
 import sys
 import time
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 from ...tui.editor import Editor
 from ...tui.history import History
@@ -59,6 +60,7 @@ class TerminalScreen:
         self.live_area = True  # redrawn; what is typed is the editor's, not the kernel's
         self.question: Optional[str] = None  # a --confirm question waiting for its line
         self.queued: Callable[[], List[str]] = lambda: []  # the REPL's queued lines
+        self.extension_area: Optional[Any] = None  # extensions' statuses, widgets
         self.on_key: Callable[[Key], None] = lambda key: None  # keys the editor left
         self.before_editor: Callable[[Key], bool] = lambda key: False  # True: taken
         self.interrupts = 0  # Ctrl-C presses not yet handled (the signal counts them)
@@ -255,6 +257,8 @@ class TerminalScreen:
         self.view.width, self.view.rows = width, rows
         self.renderer.commit(self.view.take_commits())
         lines = self.view.live(self._painted_at)
+        if self.extension_area is not None:  # under the spinner line (extension_ui.py)
+            lines += self.extension_area.render(width)
         if self.question:
             lines += [self.style.apply(row, "yellow") for row in wrap(self.question, width)]
         lines += [self.style.apply(f"  ↳ queued: {for_terminal(text)}", "dim")

@@ -522,3 +522,69 @@ def test_mcp_tools_in_the_repl_and_no_server_left_when_it_ends(tmp_path, leave):
     assert any(line.startswith("fault  connected  stdio") for line in term.screen())
     pids = [int(pid) for pid in pid_file.read_text().split()]
     assert pids and all(wait_gone(pid) for pid in pids)
+
+
+UI_EXTENSION = '''
+from pathlib import Path
+
+
+def setup(api):
+    def start(event):
+        api.ctx.ui.set_status("lint", "2 warnings")
+        api.ctx.ui.set_widget("todo", ["todo: 3 open", "next: docs"])
+
+    def pick(argument):
+        return f"picked {api.ctx.ui.select('Which colour?', ['red', 'green'])}"
+
+    def gate(event):
+        if not api.ctx.ui.confirm("Allow bash?", event["args"]["command"]):
+            return {"block": True, "reason": "the user said no"}
+
+    def shutdown(event):
+        with open(Path(api.cwd) / "shutdown.log", "a") as log:
+            log.write(event["reason"] + "\\n")
+
+    api.on("session_start", start)
+    api.register_command("pick", pick, "pick a colour")
+    api.before_tool_call(gate)
+    api.on("session_shutdown", shutdown)
+'''
+
+
+def ui_extension(tmp_path):
+    (tmp_path / "ui_ext.py").write_text(UI_EXTENSION)
+    return ["-e", str(tmp_path / "ui_ext.py")]
+
+
+def test_an_extensions_status_widget_and_questions_in_the_repl(tmp_path):
+    turns = [{"content": [call("bash", command="echo ran > ran.txt")]},
+             {"content": [call("bash", command="echo no > no.txt")]},
+             {"content": [text("Done.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns), *ui_extension(tmp_path)) as term:
+        term.expect_screen(READY)
+        term.wait_screen(lambda vt: rows_in_order(vt, "lint: 2 warnings", "┆ todo: 3 open"))
+        rows = term.visible()
+        rule = next(row for row in rows if row.startswith("─"))
+        assert rows.index("┆ next: docs") < rows.index(rule)  # above the input
+        term.send("/pick\r")  # a command's question: on the main thread, in the editor
+        term.expect_screen("2. green")
+        term.send("2\r")
+        term.expect_screen("picked green")
+        term.send("go\r")  # a tool hook's question: on the agent's thread
+        term.expect_screen("Allow bash?")
+        term.send("y\r")
+        term.expect_screen("echo no > no.txt [y/N]")
+        term.send("\r")  # Enter alone: no
+        term.expect_screen("Done.")
+        term.send(CTRL_D)
+        assert term.wait() == 0
+    assert (tmp_path / "ran.txt").exists() and not (tmp_path / "no.txt").exists()
+    assert (tmp_path / "shutdown.log").read_text() == "quit\n"
+
+
+def test_sigterm_tells_extensions_session_shutdown_once(tmp_path):
+    with repl(tmp_path, *scripted(tmp_path, []), *ui_extension(tmp_path)) as term:
+        term.expect_screen("lint: 2 warnings")
+        term.process.send_signal(signal.SIGTERM)
+        assert term.wait() == 143
+    assert (tmp_path / "shutdown.log").read_text() == "quit\n"

@@ -72,3 +72,19 @@ def home(private_home):
 def events():
     """A list that records events: agent.subscribe(events.append)."""
     return []
+
+
+@pytest.fixture
+def kernel(monkeypatch):
+    """A stand-in for the kernel's sandbox, for tests of the wiring: it enforces
+    everything (set `.problem` to a line to make it refuse), and a confined command is
+    started through `env MINIAGENT_CONFINED=1`, so a test sees it went through the
+    launcher. tests/sandbox/ runs the real Landlock."""
+    from miniagent.sandbox import confine
+
+    class Kernel:
+        problem = None
+    monkeypatch.setattr(confine, "unavailable", lambda policy: Kernel.problem)
+    monkeypatch.setattr(confine, "launcher_argv",
+                        lambda policy: ("env", "MINIAGENT_CONFINED=1"))
+    return Kernel

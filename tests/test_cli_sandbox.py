@@ -1,24 +1,12 @@
 """--sandbox and --sandbox-net on the command line (issue 32): the start-up line, the
 refusal when the kernel cannot enforce a mode, commands started through the launcher,
 and write refused outside the roots. The kernel's part is stood in for (a launcher that
-marks the command): sandbox/'s own tests confine for real."""
+marks the command: the `kernel` fixture in tests/conftest.py): sandbox/'s own tests
+confine for real."""
 
 import json
 
-import pytest
-
 from helpers import answer, bash_turn, call, run_cli, write_script
-from miniagent.sandbox import confine
-
-
-@pytest.fixture
-def kernel(monkeypatch):
-    class Kernel:
-        problem = None
-    monkeypatch.setattr(confine, "unavailable", lambda policy: Kernel.problem)
-    monkeypatch.setattr(confine, "launcher_argv",
-                        lambda policy: ("env", "MINIAGENT_CONFINED=1"))
-    return Kernel
 
 
 def tool_results(tmp_path):

@@ -9,19 +9,7 @@ import pytest
 
 from miniagent.errors import ConfigError
 from miniagent.project.settings import SandboxSettings
-from miniagent.sandbox import confine
 from miniagent.sandbox.confine import Sandbox, check_enforceable, sandbox_for
-
-
-@pytest.fixture
-def kernel(monkeypatch):
-    """A kernel that enforces everything; set `.problem` to make it refuse."""
-    class Kernel:
-        problem = None
-    monkeypatch.setattr(confine, "unavailable", lambda policy: Kernel.problem)
-    monkeypatch.setattr(confine, "launcher_argv",
-                        lambda policy: ("env", "MINIAGENT_CONFINED=1"))
-    return Kernel
 
 
 def test_a_write_outside_the_roots_is_refused_naming_the_sandbox(tmp_path):

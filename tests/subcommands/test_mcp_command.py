@@ -258,6 +258,14 @@ def test_mcp_with_stdio_servers_does_not_load_the_http_library(home, project, tm
     assert [name for name in names if name.split(".")[0] in ("requests", "urllib3")] == []
 
 
+def wait_for_server(pid_file):
+    """Until the server has written its pid (bounded: it fails the test after 20 s)."""
+    deadline = time.monotonic() + 20
+    while not pids(pid_file) and time.monotonic() < deadline:
+        time.sleep(0.05)  # polling a file the child writes, bounded by the deadline
+    assert pids(pid_file), "the server never started"
+
+
 def test_list_leaves_no_daemon_a_server_forked_behind(home, project, tmp_path):
     pid_file = tmp_path / "pids"
     write_servers(user_config_path(home), {"forks": fault("daemon", pid_file)})
@@ -273,10 +281,7 @@ def test_sigterm_while_servers_connect_ends_the_listing_as_a_run_ends(home, proj
     write_servers(user_config_path(home), {"hangs": fault("hang-initialize", pid_file)})
     listing = start_cli(["mcp", "list"], cwd=str(project))
     try:
-        deadline = time.monotonic() + 20
-        while not pids(pid_file) and time.monotonic() < deadline:  # the server is up
-            time.sleep(0.05)
-        assert pids(pid_file), "the server never started"
+        wait_for_server(pid_file)
         listing.send_signal(signal.SIGTERM)
         _, stderr = listing.communicate(timeout=15)
     finally:
@@ -290,10 +295,7 @@ def test_ctrl_c_while_servers_connect_exits_130_and_stops_them(home, project, tm
     write_servers(user_config_path(home), {"hangs": fault("hang-initialize", pid_file)})
     listing = start_cli(["mcp", "list"], cwd=str(project))
     try:
-        deadline = time.monotonic() + 20
-        while not pids(pid_file) and time.monotonic() < deadline:  # the server is up
-            time.sleep(0.05)
-        assert pids(pid_file), "the server never started"
+        wait_for_server(pid_file)
         listing.send_signal(signal.SIGINT)
         _, stderr = listing.communicate(timeout=15)  # its timeout would be 60 s
     finally:

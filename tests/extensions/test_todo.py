@@ -143,3 +143,56 @@ def test_a_compaction_during_a_run_hands_the_latest_list_to_the_next_call(tmp_pa
     kept = [m for m in context if m["role"] == "custom" and m["customType"] == "todo"]
     assert len(kept) == 1 and "[ ] step 4" in kept[0]["content"]
     assert context.index(kept[0]) < len(context) - 1  # before the last call, not after it
+
+
+def test_the_html_export_shows_each_list_where_it_was_written(tmp_path):
+    assert with_todo(tmp_path, [PLAN, PROGRESS, answer("Done.")], "-p", "fix it").returncode == 0
+    path, _ = session_entries(tmp_path)
+    out = tmp_path / "page.html"
+    result = run_cli("export", path, "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    page = out.read_text()
+    first, second = page.index("[&gt;] read the code"), page.index("[x] read the code")
+    assert first < second and "[&gt;] fix the bug" in page[second:]
+
+
+# --- In the REPL, in a terminal ---------------------------------------------------------
+
+READY = "/help for commands"  # the greeting: the editor is live under it
+
+
+def held(name):
+    """A bash turn that runs until the test creates the file `name`."""
+    return {"content": [call("bash", command=f"while [ ! -e {name} ]; do sleep 0.02; done")]}
+
+
+def widget_rows(vt):
+    """The live area's todo rows, scrollback included: a redraw in place leaves none."""
+    return [row for row in vt.transcript().split("\n") if row.startswith("┆ ")]
+
+
+def test_the_live_area_redraws_the_list_in_place_and_it_is_back_after_resume(tmp_path):
+    from pty_driver import Terminal
+    turns = [PLAN, held("go1"), PROGRESS, held("go2"), answer("Fixed.")]
+    args = ["--script", write_script(tmp_path, turns), "-e", TODO]
+    env = {"MINIAGENT_HOME": str(tmp_path / "home")}
+    with Terminal(args, env=env, cwd=str(tmp_path)) as term:
+        term.expect_screen(READY)
+        term.send("fix it\r")
+        term.wait_screen(lambda vt: widget_rows(vt) == [
+            "┆ todos: 0 of 2 completed", "┆ [>] read the code", "┆ [ ] fix the bug"])
+        (tmp_path / "go1").touch()
+        term.wait_screen(lambda vt: widget_rows(vt) == [
+            "┆ todos: 1 of 2 completed", "┆ [x] read the code", "┆ [>] fix the bug"])
+        (tmp_path / "go2").touch()
+        term.expect_screen("Fixed.")
+        term.wait_screen(lambda vt: widget_rows(vt) == [])  # the run is over: gone
+        term.send("\x04")
+        assert term.wait() == 0
+    with Terminal(["-c", *args], env=env, cwd=str(tmp_path)) as term:
+        term.expect_screen(READY)
+        term.send("/todos\r")
+        term.expect_screen("todos (1 of 2 completed):")
+        term.expect_screen("[>] fix the bug")
+        term.send("\x04")
+        assert term.wait() == 0

@@ -90,7 +90,7 @@ def setup(api: Any) -> None:
     def show_list(argument: str) -> str:
         todos = current()
         if not todos:
-            return "No todo list on this branch yet."
+            return "The todo list is empty."
         return f"todos ({count_line(todos)}):\n{list_text(todos)}"
 
     api.register_tool(Tool(TOOL, DESCRIPTION, PARAMETERS, write_list))

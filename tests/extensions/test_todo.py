@@ -41,6 +41,7 @@ def session_entries(tmp_path):
     return path, [json.loads(line) for line in open(path)]
 
 
+@pytest.mark.ex_todo
 def test_print_mode_shows_each_new_list_on_stderr_and_the_session_keeps_it(tmp_path):
     result = with_todo(tmp_path, [PLAN, PROGRESS, answer("Done.")], "-p", "fix it")
     assert result.returncode == 0 and result.stdout.strip() == "Done.", result.stderr
@@ -68,6 +69,7 @@ def test_the_system_prompt_says_when_to_use_it_in_one_line(tmp_path):
         "you go; skip it for a question or a one-step change.")
 
 
+@pytest.mark.ex_todo
 @pytest.mark.parametrize("items, wanted", [
     ([("a", "in_progress"), ("b", "in_progress")], "work on one at a time"),
     ([("a", "pending"), ("  ", "pending")], "Item 2 is empty"),
@@ -99,10 +101,11 @@ def harness_with_todo(tmp_path, turns, **options):
     return harness, extensions.commands["todos"].run
 
 
+@pytest.mark.ex_todo
 def test_todos_shows_the_list_as_it_was_where_a_tree_move_lands(tmp_path):
     harness, todos = harness_with_todo(tmp_path, [PLAN, answer("planned"),
                                                   PROGRESS, answer("going")])
-    assert todos("") == "No todo list on this branch yet."
+    assert todos("") == "The todo list is empty."
     harness.run("plan it")
     harness.run("go on")
     assert todos("") == "todos (1 of 2 completed):\n[x] read the code\n[>] fix the bug"
@@ -112,6 +115,14 @@ def test_todos_shows_the_list_as_it_was_where_a_tree_move_lands(tmp_path):
     assert todos("") == "todos (0 of 2 completed):\n[>] read the code\n[ ] fix the bug"
 
 
+@pytest.mark.ex_todo
+def test_an_empty_list_clears_it(tmp_path):
+    harness, todos = harness_with_todo(tmp_path, [PLAN, write_todos(), answer("cleared")])
+    harness.run("plan, then drop the plan")
+    assert todos("") == "The todo list is empty."
+
+
+@pytest.mark.ex_todo
 def test_a_session_file_from_elsewhere_cannot_feed_it_a_malformed_list(tmp_path):
     harness, todos = harness_with_todo(tmp_path, [PLAN, answer("planned")])
     harness.run("plan it")
@@ -126,6 +137,7 @@ def test_a_session_file_from_elsewhere_cannot_feed_it_a_malformed_list(tmp_path)
     assert todos("").endswith("[ ]  [2Jgone")  # no escape code reaches the terminal
 
 
+@pytest.mark.ex_todo
 def test_a_compaction_during_a_run_hands_the_latest_list_to_the_next_call(tmp_path):
     big = {"content": [call("todo_write", todos=[
         {"content": f"step {n} " + "x" * 150, "status": "pending"} for n in range(5)])],

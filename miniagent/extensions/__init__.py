@@ -16,7 +16,9 @@ nothing else of ours (tests/extensions/test_bundled.py checks).
 Left out: installing extensions from elsewhere (packages, git); a file is the unit.
 """
 
-BUNDLED = {}
+BUNDLED = {
+    "todo": "a todo_write tool: the model keeps its plan as a list, shown while it works",
+}
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""
 
 ON_BY_DEFAULT = ()

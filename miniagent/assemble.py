@@ -129,6 +129,7 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
                       compact_after_run=interactive, project=project, prompt_for=prompt_for,
                       confirm_gate=gate, mcp=mcp)
     install_hooks(harness.agent, project, gate)
+    project.extensions.flags = {"plan": getattr(args, "plan", False)}  # api.get_flag
     project.extensions.bind(harness, lambda names: known_tools_named(names, project))
     return harness
 

@@ -136,6 +136,7 @@ class Harness(SessionMoves):
         self.confirm_gate = confirm_gate
         self.mcp = mcp  # the MCP servers (mcp/servers.py), or None
         self.mcp_tools: List[Any] = []  # their tools as last offered, after the run's own
+        self.extension_sections: Dict[str, str] = {}  # this prompt's, from before_agent_start
         self.worker = Worker()  # the run's thread, its abort Event and its wait
         self.agent.subscribe(self._record)
         self.agent.subscribe(self.lifecycle.track)
@@ -178,7 +179,7 @@ class Harness(SessionMoves):
         """The system prompt by section (system_prompt.py); a prompt given as one text is
         its preamble."""
         if self.prompt_for is not None:
-            return self.prompt_for(self.agent.tools)
+            return {**self.prompt_for(self.agent.tools), **self.extension_sections}
         return {"preamble": self.agent.system_prompt} if self.agent.system_prompt else {}
 
     # --- Running a prompt ------------------------------------------------------------------
@@ -192,11 +193,18 @@ class Harness(SessionMoves):
         self.start(lambda abort: self._run_to_an_end(text))
 
     def _run_to_an_end(self, text: Any) -> None:
-        try:
-            self._run(text)
-        except Exception as exc:  # noqa: BLE001 - a bug, or a session value nobody expected:
-            self.agent.end_with_failure(exc)  # the run must end in an error, not in silence
-        self.lifecycle.settle()
+        """Run the prompt, then each one an extension sent meanwhile (api.send_user_message:
+        plan mode's "run the plan"), unless an abort ended the run."""
+        while text is not None:
+            try:
+                self._run(text)
+            except Exception as exc:  # noqa: BLE001 - a bug, or a session value nobody expected:
+                self.agent.end_with_failure(exc)  # the run must end in an error, not in silence
+            self.lifecycle.settle()
+            text = None if self._stop.is_set() or not self.project else \
+                self.project.extensions.take_next_prompt()
+            if text is not None:
+                self.limits.reset()  # the extension's prompt counts from zero
 
     def run(self, text: Any) -> Message:
         """Run the prompt (a text or a user message) to its end in this thread."""
@@ -213,6 +221,7 @@ class Harness(SessionMoves):
         if self._stop.is_set():
             return self.agent.messages[-1] if self.agent.messages else {}
         self._offer_mcp_tools()
+        self._ask_extensions_for_sections(text)
         record_system(self.session, self.prompt_sections(), self.agent.tools)
         self.agent.prompt(self._with_extension_messages(text), abort=self._stop)
         self._settle()
@@ -228,6 +237,14 @@ class Harness(SessionMoves):
         self.mcp_tools = self.mcp.tools()
         own = [tool for tool in self.agent.tools if tool.name not in offered]
         self.set_tools(own + self.mcp_tools)
+
+    def _ask_extensions_for_sections(self, text: Any) -> None:
+        """before_agent_start: the extensions' sections for this prompt (they may also
+        change the active tools there); the prompt is rebuilt with them."""
+        if self.project is None or self.prompt_for is None:
+            return
+        self.extension_sections = self.project.extensions.before_agent_start(text)
+        self.agent.system_prompt = render_sections(self.prompt_sections())
 
     def _with_extension_messages(self, text: Any) -> Any:
         """The prompt, followed by the messages extensions added (api.add_message) since
@@ -339,7 +356,7 @@ class Harness(SessionMoves):
         """Change the active tools; the system prompt is rebuilt to match them."""
         self.agent.tools = list(tools)
         if self.prompt_for is not None:
-            self.agent.system_prompt = render_sections(self.prompt_for(self.agent.tools))
+            self.agent.system_prompt = render_sections(self.prompt_sections())
 
     def set_thinking(self, level: str) -> str:
         """Use `level`, clamped to the model's levels (models/thinking.py); returns the

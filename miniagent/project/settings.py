@@ -10,7 +10,8 @@ A flag is typed for one run; a setting is written down once. miniagent reads two
      "defaultThinkingLevel": "low", "tools": ["read", "bash", "grep"],
      "compaction": {"enabled": true, "reserveTokens": 16384, "keepRecentTokens": 20000},
      "shellPath": "/bin/zsh",
-     "sandbox": {"mode": "workspace", "writableRoots": ["~/.cache/pip"], "network": false}}
+     "sandbox": {"mode": "workspace", "writableRoots": ["~/.cache/pip"], "network": false},
+     "planTools": ["mcp__docs__search"]}
 
 The project file wins, one level deep: a top-level value replaces the global one, and
 inside `compaction` each key does, so a project can change `reserveTokens` alone and
@@ -71,6 +72,8 @@ class Settings:
     """The shell bash runs commands with, instead of the one found on PATH."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """mode, writableRoots, network: what --sandbox and --sandbox-net choose by default."""
+    planTools: Optional[List[str]] = None
+    """More tools plan mode offers (the plan extension): an MCP server's, an extension's."""
     warnings: List[str] = field(default_factory=list)
     """Lines to show at start-up: a project's ask to widen the sandbox, ignored."""
 
@@ -93,6 +96,8 @@ FIELDS = {
     "compaction": (lambda v: isinstance(v, dict), "be an object"),
     "shellPath": _NAME,
     "sandbox": (lambda v: isinstance(v, dict), "be an object"),
+    "planTools": (lambda v: isinstance(v, list) and all(is_name(name) for name in v),
+                  "be a list of tool names"),
 }
 COMPACTION_FIELDS = {
     "enabled": (lambda v: isinstance(v, bool), "be true or false"),

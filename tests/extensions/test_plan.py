@@ -209,3 +209,11 @@ def test_shift_tab_toggles_plan_mode_at_the_prompt(tmp_path):
         term.expect_screen("Plan mode off")
         term.send(CTRL_D)
         assert term.wait() == 0
+
+
+def test_plan_without_the_extension_stops_instead_of_running_with_every_tool(tmp_path):
+    with FakeServer([answer("I wrote it.")]) as srv:
+        result = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "--no-session",
+                         "-p", "--plan", "plan", cwd=str(tmp_path))
+    assert result.returncode == 2 and srv.requests == []
+    assert "--plan needs the plan extension" in result.stderr

@@ -103,6 +103,7 @@ PRINT_RUN_BUDGET = {
     "miniagent.harness", "miniagent.harness.harness", "miniagent.harness.lifecycle",
     "miniagent.harness.limits", "miniagent.harness.moves", "miniagent.harness.records",
     "miniagent.harness.reply_retry", "miniagent.harness.worker",
+    "miniagent.harness.extension_hooks",
     # when to compact (not how: compaction.compaction loads when one is due)
     "miniagent.compaction", "miniagent.compaction.estimate", "miniagent.compaction.overhead",
     # the session writer (and the reader a resumed session needs)
@@ -127,8 +128,8 @@ PRINT_RUN_BUDGET = {
     "miniagent.project", "miniagent.project.resources", "miniagent.project.settings",
     "miniagent.project.system_prompt", "miniagent.project.trust", "miniagent.project.wrappers",
     "miniagent.project.extensions", "miniagent.project.extension_context",
-    # the bundled extensions' names, and those on by default (with their loader)
-    "miniagent.extensions",
+    # the bundled extensions on by default, and their loader
+    "miniagent.extensions", "miniagent.project.extension_loader", "miniagent.extensions.plan",
     # the sandbox's policy and what the tools ask it (the kernel's part loads when it confines)
     "miniagent.sandbox", "miniagent.sandbox.confine",
     # the four default tools and their hardening
@@ -198,8 +199,7 @@ def test_what_the_project_has_is_loaded_for_it_alone(tmp_path, home):
     (home / "mcp.json").write_text('{"mcpServers": {}}')
     loaded = modules_of_a_print_run(tmp_path, home)
     assert sorted(loaded - PRINT_RUN_BUDGET) == [
-        "miniagent.mcp", "miniagent.mcp.config", "miniagent.project.extension_loader",
-        "miniagent.project.skills"]
+        "miniagent.mcp", "miniagent.mcp.config", "miniagent.project.skills"]
 
 
 def test_a_print_run_leaves_what_start_up_built_to_no_collection(tmp_path, home):

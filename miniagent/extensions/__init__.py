@@ -18,10 +18,11 @@ Left out: installing extensions from elsewhere (packages, git); a file is the un
 
 BUNDLED = {
     "todo": "a todo_write tool: the model keeps its plan as a list, shown while it works",
+    "plan": "plan mode: read-only tools, the model answers with a plan (/plan, Shift+Tab, --plan)",
 }
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""
 
-ON_BY_DEFAULT = ()
+ON_BY_DEFAULT = ("plan",)
 """The names loaded unless --no-extension NAME turns them off: those that add no tool
 to what the model sees (docs/decisions.md says why)."""
 

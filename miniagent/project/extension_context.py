@@ -16,6 +16,11 @@ up when it is used:
     ctx.session.get_branch()                         every entry of the current branch,
                                                      oldest first (pi's getBranch): a tool
                                                      result's details read back
+    ctx.setting(name)              a key of settings.json (merged), None when not set
+    ctx.narrow_sandbox(mode, reason) -> None or str  a stricter sandbox for the tools
+                                   ("read-only") until narrow_sandbox(None); the line
+                                   saying why not when the kernel cannot hold it. Never
+                                   wider than the user's (sandbox/confine.py)
 
 Each front end draws the UI its own way and installs it when it starts
 (begin_extensions): print mode as one line on stderr for notify and set_status and
@@ -112,10 +117,20 @@ class ExtensionContext:
         self.cwd = cwd
         self.ui: NoUI = NoUI()  # until a front end installs its own
         self.session: Optional[SessionView] = None  # until the harness is built
+        self.sandbox: Any = None  # the run's (sandbox/confine.py), once the harness is
+        self.settings: Any = None  # the merged settings.json (project/settings.py)
 
     @property
     def has_ui(self) -> bool:
         return self.ui.has_ui
+
+    def setting(self, name: str) -> Any:
+        return getattr(self.settings, name, None)
+
+    def narrow_sandbox(self, mode: Optional[str], reason: str = "") -> Optional[str]:
+        if self.sandbox is None:
+            return None if mode is None else "this run has no sandbox to narrow"
+        return self.sandbox.narrow(mode, reason)
 
 
 def begin_extensions(harness: Any, ui: NoUI) -> None:

@@ -119,7 +119,9 @@ def test_session_commands_compaction_and_bash_streaming(tmp_path, private_home):
         assert cloned["messageCount"] == before["messageCount"]
         assert rpc.call({"type": "new_session", "parentSession": before["sessionFile"]}) == {
             "cancelled": False}
-        assert rpc.call({"type": "get_commands"}) == {"commands": [{
+        plan, *skills = rpc.call({"type": "get_commands"})["commands"]
+        assert (plan["name"], plan["sourceInfo"]["path"]) == ("plan", "builtin:plan")
+        assert {"commands": skills} == {"commands": [{
             "name": "skill:review", "description": "Review a diff.", "source": "skill",
             "sourceInfo": {"path": str(skill), "source": "local", "scope": "user",
                            "origin": "top-level"}}]}

@@ -16,7 +16,9 @@ nothing else of ours (tests/extensions/test_bundled.py checks).
 Left out: installing extensions from elsewhere (packages, git); a file is the unit.
 """
 
-BUNDLED = {}
+BUNDLED = {
+    "background": "background jobs: bash's background: true, job_output, job_stop, /ps, /stop",
+}
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""
 
 ON_BY_DEFAULT = ()

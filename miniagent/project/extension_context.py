@@ -13,6 +13,18 @@ up when it is used:
     ctx.ui.select(title, options) -> str or None     one of a list, or None
     ctx.session.custom_entries(custom_type)          api.append_entry's records on the
                                                      current branch, oldest first
+    ctx.spawn(command, cwd=None) -> process          a command started as bash starts one
+                                                     (shell, environment, process group,
+                                                     sandbox) and left running: .pid,
+                                                     .stdout, .running(), .returncode,
+                                                     .kill(); killed at exit at the latest
+    ctx.adopt(pid) -> process                        the same handle for a process a bash
+                                                     call left running (its result's
+                                                     details["leftRunning"] name them)
+
+spawn's handle is tools/hardening/spawned.py's Spawned: read its stdout (or the job
+blocks once the pipe is full), and kill it when done; the reaper kills what is left
+when miniagent exits, on every way out.
 
 Each front end draws the UI its own way and installs it when it starts
 (begin_extensions): print mode as one line on stderr for notify and set_status, the
@@ -91,10 +103,34 @@ class ExtensionContext:
         self.cwd = cwd
         self.ui: NoUI = NoUI()  # until a front end installs its own
         self.session: Optional[SessionView] = None  # until the harness is built
+        self._harness: Any = None
+
+    def attach(self, harness: Any) -> None:
+        """The harness is built: the session, the shell and the sandbox can be reached."""
+        self._harness = harness
+        self.cwd = harness.agent.cwd
+        self.session = SessionView(harness)
 
     @property
     def has_ui(self) -> bool:
         return self.ui.has_ui
+
+    def spawn(self, command: str, cwd: Optional[str] = None) -> Any:
+        """Start `command` in `cwd` (default: the working directory) as the bash tool
+        would, with the shell from settings and through the sandbox's launcher, and
+        return at once with its handle (tools/hardening/spawned.py's Spawned)."""
+        if self._harness is None or self._harness.project is None:
+            raise RuntimeError("spawn needs the running session, which is not open during "
+                               "setup; call it from a tool, a handler or a command")
+        from ..tools.hardening.spawned import Spawned  # only an extension that spawns needs it
+        project = self._harness.project
+        return Spawned.start(command, cwd or self.cwd, project.settings.shellPath,
+                             project.sandbox.launcher())
+
+    def adopt(self, pid: int) -> Any:
+        """The handle spawn returns, for a process a bash call left running."""
+        from ..tools.hardening.spawned import Spawned
+        return Spawned.adopt(pid)
 
 
 def begin_extensions(harness: Any, ui: NoUI) -> None:

@@ -173,6 +173,12 @@ def age(seconds: float) -> str:
     return f"{int(seconds // 60)}m" if seconds < 3600 else f"{int(seconds // 3600)}h"
 
 
+def shorten(text: str, width: int = 70) -> str:
+    """One line of at most `width` characters: a /ps row must not wrap."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[:width - 3] + "..."
+
+
 class Jobs:
     """The jobs of this run, numbered from 1."""
 
@@ -250,12 +256,15 @@ class Jobs:
     # --- the commands ----------------------------------------------------------------------
 
     def ps(self, argument: str) -> str:
+        """Two lines a job: its number, state, age, pid and command; its last line."""
         if not self.jobs:
             return "No background jobs."
-        rows = [f"{job.number:>3}  {job.process.pid:>7}  {age(time.monotonic() - job.started):>4}"
-                f"  {job.state():<9}  {job.command[:40]}  {job.last_line()[:60]}"
-                for job in self.jobs.values()]
-        return "\n".join([" id      pid   age  state      command / last line", *rows])
+        rows = []
+        for job in self.jobs.values():
+            rows.append(f"job {job.number}  {job.state()}  {age(time.monotonic() - job.started)}"
+                        f"  pid {job.process.pid}  {shorten(job.command)}")
+            rows.append(f"    {shorten(job.last_line() or '(no output yet)')}")
+        return "\n".join(rows)
 
     def stop_command(self, argument: str) -> str:
         try:

@@ -86,6 +86,23 @@ def test_no_job_outlives_the_end_of_a_print_run_and_a_left_child_becomes_a_job(t
     assert wait_gone(pid_in(tmp_path / "server.pid")) and wait_gone(sleeper)
 
 
+def test_a_job_starts_with_the_settings_shell_and_through_the_sandbox(tmp_path, private_home,
+                                                                       kernel):
+    shell = tmp_path / "myshell"
+    shell.write_text('#!/bin/sh\ntouch used-my-shell\nexec /bin/sh "$@"\n')
+    shell.chmod(0o755)
+    (private_home / "settings.json").write_text(json.dumps({"shellPath": str(shell)}))
+    turns = [tool_call("bash", command="echo $MINIAGENT_CONFINED $GIT_PAGER > env.txt; "
+                                       "echo written", background=True),
+             tool_call("job_output", id=1, wait_seconds=30), answer("ok")]
+    said = results(run_script(tmp_path, turns, "--sandbox", "workspace").stdout)
+    assert said["job_output"][0].endswith("\nwritten\n")
+    # Through the launcher (the stand-in kernel marks it), the settings' shell, bash's
+    # environment: as the bash tool starts a command.
+    assert (tmp_path / "env.txt").read_text() == "1 cat\n"
+    assert (tmp_path / "used-my-shell").exists()
+
+
 def test_bash_has_background_only_while_the_extension_is_on(tmp_path):
     def bash_schema(*args):
         with FakeServer([answer("ok")]) as srv:

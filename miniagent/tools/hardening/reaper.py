@@ -14,6 +14,11 @@ answers:
                                    children, and `sweep` kills it and reaps it by pid
     a call that is aborted or      its shell's process group and its descendants
     times out                      (`kill_tree`), at once
+    a job left running on purpose  tracked from its start until it is reaped
+    (spawned.py)                   (`track`, `untrack`), so the sweep kills it too
+
+A finished call's background job is named in its result (`group_members`: what is left
+in the shell's process group, with `command_line`), so the model knows it kept running.
 
 Only the real program does the second (`adopt_orphans`, from the command line's entry
 point): a library or a test process may have children of its own that we must not

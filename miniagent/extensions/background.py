@@ -31,6 +31,7 @@ How the API carries it:
                          sweeps whatever is left on every way out (a signal too)
 
 Left out: input to a job (stdin is empty), restarting one, jobs that outlive miniagent,
+stopping what a job's shell left behind once that shell has ended (it ends with miniagent),
 a job's output pushed to the model unasked (it reads when it chooses), and removing
 the log files (they stay in the temp folder, as bash's full-output files do).
 """
@@ -41,7 +42,7 @@ import secrets
 import tempfile
 import threading
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 from miniagent.core.tools import Tool, ToolContext, ToolError, ToolResult, text_result
 
@@ -109,7 +110,7 @@ class Job:
                     self.log.flush()  # so that `read` of the log sees it now
                 except OSError:  # a full disk: the buffer goes on without the log
                     self.log.close()
-                    self.log = None
+                    self.log, self.log_path = None, None
             self.buffer += data
             del self.buffer[:-BUFFER_BYTES]
             self.total += len(data)
@@ -267,6 +268,8 @@ class Jobs:
         return "\n".join(rows)
 
     def stop_command(self, argument: str) -> str:
+        if not argument.strip():
+            return "Usage: /stop ID (/ps lists the jobs)"
         try:
             job = self.find(argument.strip())
         except ToolError as error:

@@ -200,3 +200,10 @@ def test_ps_shows_the_jobs_and_none_is_alive_after_any_way_out(tmp_path, way_out
             term.process.send_signal(getattr(signal, way_out))
         term.wait()
     assert wait_gone(server) and wait_gone(sleeper)
+
+
+def test_stop_without_an_id_says_how():
+    jobs = background.Jobs(api=None)
+    assert jobs.stop_command("  ") == "Usage: /stop ID (/ps lists the jobs)"
+    assert jobs.stop_command("3") == "No job 3 (jobs: none yet). /ps lists them."
+    assert jobs.ps("") == "No background jobs."

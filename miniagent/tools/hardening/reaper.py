@@ -117,6 +117,10 @@ def parents() -> Dict[int, int]:
 def group_members(pgid: int) -> List[int]:
     """The live processes of the process group `pgid` (zombies left out): what a
     command's shell left running when it ended (`sleep 1000 &`)."""
+    try:
+        os.killpg(pgid, 0)  # signal 0 only asks: is anyone left? (the common case: no)
+    except (ProcessLookupError, PermissionError):
+        return []
     return [pid for pid, fields in processes().items()
             if int(fields[2]) == pgid and fields[0] != b"Z"]
 

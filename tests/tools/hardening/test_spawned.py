@@ -45,10 +45,11 @@ def test_a_job_starts_through_the_launcher(tmp_path):
 
 
 def test_an_adopted_process_is_known_by_its_pid_and_stopped(tmp_path):
-    result = run_bash(tmp_path, "sleep 300 &")
-    pid = result.details["leftRunning"][0]["pid"]
-    adopted = Spawned.adopt(pid)
+    result = run_bash(tmp_path, "sleep 300 & echo $! > left.pid")
+    pid = int((tmp_path / "left.pid").read_text())
     try:
+        assert result.details["leftRunning"][0]["pid"] == pid
+        adopted = Spawned.adopt(pid)
         assert adopted.stdout is None and adopted.running()
         adopted.kill()
         assert wait_gone(pid) and not adopted.running()

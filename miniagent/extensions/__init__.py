@@ -19,6 +19,7 @@ Left out: installing extensions from elsewhere (packages, git); a file is the un
 BUNDLED = {
     "todo": "a todo_write tool: the model keeps its plan as a list, shown while it works",
     "plan": "plan mode: read-only tools, the model answers with a plan (/plan, Shift+Tab, --plan)",
+    "background": "background jobs: bash's background: true, job_output, job_stop, /ps, /stop",
 }
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""
 

@@ -21,6 +21,18 @@ up when it is used:
                                    ("read-only") until narrow_sandbox(None); the line
                                    saying why not when the kernel cannot hold it. Never
                                    wider than the user's (sandbox/confine.py)
+    ctx.spawn(command, cwd=None) -> process          a command started as bash starts one
+                                                     (shell, environment, process group,
+                                                     sandbox) and left running: .pid,
+                                                     .stdout, .running(), .returncode,
+                                                     .kill(); killed at exit at the latest
+    ctx.adopt(pid) -> process                        the same handle for a process a bash
+                                                     call left running (its result's
+                                                     details["leftRunning"] name them)
+
+spawn's handle is tools/hardening/spawned.py's Spawned: read its stdout (or the job
+blocks once the pipe is full), and kill it when done; the reaper kills what is left
+when miniagent exits, on every way out.
 
 Each front end draws the UI its own way and installs it when it starts
 (begin_extensions): print mode as one line on stderr for notify and set_status and
@@ -117,8 +129,18 @@ class ExtensionContext:
         self.cwd = cwd
         self.ui: NoUI = NoUI()  # until a front end installs its own
         self.session: Optional[SessionView] = None  # until the harness is built
+        self._harness: Any = None
         self.sandbox: Any = None  # the run's (sandbox/confine.py), once the harness is
         self.settings: Any = None  # the merged settings.json (project/settings.py)
+
+    def attach(self, harness: Any) -> None:
+        """The harness is built: the session, the settings and the sandbox can be reached."""
+        self._harness = harness
+        self.cwd = harness.agent.cwd
+        self.session = SessionView(harness)
+        if harness.project is not None:
+            self.sandbox = harness.project.sandbox
+            self.settings = harness.project.settings
 
     @property
     def has_ui(self) -> bool:
@@ -131,6 +153,23 @@ class ExtensionContext:
         if self.sandbox is None:
             return None if mode is None else "this run has no sandbox to narrow"
         return self.sandbox.narrow(mode, reason)
+
+    def spawn(self, command: str, cwd: Optional[str] = None) -> Any:
+        """Start `command` in `cwd` (default: the working directory) as the bash tool
+        would, with the shell from settings and through the sandbox's launcher, and
+        return at once with its handle (tools/hardening/spawned.py's Spawned)."""
+        if self._harness is None or self._harness.project is None:
+            raise RuntimeError("spawn needs the running session, which is not open during "
+                               "setup; call it from a tool, a handler or a command")
+        from ..tools.hardening.spawned import Spawned  # only an extension that spawns needs it
+        project = self._harness.project
+        return Spawned.start(command, cwd or self.cwd, project.settings.shellPath,
+                             project.sandbox.launcher())
+
+    def adopt(self, pid: int) -> Any:
+        """The handle spawn returns, for a process a bash call left running."""
+        from ..tools.hardening.spawned import Spawned
+        return Spawned.adopt(pid)
 
 
 def begin_extensions(harness: Any, ui: NoUI) -> None:

@@ -43,7 +43,8 @@ What `api` offers (each extension gets its own, with `api.cwd` the working direc
     api.extend_tool(name, properties, wrap)   more arguments for a built-in tool: its
                                          schema gains `properties`; wrap(execute) returns
                                          the execute that handles them
-    api.ctx                              the UI and the session (extension_context.py)
+    api.ctx                              the UI, the session, processes started as bash
+                                         starts them (extension_context.py)
 
 Besides the Agent's events, `api.on` receives the harness's and the session's, in pi's
 names:
@@ -92,7 +93,7 @@ from ..session.convert import custom_message
 from ..files.text import one_line
 from ..core.messages import text_of
 from ..core.tools import Tool, ToolResult
-from .extension_context import ExtensionContext, NoUI, SessionView
+from .extension_context import ExtensionContext, NoUI
 from .system_prompt import tagged
 
 if TYPE_CHECKING:  # loaded only when there are extensions to load
@@ -164,11 +165,7 @@ class Extensions:
     def bind(self, harness: Any, tools_for: Callable[[List[str]], List[Tool]]) -> None:
         """The harness is built: the session and the tools can now be reached."""
         self.harness, self.tools_for = harness, tools_for
-        self.context.cwd = harness.agent.cwd
-        self.context.session = SessionView(harness)
-        if harness.project is not None:
-            self.context.sandbox = harness.project.sandbox
-            self.context.settings = harness.project.settings
+        self.context.attach(harness)
 
     def begin(self, ui: NoUI) -> None:
         """A front end starts: its UI is installed, then session_start is told (once)."""

@@ -16,7 +16,9 @@ nothing else of ours (tests/extensions/test_bundled.py checks).
 Left out: installing extensions from elsewhere (packages, git); a file is the unit.
 """
 
-BUNDLED = {}
+BUNDLED = {
+    "subagents": "a task tool: a job handed to a sub-agent (miniagent as a child process)",
+}
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""
 
 ON_BY_DEFAULT = ()

@@ -14,6 +14,22 @@ up when it is used:
     ctx.session.custom_entries(custom_type)          api.append_entry's records on the
                                                      current branch, oldest first
 
+What it needs to start another agent (the sub-agents extension does):
+
+    ctx.spawn(argv, stdin=False, env=None) -> process   a child started as bash's
+                                   commands are: its own process group, no terminal,
+                                   watched by the reaper (it dies with us, on every way
+                                   out), through the sandbox's launcher unless
+                                   confine=False; its stdout a pipe, its stderr a temp
+                                   file; process.kill() stops it and all it started
+    ctx.agent_flags() -> [...]     the flags that start a miniagent set up as this run:
+                                   provider, model, base URL (or script), thinking level,
+                                   sandbox, trust
+    ctx.confirm_gate               None, or ask(tool_name, args) -> bool: --confirm's
+                                   question, asked where this run asks it
+    ctx.config_dirs(name)          [~/.miniagent/NAME, and <project>/.miniagent/NAME
+                                   when the project is trusted]: where definitions live
+
 Each front end draws the UI its own way and installs it when it starts
 (begin_extensions): print mode as one line on stderr for notify and set_status, the
 REPL notes, a status line and widgets in its live area and questions in its editor
@@ -23,6 +39,9 @@ REPL notes, a status line and widgets in its live area and questions in its edit
 Left out: pi's input, editor and custom dialogs, and a widget's placement.
 """
 
+import subprocess
+import tempfile
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..files.text import one_line
@@ -91,10 +110,55 @@ class ExtensionContext:
         self.cwd = cwd
         self.ui: NoUI = NoUI()  # until a front end installs its own
         self.session: Optional[SessionView] = None  # until the harness is built
+        self.harness: Any = None  # set with the session (Extensions.bind)
 
     @property
     def has_ui(self) -> bool:
         return self.ui.has_ui
+
+    def spawn(self, argv: Sequence[str], stdin: bool = False, confine: bool = True,
+              env: Optional[Dict[str, str]] = None) -> subprocess.Popen:
+        """Start `argv` in the working directory (see the module docstring)."""
+        from ..tools.hardening.process import spawn
+        project = self.harness.project
+        launcher = project.sandbox.launcher() if confine and project else ()
+        # stderr to a file, not a pipe: nobody has to keep reading it for the child to go
+        # on; proc.stderr is that file, to read once the child has ended
+        errors = tempfile.TemporaryFile()
+        proc = spawn([*launcher, *argv], self.cwd, stderr=errors,
+                     stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, env=env)
+        proc.stderr = errors
+        return proc
+
+    def agent_flags(self) -> List[str]:
+        """This run's set-up as flags (a key given with --api-key is not among them:
+        a command line is visible to every user of the machine)."""
+        harness, project = self.harness, self.harness.project
+        model = harness.agent.model
+        if model.script is not None:
+            flags = ["--provider", "scripted", "--script", model.script.source]
+        elif harness.base_url:  # a server given by its address
+            flags = ["--base-url", harness.base_url, "--model", model.id]
+        else:
+            flags = ["--provider", model.provider, "--model", model.id]
+        flags += ["--thinking", harness.agent.thinking_level]
+        if project is not None:
+            sandbox = project.sandbox.state()
+            flags += ["--sandbox", sandbox["mode"], "--approve" if project.trusted
+                      else "--no-approve"] + (["--sandbox-net"] if sandbox["network"] else [])
+        return flags
+
+    @property
+    def confirm_gate(self) -> Optional[Callable[[str, Dict[str, Any]], bool]]:
+        gate = self.harness.confirm_gate if self.harness else None
+        if gate is None:
+            return None
+        return lambda name, args: gate({"toolCall": {"name": name}, "args": args}) is None
+
+    def config_dirs(self, name: str) -> List[Path]:
+        from .settings import config_files
+        project = self.harness.project
+        return config_files(name, project.home, project.cwd, project.trusted)
 
 
 def begin_extensions(harness: Any, ui: NoUI) -> None:

@@ -142,6 +142,7 @@ class Extensions:
         self.harness, self.tools_for = harness, tools_for
         self.context.cwd = harness.agent.cwd
         self.context.session = SessionView(harness)
+        self.context.harness = harness
 
     def begin(self, ui: NoUI) -> None:
         """A front end starts: its UI is installed, then session_start is told (once)."""

@@ -5,7 +5,8 @@ A command the model runs may start others that are meant to keep running between
 itself or by a signal, none of them may be left behind. Three kinds of leftovers, three
 answers:
 
-    still running when we stop     every child we start is tracked here (`tracked`):
+    still running when we stop     every child we start is tracked here (`tracked`,
+                                   or `watch` for one that outlives its call):
                                    its process group, and its descendants found in /proc
                                    (a `setsid` job left the group), are killed
     a background job of a call     on Linux the process makes itself a "child subreaper"
@@ -61,6 +62,14 @@ def tracked(proc: subprocess.Popen) -> Iterator[subprocess.Popen]:
     finally:
         with _running_lock:
             _running.discard(proc)
+
+
+def watch(proc: subprocess.Popen) -> None:
+    """Keep `proc` known until it ends, for a child that outlives the call that started
+    it (an extension's, ctx.spawn); the ones already waited for are forgotten here."""
+    with _running_lock:
+        _running.difference_update([old for old in _running if old.returncode is not None])
+        _running.add(proc)
 
 
 def kill_tree(pid: int) -> None:
@@ -135,7 +144,8 @@ def sweep() -> None:
     with _running_lock:
         running = list(_running)
     for proc in running:
-        kill_tree(proc.pid)
+        if proc.returncode is None:  # a watched child already waited for: its pid is free
+            kill_tree(proc.pid)
     if not _adopting:
         return
     ours = {proc.pid for proc in running}

@@ -1,0 +1,69 @@
+"""The subagents extension: a task tool whose child is miniagent itself, over rpc.
+
+The parent runs in this process (run_cli); each child is a real `python -m miniagent`
+process talking to the same scripted server, whose "children" turns are addressed by
+the child's prompt (tests/fake_server.py)."""
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from fake_server import FakeServer
+from helpers import run_cli
+
+import miniagent.extensions.subagents as subagents
+
+EXTENSION = str(Path(subagents.__file__).resolve())
+
+
+def task(description, prompt, **more):
+    return {"type": "toolCall", "name": "task",
+            "arguments": {"description": description, "prompt": prompt, **more}}
+
+
+def says(text, **fields):
+    return {"content": [{"type": "text", "text": text}], **fields}
+
+
+def run_parent(srv, tmp_path, *flags, prompt="go", **kwargs):
+    return run_cli("--base-url", srv.base_url + "/v1", "--model", "fake-model",
+                   "-e", EXTENSION, *flags, "-p", prompt, cwd=str(tmp_path), **kwargs)
+
+
+def session_entries(home):
+    """The parent's session (the only file directly in a project folder) as entries."""
+    [path] = [p for p in (home / "sessions").glob("*/*.jsonl")]
+    return path, [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
+def tool_results(entries):
+    return [e["message"] for e in entries
+            if e["type"] == "message" and e["message"]["role"] == "toolResult"]
+
+
+def test_two_tasks_run_side_by_side_and_answer_in_call_order(tmp_path, home):
+    # Both children hold their reply until the server has seen all three requests
+    # (the parent's and both children's): one after the other, they never would.
+    held = {"fault": {"hold_after_pieces": 1}}
+    script = {"turns": [{"content": [task("alpha", "Job alpha"), task("beta", "Job beta")]},
+                        says("both done")],
+              "children": {"Job alpha": [says("alpha answer", **held)],
+                           "Job beta": [says("beta answer", **held)]}}
+    with FakeServer(script) as srv:
+        release = threading.Thread(target=lambda: srv.wait_for_requests(3) and srv.go_on.set())
+        release.start()
+        result = run_parent(srv, tmp_path)
+        release.join()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "both done"
+    path, entries = session_entries(home)
+    alpha, beta = tool_results(entries)
+    assert [alpha["content"][0]["text"], beta["content"][0]["text"]] == \
+        ["alpha answer", "beta answer"]
+    for result_message in (alpha, beta):  # each child's session, linked, in the folder
+        child = path.parent / result_message["details"]["childSession"]
+        assert child.parent == path.with_suffix("") and child.is_file()
+        texts = child.read_text()
+        assert "Job alpha" in texts or "Job beta" in texts

@@ -67,3 +67,33 @@ def test_two_tasks_run_side_by_side_and_answer_in_call_order(tmp_path, home):
         assert child.parent == path.with_suffix("") and child.is_file()
         texts = child.read_text()
         assert "Job alpha" in texts or "Job beta" in texts
+
+
+def test_the_parents_stats_count_the_children_and_no_listing_picks_a_child(tmp_path, home):
+    script = {"turns": [{"content": [task("alpha", "Job alpha"), task("beta", "Job beta")]},
+                        says("both done")],
+              "children": {"Job alpha": [says("a", usage={"input": 1000, "output": 7})],
+                           "Job beta": [says("b", usage={"input": 2000, "output": 9})]}}
+    with FakeServer(script) as srv:
+        assert run_parent(srv, tmp_path).returncode == 0
+    child_tools = [[tool["function"]["name"] for tool in request["body"]["tools"]]
+                   for request in srv.requests[1:3]]
+    assert child_tools == [["read", "grep", "find", "ls"]] * 2  # no task: no grandchildren
+    path, _ = session_entries(home)
+    stats = run_cli("stats", str(path))
+    assert "sub-agents       2 sessions" in stats.stdout
+    assert "(sub-agents)  2 turns  input 3000  output 16" in stats.stdout
+    listing = run_cli("sessions", cwd=str(tmp_path))
+    assert listing.stdout.count(".jsonl") == 1 and str(path) in listing.stdout
+
+
+def test_a_session_naming_a_child_outside_its_folder_is_not_followed(tmp_path, home):
+    elsewhere = tmp_path / "other.jsonl"
+    elsewhere.write_text('{"type": "session", "version": 3, "id": "x", "cwd": "/"}\n')
+    parent = tmp_path / "parent.jsonl"
+    result = {"role": "toolResult", "toolCallId": "c", "toolName": "task", "isError": False,
+              "content": [], "details": {"childSession": "other.jsonl"}, "timestamp": 1}
+    parent.write_text(json.dumps({"type": "session", "version": 3, "id": "p", "cwd": "/"}) +
+                      "\n" + json.dumps({"type": "message", "id": "1", "parentId": None,
+                                         "timestamp": "t", "message": result}) + "\n")
+    assert "sub-agents" not in run_cli("stats", str(parent)).stdout

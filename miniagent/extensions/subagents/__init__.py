@@ -20,8 +20,8 @@ How the API carries it:
     ctx.spawn(argv)               the child, started as bash's commands are and watched
                                   by the reaper: it never outlives us
     ctx.agent_flags()             the parent's model, provider, sandbox and trust, as flags
-    api.get_active_tools()        a child gets at most the tools the parent has now, so
-                                  plan mode's read-only set holds for children too
+    api.get_active_tools()        a child gets read-only tools, and others only if the
+                                  parent has them now: plan mode holds for children too
     ctx.confirm_gate              --confirm's questions of the child, asked up here
     ctx.session.file              where the parent's session is, so the child's file
                                   goes in a folder named for it, and the tool result's
@@ -142,7 +142,8 @@ class SubAgents:
             at = flags.index("--model") if "--model" in flags else len(flags)
             flags[at:at + 2] = ["--model", agent.model]
         allowed = self.api.get_active_tools()
-        tools = [tool for tool in agent.tools or READ_ONLY if tool in allowed and tool != "task"]
+        tools = [tool for tool in agent.tools or READ_ONLY  # read-only ones, or the parent's
+                 if (tool in READ_ONLY or tool in allowed) and tool != "task"]
         flags += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
         if "task" in agent.tools and "task" in allowed and self.depth + 1 < self.limit:
             flags += ["-e", str(Path(__file__).resolve())]  # its own sub-agents, a level down

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from fake_server import FakeServer
-from helpers import run_cli
+from helpers import processes_below, run_cli, wait_gone
+from rpc_driver import Rpc, of_type
+from miniagent.sandbox import landlock
 
 import miniagent.extensions.subagents as subagents
 
@@ -97,3 +99,100 @@ def test_a_session_naming_a_child_outside_its_folder_is_not_followed(tmp_path, h
                       "\n" + json.dumps({"type": "message", "id": "1", "parentId": None,
                                          "timestamp": "t", "message": result}) + "\n")
     assert "sub-agents" not in run_cli("stats", str(parent)).stdout
+
+
+def rpc_parent(srv, tmp_path, *flags):
+    return Rpc(tmp_path, "--base-url", srv.base_url + "/v1", "--model", "fake-model",
+               "-e", EXTENSION, *flags)
+
+
+def is_widget(lines):
+    return lambda r: r.get("method") == "setWidget" and r.get("widgetLines") == lines
+
+
+def test_abort_stops_every_child_and_the_live_lines_follow_them(tmp_path):
+    held = {"fault": {"hold_after_pieces": 1}}  # never released: only an abort ends them
+    script = {"turns": [{"content": [task("alpha", "Job alpha"), task("beta", "Job beta")]}],
+              "children": {"Job alpha": [says("a", **held)], "Job beta": [says("b", **held)]}}
+    with FakeServer(script) as srv:
+        rpc = rpc_parent(srv, tmp_path, "--no-session")
+        try:
+            rpc.send({"id": "p", "type": "prompt", "message": "go"})
+            assert srv.wait_for_requests(3)
+            rpc.until(lambda r: r.get("method") == "setWidget"
+                      and len(r.get("widgetLines") or []) == 2)
+            children = processes_below(rpc.proc.pid, b"miniagent")
+            assert len(children) == 2
+            rpc.send({"id": "a", "type": "abort"})
+            records = rpc.until(lambda r: r["type"] == "agent_settled")
+            ends = of_type(records, "tool_execution_end")
+            assert [end["result"]["content"][0]["text"] for end in ends] == \
+                ["The sub-agent was stopped."] * 2
+            assert any(is_widget(None)(record) for record in records)
+            rpc.close()
+        finally:
+            rpc.kill()
+    assert all(wait_gone(pid) for pid in children)
+
+
+WRITER = "---\nname: writer\ndescription: writes files\ntools: read, write\n---\nWrite.\n"
+
+
+def writer_script(path="made.txt"):
+    return {"turns": [{"content": [task("write it", "Job write", agent="writer")]},
+                      says("parent done")],
+            "children": {"Job write": [
+                {"content": [{"type": "toolCall", "name": "write",
+                              "arguments": {"path": path, "content": "x"}}]},
+                says("child done")]}}
+
+
+def test_confirm_asks_the_childs_write_in_the_parents_front_end(tmp_path, home):
+    (home / "agents").mkdir()
+    (home / "agents" / "writer.md").write_text(WRITER)
+    with FakeServer(writer_script()) as srv:
+        rpc = rpc_parent(srv, tmp_path, "--no-session", "--confirm")
+        try:
+            rpc.send({"id": "p", "type": "prompt", "message": "go"})
+            question = rpc.until(lambda r: r["type"] == "extension_ui_request"
+                                 and r["method"] == "confirm")[-1]
+            assert question["message"].startswith("write wants to write made.txt")
+            assert "made.txt" in question["message"]
+            rpc.send({"type": "extension_ui_response", "id": question["id"], "confirmed": False})
+            rpc.until(lambda r: r["type"] == "agent_settled")
+            rpc.close()
+        finally:
+            rpc.kill()
+        child_results = [m for m in srv.requests[2]["body"]["messages"] if m["role"] == "tool"]
+    assert "refused" in child_results[0]["content"]
+    assert not (tmp_path / "made.txt").exists()
+
+
+def test_a_child_gets_no_tool_the_parent_lacks(tmp_path, home):
+    # As in plan mode, where the parent keeps only tools that cannot write.
+    (home / "agents").mkdir()
+    (home / "agents" / "writer.md").write_text(WRITER)
+    with FakeServer(writer_script()) as srv:
+        result = run_parent(srv, tmp_path, "--tools", "read,grep,task")
+    assert result.returncode == 0, result.stderr
+    assert [t["function"]["name"] for t in srv.requests[1]["body"]["tools"]] == ["read"]
+    child_results = [m for m in srv.requests[2]["body"]["messages"] if m["role"] == "tool"]
+    assert "Tool write not found" in child_results[0]["content"]
+    assert not (tmp_path / "made.txt").exists()
+
+
+@pytest.mark.skipif(landlock.abi() == 0, reason="this kernel has no Landlock")
+def test_the_parents_sandbox_confines_the_childs_commands(tmp_path, home):
+    (home / "agents").mkdir()
+    (home / "agents" / "shell.md").write_text("---\nname: shell\ntools: bash\n---\n")
+    script = {"turns": [{"content": [task("touch", "Job touch", agent="shell")]},
+                        says("parent done")],
+              "children": {"Job touch": [{"content": [{"type": "toolCall", "name": "bash",
+                                                       "arguments": {"command": "touch made"}}]},
+                                         says("child done")]}}
+    with FakeServer(script) as srv:
+        result = run_parent(srv, tmp_path, "--sandbox", "read-only")
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "made").exists()
+    child_results = [m for m in srv.requests[2]["body"]["messages"] if m["role"] == "tool"]
+    assert "sandbox" in child_results[0]["content"]

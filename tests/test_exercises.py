@@ -10,7 +10,7 @@ so a failing reference is a red suite).
 A correct solution must not turn the rest of the suite red: a second, differently
 written solution of each step (tests/exercise_solutions/ex_NAME.py) is spliced into a
 copy of the checkout, where the steps' tests, the reading path (its line counts) and the
-extension docs/project.md shows (the step 7 file) still pass.
+extension docs/extensions.md shows (the step 7 file) still pass.
 
 And green must mean right. Each wrong solution below (tests/exercise_solutions/wrong/,
 one file each, named after its step) is what a student plausibly writes; spliced in
@@ -142,7 +142,7 @@ def test_each_marker_selects_tests_in_the_file_the_step_names(tmp_path):
 # spliced into a copy of the checkout: the step's tests, the reading path and the shown
 # extension must stay green, so a student's correct body of another length breaks nothing.
 SOLUTIONS = os.path.join(ROOT, "tests", "exercise_solutions")
-# The check that docs/project.md's copy of the step 7 file still matches it.
+# The check that docs/extensions.md's copy of the step 7 file still matches it.
 SHOWN_GATE = "tests/test_library.py::test_the_shown_gate_has_the_shipped_functions_and_works"
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv*", "__pycache__", "*.egg-info", ".pytest_cache")
 

@@ -24,3 +24,23 @@ BUNDLED = {
 ON_BY_DEFAULT = ()
 """The names loaded unless --no-extension NAME turns them off: those that add no tool
 to what the model sees (docs/decisions.md says why)."""
+
+
+def listing(loaded: "list[str]") -> "list[str]":
+    """The lines /extensions shows: each bundled extension, on or off, then the files.
+
+    Example (loaded ["checkpoints", "/home/me/.miniagent/extensions/gate.py"]):
+        bundled:
+          checkpoints  on   keep each file before the agent changes it; /undo
+          background   off  bash's background: true, /ps, /stop  (-e background)
+        files:
+          /home/me/.miniagent/extensions/gate.py
+    """
+    width = max((len(name) for name in BUNDLED), default=0)
+    lines = ["bundled:"]
+    for name, what in BUNDLED.items():
+        state = "on " if name in loaded else "off"
+        hint = "" if name in loaded else f"  (-e {name})"
+        lines.append(f"  {name.ljust(width)}  {state}  {what}{hint}")
+    files = [source for source in loaded if source not in BUNDLED]
+    return lines + (["files:"] + [f"  {path}" for path in files] if files else [])

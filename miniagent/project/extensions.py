@@ -34,7 +34,7 @@ What `api` offers (each extension gets its own, with `api.cwd` the working direc
     api.extend_tool(name, properties, wrap)   more arguments for a built-in tool: its
                                          schema gains `properties`; wrap(execute) returns
                                          the execute that handles them
-    api.ctx                              the UI and the session (extension_context.py)
+    api.ctx                              the UI, the session, child processes (extension_context.py)
 
 Besides the Agent's events, `api.on` receives the session's, in pi's names:
 

@@ -15,9 +15,8 @@ from helpers import processes_below, run_cli, wait_gone
 from rpc_driver import Rpc, of_type
 from miniagent.sandbox import landlock
 
-import miniagent.extensions.subagents as subagents
 
-EXTENSION = str(Path(subagents.__file__).resolve())
+EXTENSION = "subagents"  # bundled: loaded by name
 
 
 def task(description, prompt, **more):

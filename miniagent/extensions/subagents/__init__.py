@@ -146,7 +146,7 @@ class SubAgents:
                  if (tool in READ_ONLY or tool in allowed) and tool != "task"]
         flags += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
         if "task" in agent.tools and "task" in allowed and self.depth + 1 < self.limit:
-            flags += ["-e", str(Path(__file__).resolve())]  # its own sub-agents, a level down
+            flags += ["-e", "subagents"]  # its own sub-agents, a level down
         if self.api.ctx.confirm_gate is not None:
             flags.append("--confirm")  # its questions come up here (self.confirm)
         if getattr(self.api.ctx, "planning", False):  # the plan extension's state, when on

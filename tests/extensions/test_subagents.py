@@ -5,6 +5,7 @@ process talking to the same scripted server, whose "children" turns are addresse
 the child's prompt (tests/fake_server.py)."""
 
 import json
+import subprocess
 import threading
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 from fake_server import FakeServer
 from helpers import processes_below, run_cli, wait_gone
 from rpc_driver import Rpc, of_type
+from miniagent.extensions.subagents.agents import load_agents, parse_agent
 from miniagent.sandbox import landlock
 
 
@@ -195,3 +197,68 @@ def test_the_parents_sandbox_confines_the_childs_commands(tmp_path, home):
     assert not (tmp_path / "made").exists()
     child_results = [m for m in srv.requests[2]["body"]["messages"] if m["role"] == "tool"]
     assert "sandbox" in child_results[0]["content"]
+
+
+def git(tmp_path, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path,
+                   check=True, capture_output=True)
+
+
+def test_review_hands_the_uncommitted_diff_to_a_child_and_prints_its_findings(tmp_path, home):
+    (tmp_path / "app.py").write_text("x = 1\n")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "one")
+    (tmp_path / "app.py").write_text("x = 2  # changed\n")
+    script = {"turns": [says("noted")], "children": {
+        "Review these uncommitted changes": [says("app.py:1 the new value is untested")]}}
+    with FakeServer(script) as srv:
+        rpc = rpc_parent(srv, tmp_path)
+        try:
+            rpc.send({"id": "r", "type": "prompt", "message": "/review"})
+            said = rpc.until(lambda r: r.get("method") == "notify")[-1]
+            # a session file is written from its first message on: one prompt more
+            rpc.send({"id": "p", "type": "prompt", "message": "thanks"})
+            rpc.until(lambda r: r["type"] == "agent_settled")
+            rpc.close()
+        finally:
+            rpc.kill()
+    assert said["message"] == "app.py:1 the new value is untested"
+    sent = srv.requests[0]["body"]["messages"]
+    assert "+x = 2  # changed" in [m for m in sent if m["role"] == "user"][0]["content"][0]["text"]
+    assert [t["function"]["name"] for t in srv.requests[0]["body"]["tools"]] == \
+        ["read", "grep", "find", "ls"]
+    path, _ = session_entries(home)  # the review's cost is the parent's too
+    assert "sub-agents       1 sessions" in run_cli("stats", str(path)).stdout
+
+
+def test_an_agent_definition_is_front_matter_then_the_prompt():
+    agent = parse_agent("---\nname: scout\ntools: read, grep\nmodel: m1\n---\nBe brief.\n", "f")
+    assert (agent.name, agent.tools, agent.model, agent.prompt) == \
+        ("scout", ["read", "grep"], "m1", "Be brief.")
+    for text in ("no front matter", "---\nname: two words\n---\n"):
+        with pytest.raises(ValueError):
+            parse_agent(text, "f")
+
+
+def test_a_projects_definition_wins_and_a_bad_file_is_named(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir(), project.mkdir()
+    (home / "scout.md").write_text("---\nname: scout\ndescription: mine\n---\n")
+    (project / "scout.md").write_text("---\nname: scout\ndescription: theirs\n---\n")
+    (project / "big.md").write_text("---\nname: big\n---\n" + "x" * 70_000)
+    agents, problems = load_agents([home, project])
+    assert agents["scout"].description == "theirs" and "big" not in agents
+    assert len(problems) == 1 and "big.md" in problems[0] and "64 KB" in problems[0]
+
+
+def test_an_untrusted_projects_agents_are_not_read(tmp_path, home):
+    (tmp_path / ".miniagent" / "agents").mkdir(parents=True)
+    (tmp_path / ".miniagent" / "agents" / "writer.md").write_text(WRITER)
+    with FakeServer(writer_script()) as srv:
+        result = run_parent(srv, tmp_path, "--no-approve")
+    assert result.returncode == 0, result.stderr
+    _, entries = session_entries(home)
+    [refused] = tool_results(entries)
+    assert refused["isError"] and "No agent named 'writer'" in refused["content"][0]["text"]
+    assert not (tmp_path / "made.txt").exists()

@@ -160,7 +160,7 @@ class SubAgents:
         if not parent:
             return ["--no-session"], None
         folder = Path(parent).with_suffix("")
-        folder.mkdir(mode=0o700, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # the parent may not be written yet
         slug = re.sub(r"[^a-z0-9]+", "-", description.lower()).strip("-")[:40] or "task"
         stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.gmtime())
         name = f"{stamp}_{slug}_{os.urandom(3).hex()}.jsonl"

@@ -13,6 +13,7 @@ import pytest
 
 from fake_server import FakeServer
 from helpers import processes_below, run_cli, wait_gone
+from pty_driver import Terminal
 from rpc_driver import Rpc, of_type
 from miniagent.extensions.subagents.agents import load_agents, parse_agent
 from miniagent.sandbox import landlock
@@ -262,3 +263,26 @@ def test_an_untrusted_projects_agents_are_not_read(tmp_path, home):
     [refused] = tool_results(entries)
     assert refused["isError"] and "No agent named 'writer'" in refused["content"][0]["text"]
     assert not (tmp_path / "made.txt").exists()
+
+
+def test_in_the_repl_each_child_is_a_live_line_and_esc_stops_both(tmp_path):
+    held = {"fault": {"hold_after_pieces": 1}}
+    script = {"turns": [{"content": [task("alpha", "Job alpha"), task("beta", "Job beta")]}],
+              "children": {"Job alpha": [says("a", **held)], "Job beta": [says("b", **held)]}}
+    env = {"MINIAGENT_HOME": str(tmp_path / "home")}
+    with FakeServer(script) as srv, Terminal(
+            ["--base-url", srv.base_url + "/v1", "--model", "fake-model", "-e", EXTENSION],
+            env=env, cwd=str(tmp_path)) as term:
+        term.expect_screen("/help for commands")
+        term.send("go\r")
+        assert srv.wait_for_requests(3)
+        term.wait_screen(lambda vt: any("sub-agent alpha" in row for row in vt.lines())
+                         and any("sub-agent beta" in row for row in vt.lines()))
+        children = processes_below(term.process.pid, b"--mode")
+        assert len(children) == 2
+        term.send("\x1b")  # Esc
+        term.expect_screen("(stopped)", timeout=10)
+        term.wait_screen(lambda vt: not any(row.startswith("sub-agent") for row in vt.lines()))
+        assert all(wait_gone(pid) for pid in children)
+        term.send("\x04")  # Ctrl-D
+        assert term.wait() == 0

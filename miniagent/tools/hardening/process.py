@@ -27,6 +27,10 @@ Three problems, three answers:
     group, so the result can say that something kept running (its output is no longer
     read; the reaper ends it when miniagent exits).
 
+A child that must outlive the call starting it (an extension's: a sub-agent, a
+background job) starts the same way (`start_program`, spawned.py), and the reaper
+tracks it until it ends.
+
 Left out: Windows (poll() does not exist there, nor process groups), a terminal for the
 command (stdin is empty; see NON_INTERACTIVE_ENV), and cleaning up old temp files.
 The shell is bash unless the caller names another (settings.json's shellPath).
@@ -41,10 +45,10 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ...core.tools import ToolError
-from .reaper import group_members, kill_tree, tracked
+from .reaper import group_members, kill_tree, track, tracked
 from .truncate import DEFAULT_MAX_BYTES, Truncation, truncate_tail
 
 ROLLING_BYTES = 2 * DEFAULT_MAX_BYTES
@@ -101,20 +105,42 @@ def find_shell() -> str:
     return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
 
 
+class TreeProcess(subprocess.Popen):
+    """A child leading its own process group, whose kill() stops everything it started."""
+
+    def kill(self) -> None:
+        kill_tree(self.pid)
+
+
 def start(command: str, cwd: str, shell: Optional[str] = None,
-          launcher: Sequence[str] = ()) -> subprocess.Popen:
+          launcher: Sequence[str] = ()) -> TreeProcess:
     shell = shell or find_shell()
     try:
-        return subprocess.Popen(
-            [*launcher, shell, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
-            # One pipe for both, so the output keeps the order it was written in.
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            # A new session makes the shell the leader of a new process group, so one
-            # killpg reaches every process the command starts.
-            start_new_session=True,
-            env=dict(os.environ, **NON_INTERACTIVE_ENV))
+        # One pipe for both, so the output keeps the order it was written in.
+        return open_process([*launcher, shell, "-c", command], cwd, subprocess.DEVNULL,
+                            subprocess.STDOUT)
     except OSError as exc:
         raise ToolError(f"Could not start the shell {shell}: {exc}") from exc
+
+
+def open_process(argv: Sequence[str], cwd: str, stdin: Any, stderr: Any,
+                 env: Optional[Dict[str, str]] = None) -> TreeProcess:
+    """Start `argv` as every command starts: its stdout a pipe, in a new session (so
+    it leads a new process group and one killpg reaches every process it starts), with
+    nothing that would wait for a terminal (NON_INTERACTIVE_ENV). `env` adds to ours."""
+    return TreeProcess(list(argv), cwd=cwd, stdin=stdin, stdout=subprocess.PIPE,
+                       stderr=stderr, start_new_session=True,
+                       env=dict(os.environ, **NON_INTERACTIVE_ENV, **(env or {})))
+
+
+def start_program(argv: Sequence[str], cwd: str, stdin: Any = subprocess.DEVNULL,
+                  stderr: Any = subprocess.STDOUT, env: Optional[Dict[str, str]] = None
+                  ) -> TreeProcess:
+    """A program that outlives the call starting it (an extension's, ctx.start_program):
+    started as a command is, and known to the reaper until it ends, so it dies with us."""
+    proc = open_process(argv, cwd, stdin, stderr, env)
+    track(proc)
+    return proc
 
 
 def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],

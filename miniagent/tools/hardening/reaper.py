@@ -5,7 +5,8 @@ A command the model runs may start others that are meant to keep running between
 itself or by a signal, none of them may be left behind. Three kinds of leftovers, three
 answers:
 
-    still running when we stop     every child we start is tracked here (`tracked`):
+    still running when we stop     every child we start is tracked here (`tracked`,
+                                   or `track` for one that outlives its call):
                                    its process group, and its descendants found in /proc
                                    (a `setsid` job left the group), are killed
     a background job of a call     on Linux the process makes itself a "child subreaper"
@@ -68,8 +69,11 @@ def tracked(proc: subprocess.Popen) -> Iterator[subprocess.Popen]:
 
 def track(proc: Any) -> None:
     """Known from now on to the sweep (`proc` has a .pid): for a child that outlives the
-    call that started it (a background job, spawned.py), until `untrack`."""
+    call that started it (a background job, a sub-agent), until `untrack`, or until it
+    has been waited for (those are forgotten here, as their pids may be reused)."""
     with _running_lock:
+        _running.difference_update([old for old in _running
+                                    if getattr(old, "returncode", None) is not None])
         _running.add(proc)
 
 
@@ -182,7 +186,8 @@ def sweep() -> None:
     with _running_lock:
         running = list(_running)
     for proc in running:
-        kill_tree(proc.pid)
+        if proc.returncode is None:  # a child already waited for: its pid is free
+            kill_tree(proc.pid)
     if not _adopting:
         return
     ours = {proc.pid for proc in running}

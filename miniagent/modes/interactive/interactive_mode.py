@@ -55,13 +55,13 @@ from .completion import complete
 from .questions import PendingAnswer
 from .screen import Interrupted, TerminalScreen
 from .linemode import LineScreen
-from .slash import (WHILE_RUNNING, as_prompt, canonical_name, command_items, parse_command,
-                    run_command)
+from .slash import as_prompt, command_items, parse_command, run_command
 from ..terminal import Screen, for_terminal
 from ..usershell import parse_shell_line, record, run_user_command
 from ...sandbox.confine import sandbox_of
 from ...project.extension_context import begin_extensions, end_extensions
 from .extension_ui import ReplUI
+from .while_running import WhileRunning
 
 if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
     from ...harness.harness import ConfirmationGate, Harness
@@ -103,7 +103,7 @@ def run_interactive(harness: "Harness", args: Any, first_prompt: str,
         repl.screen.close()
 
 
-class Repl:
+class Repl(WhileRunning):
     def __init__(self, harness: "Harness", terminal: Screen, skills: Sequence[Any] = (),
                  extension_commands: Optional[Dict[str, Any]] = None):
         self.harness = harness
@@ -288,88 +288,6 @@ class Repl:
         finally:
             self.running = False
         self.after_run()
-
-    def watch_run(self) -> None:
-        """Serve the keyboard until the run is over (screen.watch)."""
-        self.pending.input_ended = False
-        self.screen.watch(self.harness.wait, on_line=self.handle_while_running,
-                          on_follow_up=lambda text: self.queue(text, follow_up=True),
-                          on_stop=self.stop_run, take_back=self.take_back,
-                          on_closed=self.pending.end_input)
-
-    def stop_run(self) -> None:
-        """Esc or Ctrl-C while the agent works: abort the turn (once is enough)."""
-        self.interrupted = True
-        if self.screen.live_area:
-            self.view.wait("stopping")  # live until the run's end clears it
-        else:
-            self.note("stopping…", "dim")
-        self.harness.abort()  # the run, or what run_work runs
-
-    def _interrupt(self, signum: int, frame: Any) -> None:
-        # A signal handler: it runs on the main thread between two steps of whatever it
-        # does (perhaps inside the view's lock), so it only aborts (thread-safe) and lets
-        # the screen's loop see the press (and call stop_run, for the "stopping" line).
-        if self.running:
-            self.interrupted = True
-            self.harness.abort()
-        self.screen.interrupt()
-
-    def ask_confirmation(self, question: str) -> str:
-        """The --confirm gate's `ask` in the REPL. The gate calls it on the agent's
-        thread; the main thread, serving the keyboard, hands over the next line typed.
-        Ctrl-C, Esc or the end of input answers "" (no)."""
-        answer = self.pending.ask(question, self._show_question,
-                                  cancelled=lambda: self.interrupted or self.stopping)
-        self.screen.question = None
-        self.screen.changed()
-        self.note(f"{question}{answer or ''}", "dim")
-        return answer or ""
-
-    def _show_question(self, question: str) -> None:
-        self.screen.question = question
-        self.screen.changed()
-
-    def handle_while_running(self, line: str) -> None:
-        if self.pending.offer(line):  # a pending question owns the line
-            return
-        if not line.strip():
-            return
-        command = parse_command(line)
-        if command is not None and canonical_name(command.name) in WHILE_RUNNING:
-            run_command(self, command)
-        elif command is not None or parse_shell_line(line) is not None:
-            what = f"/{command.name}" if command else "!command"
-            self.note(f"{what} works at the prompt: wait for the agent, or press "
-                      f"Esc to stop it", "dim")
-        else:
-            self.queue(as_prompt(line))
-
-    def queue(self, text: str, follow_up: bool = False) -> None:
-        """Queue a steering message (the model sees it after the running step) or a
-        follow-up (sent when the agent is done), remembering what was typed."""
-        message = self.expand(text, as_message=True)
-        if message is None:
-            return
-        if follow_up:
-            self.agent.follow_up(message)
-        else:
-            self.agent.steer(message)
-        with self._queue_lock:
-            self.queued.append((message, text))
-        self.screen.changed()
-
-    def take_back(self) -> str:
-        """Up on an empty editor while the agent works: the queued lines, unsent."""
-        return "\n".join(self.take_queued()[1])
-
-    def take_queued(self) -> Tuple[List[Message], List[str]]:
-        """Every message still queued, taken out of the agent, and what was typed."""
-        left = self.agent.clear_queues()
-        with self._queue_lock:
-            texts = [text for message, text in self.queued if any(message is m for m in left)]
-            self.queued = []
-        return left, texts
 
     def after_run(self) -> None:
         """The footer; then what is still queued: put back in the editor after an abort

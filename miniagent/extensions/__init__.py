@@ -16,9 +16,11 @@ nothing else of ours (tests/extensions/test_bundled.py checks).
 Left out: installing extensions from elsewhere (packages, git); a file is the unit.
 """
 
-BUNDLED = {}
+BUNDLED = {
+    "checkpoints": "/undo puts back the files the last prompt changed; /tree and /fork can too",
+}
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""
 
-ON_BY_DEFAULT = ()
+ON_BY_DEFAULT = ("checkpoints",)
 """The names loaded unless --no-extension NAME turns them off: those that add no tool
 to what the model sees (docs/decisions.md says why)."""

@@ -13,6 +13,9 @@ up when it is used:
     ctx.ui.select(title, options) -> str or None     one of a list, or None
     ctx.session.custom_entries(custom_type)          api.append_entry's records on the
                                                      current branch, oldest first
+    ctx.session.get_branch(entry_id)                 the entries root -> entry_id (default:
+                                                     the current one), oldest first
+    ctx.session.file                                 the session file; None in memory
 
 Each front end draws the UI its own way and installs it when it starts
 (begin_extensions): print mode as one line on stderr for notify and set_status, the
@@ -75,6 +78,11 @@ class SessionView:
     def file(self) -> Optional[str]:
         """The session file, or None for one kept in memory (--no-session)."""
         return self._harness.session.file_path
+
+    def get_branch(self, entry_id: Optional[str] = None) -> List[Dict[str, Any]]:
+        """The entries from the root to `entry_id` (default: where the session is now),
+        oldest first; [] for an unknown id. An entry off it is on another branch."""
+        return self._harness.session.get_branch(entry_id)
 
     def custom_entries(self, custom_type: Optional[str] = None) -> List[Dict[str, Any]]:
         """The `custom` entries on the current branch (of `custom_type`, if given),

@@ -120,10 +120,14 @@ def add_project_flags(parser: argparse.ArgumentParser) -> None:
                        help="trust this project's .miniagent/ for this run (not recorded)")
     trust.add_argument("--no-approve", action="store_true",
                        help="do not load this project's .miniagent/ for this run")
-    parser.add_argument("-e", "--extension", action="append", metavar="FILE",
-                        help="load an extension (a Python file with setup(api)); repeatable")
+    parser.add_argument("-e", "--extension", action="append", metavar="NAME|FILE",
+                        help="load a bundled extension by name (see /extensions) or a "
+                             "Python file with setup(api); repeatable")
+    parser.add_argument("--no-extension", action="append", metavar="NAME", default=[],
+                        help="leave out a bundled extension that is on by default; repeatable")
     parser.add_argument("--no-extensions", action="store_true",
-                        help="load no extensions from ~/.miniagent or the project")
+                        help="load no extension files (from ~/.miniagent, the project or "
+                             "settings); bundled ones stay as they are")
     parser.add_argument("--no-mcp", action="store_true",
                         help="connect no MCP server (mcp.json) and offer no MCP tool")
     parser.add_argument("--system-prompt", metavar="TEXT|FILE",

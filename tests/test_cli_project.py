@@ -214,7 +214,8 @@ def test_the_terminals_trust_question_unanswered_records_nothing(tmp_path, priva
     from miniagent.project.resources import load_project
     project, marker = planted_project(tmp_path)
     args = argparse.Namespace(approve=False, no_approve=False, extension=None,
-                              no_extensions=False, sandbox=None, sandbox_net=False)
+                              no_extensions=False, no_extension=[], sandbox=None,
+                              sandbox_net=False)
     loaded = load_project(args, str(project), ask_trust=lambda cwd, home: False)
     assert loaded.trusted is False and not marker.exists()
     assert not (private_home / "trust.json").exists()

@@ -1,4 +1,4 @@
-"""The extension docs/project.md shows: a gate that refuses a recursive rm outside the project."""
+"""The extension docs/extensions.md shows: a gate that refuses a recursive rm outside the project."""
 
 from pathlib import Path
 
@@ -21,7 +21,7 @@ def project(tmp_path):
 
 
 def gate_verdict(project, command, tool="bash"):
-    extensions = load_extensions(project / "no-home", str(project), False, [GATE])
+    extensions = load_extensions(str(project), [str(GATE)])
     assert extensions.warnings == []
     return extensions.before_tool_call({"toolCall": {"name": tool}, "args": {"command": command}})
 
@@ -56,7 +56,7 @@ def test_other_tools_are_not_its_business(project):
 
 @pytest.mark.ex_gate
 def test_in_a_run_the_model_reads_why_and_nothing_is_deleted(project):
-    extensions = load_extensions(project / "no-home", str(project), False, [GATE])
+    extensions = load_extensions(str(project), [str(GATE)])
     outside = project.parent / "keep.txt"
     outside.write_text("precious")
     agent = make_agent([{"content": [call("bash", command=f"rm -rf {outside}"),

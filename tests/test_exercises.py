@@ -4,13 +4,13 @@ them, a correct rewrite passes them, and a wrong one does not.
 A learner empties one function, rewrites it, and runs `pytest -m ex_NAME` until it is
 green. That only works if every marker is declared in setup.cfg and picks at least one
 test, and if those tests pass on the code as shipped. One pytest collection in a
-subprocess checks the selection of all seven at once (the suite itself runs the tests,
+subprocess checks the selection of all eight at once (the suite itself runs the tests,
 so a failing reference is a red suite).
 
 A correct solution must not turn the rest of the suite red: a second, differently
 written solution of each step (tests/exercise_solutions/ex_NAME.py) is spliced into a
 copy of the checkout, where the steps' tests, the reading path (its line counts) and the
-extension docs/project.md shows (the step 7 file) still pass.
+extension docs/extensions.md shows (the step 7 file) still pass.
 
 And green must mean right. Each wrong solution below (tests/exercise_solutions/wrong/,
 one file each, named after its step) is what a student plausibly writes; spliced in
@@ -64,6 +64,12 @@ alone, it fails its step's tests (the test that catches it in brackets) and pass
   project_itself_inside: "rm -rf ." runs [the same];
   fails_open: a command shlex cannot split runs
     [test_a_command_it_cannot_parse_is_blocked_not_waved_through].
+- ex_todo, latest_list and list_in:
+  empty_list_ignored: a cleared list brings the old one back [test_an_empty_list_clears_it];
+  details_trusted: a planted list reaches the terminal
+    [test_a_session_file_from_elsewhere_cannot_feed_it_a_malformed_list];
+  first_list_wins: the plan as first written
+    [test_todos_shows_the_list_as_it_was_where_a_tree_move_lands].
 """
 
 import ast
@@ -79,12 +85,12 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKERS = ["ex_sse", "ex_assembly", "ex_truncate", "ex_tool", "ex_cut_point", "ex_retry",
-           "ex_gate"]
+           "ex_gate", "ex_todo"]
 # The test files EXERCISES.md names, one per step (the markers live only there).
 MARKED_FILES = ["tests/core/test_sse.py", "tests/providers/test_openai.py",
                 "tests/tools/hardening/test_truncate.py", "tests/tools/test_search.py",
                 "tests/compaction/test_compaction.py", "tests/harness/test_reply_retry.py",
-                "tests/test_examples.py"]
+                "tests/test_examples.py", "tests/extensions/test_todo.py"]
 
 # Runs inside the subprocess: pytest collects the marked tests (runs none) with a small
 # plugin that writes, for each ex_ marker, the tests it selected to the JSON file argv[1].
@@ -142,7 +148,7 @@ def test_each_marker_selects_tests_in_the_file_the_step_names(tmp_path):
 # spliced into a copy of the checkout: the step's tests, the reading path and the shown
 # extension must stay green, so a student's correct body of another length breaks nothing.
 SOLUTIONS = os.path.join(ROOT, "tests", "exercise_solutions")
-# The check that docs/project.md's copy of the step 7 file still matches it.
+# The check that docs/extensions.md's copy of the step 7 file still matches it.
 SHOWN_GATE = "tests/test_library.py::test_the_shown_gate_has_the_shipped_functions_and_works"
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv*", "__pycache__", "*.egg-info", ".pytest_cache")
 

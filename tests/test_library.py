@@ -1,9 +1,9 @@
 """miniagent as a library: the names `from miniagent import ...` gives, and the example
-extension docs/project.md shows.
+extension docs/extensions.md shows.
 
 The programs the documents show (embedding the agent, in the README; driving `--mode rpc`
 from another program, in docs/frontends.md) run as written in tests/test_doc_examples.py.
-docs/project.md also shows the example extension, miniagent/examples/gate_rm_rf.py. That
+docs/extensions.md also shows the example extension, miniagent/examples/gate_rm_rf.py. That
 file is EXERCISES.md's step 7, which a student rewrites, so the shown block is held to what
 a correct rewrite keeps: the functions it shows, with the same arguments, and a gate that
 works (a doc compared byte for byte would turn a correct solution's suite red)."""
@@ -37,14 +37,14 @@ def definitions(source):
 
 
 def test_the_shown_gate_has_the_shipped_functions_and_works(tmp_path):
-    shown = shown_block("docs/project.md", "## Project context and trust")
+    shown = shown_block("docs/extensions.md", "## Extension files")
     # A student's rewrite may add a helper of its own; the shown functions must be there.
     assert definitions(shown).items() <= definitions(GATE.read_text(encoding="utf-8")).items()
     example = tmp_path / "gate.py"
     example.write_text(shown)
     project = tmp_path / "app"
     project.mkdir()
-    extensions = load_extensions(tmp_path / "no-home", str(project), False, [example])
+    extensions = load_extensions(str(project), [str(example)])
     assert extensions.warnings == []
     verdicts = [extensions.before_tool_call({"toolCall": {"name": "bash"},
                                              "args": {"command": command}})

@@ -127,6 +127,8 @@ PRINT_RUN_BUDGET = {
     "miniagent.project", "miniagent.project.resources", "miniagent.project.settings",
     "miniagent.project.system_prompt", "miniagent.project.trust", "miniagent.project.wrappers",
     "miniagent.project.extensions", "miniagent.project.extension_context",
+    # the bundled extensions' names, and those on by default (with their loader)
+    "miniagent.extensions",
     # the sandbox's policy and what the tools ask it (the kernel's part loads when it confines)
     "miniagent.sandbox", "miniagent.sandbox.confine",
     # the four default tools and their hardening

@@ -18,9 +18,30 @@ Left out: installing extensions from elsewhere (packages, git); a file is the un
 
 BUNDLED = {
     "checkpoints": "/undo puts back the files the last prompt changed; /tree and /fork can too",
+    "todo": "a todo_write tool: the model keeps its plan as a list, shown while it works",
 }
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""
 
 ON_BY_DEFAULT = ("checkpoints",)
 """The names loaded unless --no-extension NAME turns them off: those that add no tool
 to what the model sees (docs/decisions.md says why)."""
+
+
+def listing(loaded: "list[str]") -> "list[str]":
+    """The lines /extensions shows: each bundled extension, on or off, then the files.
+
+    Example (loaded ["checkpoints", "/home/me/.miniagent/extensions/gate.py"]):
+        bundled:
+          checkpoints  on   keep each file before the agent changes it; /undo
+          background   off  bash's background: true, /ps, /stop  (-e background)
+        files:
+          /home/me/.miniagent/extensions/gate.py
+    """
+    width = max((len(name) for name in BUNDLED), default=0)
+    lines = ["bundled:"]
+    for name, what in BUNDLED.items():
+        state = "on " if name in loaded else "off"
+        hint = "" if name in loaded else f"  (-e {name})"
+        lines.append(f"  {name.ljust(width)}  {state}  {what}{hint}")
+    files = [source for source in loaded if source not in BUNDLED]
+    return lines + (["files:"] + [f"  {path}" for path in files] if files else [])

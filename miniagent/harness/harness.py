@@ -120,7 +120,7 @@ class Harness(SessionMoves):
         self.agent = new_agent(
             convert_to_llm=convert_to_llm,  # summaries etc. become wire messages
             should_stop=self.limits.should_stop, will_retry=self.lifecycle.will_retry,
-            between_turns=self.check_compaction)  # tool results in: still room for more?
+            between_turns=self._between_turns)  # tool results in: still room for more?
         self.session = session or Session.create(self.agent.cwd, persist=False)
         self.base_url = base_url  # recorded with the model, for a --base-url server
         # Print mode answers and exits: compacting after its final answer would cost a
@@ -237,6 +237,14 @@ class Harness(SessionMoves):
         if not added:
             return text
         return [user_message(text) if isinstance(text, str) else text] + added
+
+    def _between_turns(self) -> None:
+        """Tool results are in and another call follows: compact if needed; what the
+        extensions added meanwhile (after that compaction, say) is steered in, so the next
+        call carries it, as pi delivers an extension's message during a run."""
+        self.check_compaction()
+        for message in self.project.extensions.take_pending_messages() if self.project else []:
+            self.agent.steer(message)
 
     def _settle(self) -> None:
         """After a run: retry transient failures, recover once from an overflow, compact

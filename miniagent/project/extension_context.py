@@ -13,13 +13,15 @@ up when it is used:
     ctx.ui.select(title, options) -> str or None     one of a list, or None
     ctx.session.custom_entries(custom_type)          api.append_entry's records on the
                                                      current branch, oldest first
-    ctx.session.get_branch(entry_id)                 the entries root -> entry_id (default:
-                                                     the current one), oldest first
+    ctx.session.get_branch(entry_id=None)            every entry from the root to entry_id
+                                                     (default: where the session is), oldest
+                                                     first (pi's getBranch): a tool result's
+                                                     details read back, what a move leaves
     ctx.session.file                                 the session file; None in memory
 
 Each front end draws the UI its own way and installs it when it starts
-(begin_extensions): print mode as one line on stderr for notify and set_status, the
-REPL notes, a status line and widgets in its live area and questions in its editor
+(begin_extensions): print mode as one line on stderr for notify and set_status and
+a block of lines for each change of a widget, the REPL notes, a status line and widgets in its live area and questions in its editor
 (modes/interactive/extension_ui.py), rpc as pi's extension_ui_request records. JSON mode, like pi's, has no UI at all: `NoUI`, where a question answers no
 (confirm) or nothing (select), so an extension that asks is refused, never waved on.
 
@@ -53,10 +55,12 @@ class NoUI:
 
 class LineUI(NoUI):
     """Print mode: notify and set_status as one line each on stderr (`say`), never
-    on stdout, which carries the answer; widgets and questions as NoUI."""
+    on stdout, which carries the answer; a widget as a block of lines when it changes;
+    questions as NoUI."""
 
     def __init__(self, say: Callable[[str], None]):
         self.say = say
+        self._widgets: Dict[str, List[str]] = {}  # key -> the lines last printed
 
     def notify(self, text: str, level: str = "info") -> None:
         label = "" if level == "info" else f"{level}: "
@@ -65,6 +69,18 @@ class LineUI(NoUI):
     def set_status(self, key: str, text: Optional[str]) -> None:
         if text:  # clearing a status has nothing to print
             self.say(f"miniagent: {key}: {one_line(str(text), 300)}")
+
+    def set_widget(self, key: str, lines: Optional[Sequence[str]]) -> None:
+        """Example: ("todo", ["1 of 2 done", "[x] a"]) -> "miniagent: todo:" then each
+        line indented; the same lines again print nothing, nor does clearing."""
+        shown = [one_line(str(line), 300) for line in lines or []]
+        if shown == self._widgets.get(key, []):
+            return
+        self._widgets[key] = shown
+        if shown:
+            self.say(f"miniagent: {key}:")
+            for line in shown:
+                self.say(f"  {line}")
 
 
 class SessionView:
@@ -87,7 +103,7 @@ class SessionView:
     def custom_entries(self, custom_type: Optional[str] = None) -> List[Dict[str, Any]]:
         """The `custom` entries on the current branch (of `custom_type`, if given),
         oldest first: what an extension recorded on the way to where the session is."""
-        return [entry for entry in self._harness.session.get_branch()
+        return [entry for entry in self.get_branch()
                 if entry.get("type") == "custom"
                 and custom_type in (None, entry.get("customType"))]
 

@@ -1,19 +1,22 @@
-"""Loading extensions: the files found in trust order, each imported and set up.
+"""Loading extensions: each one found, imported and set up, in load order.
 
 extensions.py says what an extension is and holds what they registered; this file
-brings them in. For each file, in the order of extensions.py's table (the home's
-folder, a trusted project's, then each -e FILE):
+brings them in. resources.py decides what to load (the bundled ones on by default,
+the extension folders' files, settings' list, each -e), as a list of sources: a
+bundled extension's name ("checkpoints", a module of miniagent/extensions/) or a file.
+For each source, in that order:
 
-    1. import it as a module of its own name      (code from the file runs here)
+    1. import it                                  (code from the file runs here)
     2. call its setup(api) with a fresh ExtensionAPI, which only records
-    3. hand the records to Extensions.adopt         (a failed setup leaves nothing)
+    3. hand the records to Extensions.adopt       (a failed setup leaves nothing)
 
-A file that cannot be imported, has no setup, or raises in it (SystemExit included)
-is one warning naming the file, and the run goes on without it.
+A source that cannot be imported, has no setup, or raises in it (SystemExit included)
+is one warning naming it, and the run goes on without it.
 
 Left out: packages of extensions and their dependencies (a file is one module).
 """
 
+import importlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -22,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ..core.tools import Tool
 from .extension_context import ExtensionContext
 from .extensions import Command, Execute, Extensions, Hook, ToolChange, describe
-from .settings import config_files
+from .settings import is_bundled_name
 
 
 class ExtensionAPI:
@@ -82,32 +85,33 @@ class ExtensionAPI:
         self.tool_changes.append(ToolChange(name, dict(properties or {}), wrap))
 
 
-def load_extensions(home: Path, cwd: str, trusted: bool, extra_files: Sequence[str] = (),
-                    enabled: bool = True) -> Extensions:
-    """Import and set up every extension, in load order. `enabled=False` (--no-extensions)
-    skips the two folders; files named with -e (extra_files) still load."""
+def load_extensions(cwd: str, sources: Sequence[str]) -> Extensions:
+    """Import and set up every source (a bundled name or a file), in order."""
     extensions = Extensions()
-    files = extension_files(home, cwd, trusted, enabled) + [Path(f) for f in extra_files]
-    for index, path in enumerate(files):
-        api = ExtensionAPI(str(path), cwd, extensions)
+    for index, source in enumerate(sources):
+        api = ExtensionAPI(source, cwd, extensions)
         try:
-            setup_one(path, f"miniagent_extension_{index}_{path.stem}", api)
+            if is_bundled_name(source):
+                setup_bundled(source, api)
+            else:
+                path = Path(source)
+                setup_one(path, f"miniagent_extension_{index}_{path.stem}", api)
         # SystemExit too: an extension calling sys.exit() must not end miniagent.
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - skipped, the run goes on
-            extensions.warnings.append(f"extension {path} failed to load and was skipped: "
+            extensions.warnings.append(f"extension {source} failed to load and was skipped: "
                                        f"{describe(exc)}")
             continue
         extensions.adopt(api)
     return extensions
 
 
-def extension_files(home: Path, cwd: str, trusted: bool, enabled: bool) -> List[Path]:
-    """The .py files of the global folder, then (when trusted) the project's, by name."""
-    if not enabled:
-        return []
-    folders = config_files("extensions", home, cwd, trusted)
-    return [path for folder in folders if folder.is_dir()
-            for path in sorted(folder.glob("*.py")) if path.is_file()]
+def setup_bundled(name: str, api: ExtensionAPI) -> None:
+    """Import miniagent/extensions/NAME and call its setup(api)."""
+    from ..extensions import BUNDLED
+    if name not in BUNDLED:
+        raise LookupError(f"no bundled extension is named {name!r} (bundled: "
+                          f"{', '.join(BUNDLED)}; a file's name needs a / or .py)")
+    importlib.import_module(f"miniagent.extensions.{name}").setup(api)
 
 
 def setup_one(path: Path, module_name: str, api: ExtensionAPI) -> None:

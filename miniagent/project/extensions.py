@@ -27,7 +27,9 @@ What `api` offers (each extension gets its own, with `api.cwd` the working direc
                                          "written"} (real paths) when the tool declares them
     api.after_tool_call(fn)              fn(event) -> None | {"content", "isError"}
     api.register_command(name, fn, description)   a /name command for the REPL: fn(args)
-    api.add_message(text, custom_type)   a `custom` message for the conversation
+    api.add_message(text, custom_type)   a `custom` message for the conversation: sent
+                                         with the next prompt, or during a run before
+                                         its next model call (pi's steer)
     api.append_entry(custom_type, data)  a `custom` entry in the session: kept, never sent
                                          to the model; read back with ctx.session
     api.get_active_tools()               the names of the tools the model is offered

@@ -7,7 +7,8 @@ instructions, so the order matters:
     1. trust      --approve / --no-approve, else trust.json, else (terminal) ask once
     2. settings   global, then the project's when trusted (the project wins; its
                   sandbox may only be narrower), and the sandbox (flags over settings)
-    3. extensions global, then the project's when trusted, then -e FILE
+    3. extensions the bundled ones on by default, the global folder's, the project's
+                  when trusted, settings' list, then each -e NAME|FILE
     4. tools      --tools / --exclude-tools / --no-tools, else settings, else the
                   defaults (+name / -name change them, `*` matches); names are checked
                   after extensions registered theirs
@@ -27,10 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
+from ..errors import ConfigError
 from .extensions import Extensions
 from ..files.home import miniagent_home
 from .system_prompt import Sections, build_prompt_sections, read_text_or_file
-from .settings import Settings, config_files, load_settings
+from .settings import (Settings, config_files, extension_source, is_bundled_name,
+                       load_settings)
 from ..tools import ALL_TOOLS, DEFAULT_TOOLS, Unconfined, create_tools
 from ..core.tools import Tool
 from .trust import resolve_trust
@@ -68,21 +71,46 @@ def load_project(args: argparse.Namespace, cwd: str,
         trusted = resolve_trust(cwd, home, approve)
     settings = load_settings(home, cwd, trusted)
     sandbox = sandbox_for(args.sandbox, args.sandbox_net, settings.sandbox, cwd)
-    extensions = find_extensions(args, home, cwd, trusted)
+    extensions = find_extensions(args, settings, home, cwd, trusted)
     skills, warnings = find_skills(home, cwd, trusted)
     return Project(cwd, home, trusted, settings, extensions, skills,
                    settings.warnings + list(extensions.warnings) + list(warnings), sandbox)
 
 
-def find_extensions(args: argparse.Namespace, home: Path, cwd: str, trusted: bool) -> Extensions:
+def find_extensions(args: argparse.Namespace, settings: Settings, home: Path, cwd: str,
+                    trusted: bool) -> Extensions:
     """The extensions (extension_loader.py), whose loader is imported only when there
-    is something to load: an extensions folder, or -e FILE (the start-up budget)."""
-    folders = [] if args.no_extensions else config_files("extensions", home, cwd, trusted)
-    if not args.extension and not any(folder.is_dir() for folder in folders):
+    is something to load (the start-up budget)."""
+    sources = extension_sources(args, settings, home, cwd, trusted)
+    if not sources:
         return Extensions()
     from .extension_loader import load_extensions
-    return load_extensions(home, cwd, trusted, args.extension or (),
-                           enabled=not args.no_extensions)
+    return load_extensions(cwd, sources)
+
+
+def extension_sources(args: argparse.Namespace, settings: Settings, home: Path, cwd: str,
+                      trusted: bool) -> List[str]:
+    """What to load, in this order, each once: the bundled extensions on by default
+    (less --no-extension NAME), the .py files of the extension folders (the home's,
+    then a trusted project's), settings' "extensions", then each -e. --no-extensions
+    leaves out every file but -e's, and no bundled one.
+
+    Example: -e background, nothing else -> ["checkpoints", "plan", "background"]
+    """
+    from ..extensions import BUNDLED, ON_BY_DEFAULT
+    for name in args.no_extension:
+        if name not in BUNDLED:
+            raise ConfigError(f"--no-extension {name}: no bundled extension has that name "
+                              f"(bundled: {', '.join(BUNDLED)})")
+    files = not args.no_extensions
+    sources = [name for name in ON_BY_DEFAULT if name not in args.no_extension]
+    if files:
+        sources += [str(path) for folder in config_files("extensions", home, cwd, trusted)
+                    if folder.is_dir() for path in sorted(folder.glob("*.py")) if path.is_file()]
+    sources += [source for source in settings.extensions
+                if files or is_bundled_name(source)]
+    given = [extension_source(entry, Path(cwd)) for entry in args.extension or ()]
+    return list(dict.fromkeys(sources + given))  # one named twice (or on already) loads once
 
 
 def find_skills(home: Path, cwd: str, trusted: bool) -> Tuple[List["Skill"], List[str]]:

@@ -9,12 +9,14 @@ A flag is typed for one run; a setting is written down once. miniagent reads two
     {"defaultProvider": "ollama", "defaultModel": "qwen3:8b",
      "defaultThinkingLevel": "low", "tools": ["read", "bash", "grep"],
      "compaction": {"enabled": true, "reserveTokens": 16384, "keepRecentTokens": 20000},
-     "shellPath": "/bin/zsh",
+     "shellPath": "/bin/zsh", "extensions": ["background", "tools/gate.py"],
      "sandbox": {"mode": "workspace", "writableRoots": ["~/.cache/pip"], "network": false}}
 
 The project file wins, one level deep: a top-level value replaces the global one, and
 inside `compaction` each key does, so a project can change `reserveTokens` alone and
-keep the user's `enabled`. `sandbox` is the exception: a project may only narrow it (a
+keep the user's `enabled`. `extensions` add up: the user's, then the project's (a bundled
+extension's name, or a file relative to the folder of the settings.json naming it).
+`sandbox` is the exception: a project may only narrow it (a
 stricter mode, fewer roots, no network), since a cloned repository that could widen its
 own sandbox would make it worthless; a wider ask is ignored with one warning. Where a value finally comes from, strongest first:
 command-line flag > what a resumed session recorded > project > global > the
@@ -71,6 +73,8 @@ class Settings:
     """The shell bash runs commands with, instead of the one found on PATH."""
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     """mode, writableRoots, network: what --sandbox and --sandbox-net choose by default."""
+    extensions: List[str] = field(default_factory=list)
+    """Extensions to load, as -e takes them: bundled names, and files made absolute."""
     warnings: List[str] = field(default_factory=list)
     """Lines to show at start-up: a project's ask to widen the sandbox, ignored."""
 
@@ -93,6 +97,8 @@ FIELDS = {
     "compaction": (lambda v: isinstance(v, dict), "be an object"),
     "shellPath": _NAME,
     "sandbox": (lambda v: isinstance(v, dict), "be an object"),
+    "extensions": (lambda v: isinstance(v, list) and all(is_name(name) for name in v),
+                   "be a list of extension names or files"),
 }
 COMPACTION_FIELDS = {
     "enabled": (lambda v: isinstance(v, bool), "be true or false"),
@@ -139,10 +145,12 @@ def load_settings(home: Path, cwd: str, trusted: bool) -> Settings:
     """Read the global file and, when trusted, the project's; merge; check. Raises
     ConfigError naming the file and field of the first mistake."""
     merged: Dict[str, Any] = {}
-    sandbox, warnings = SandboxSettings(), []
+    sandbox, warnings, extensions = SandboxSettings(), [], []
     for index, path in enumerate(config_files("settings.json", home, cwd, trusted)):
         if path.exists():
             read = read_settings_file(path)
+            extensions += [extension_source(entry, path.parent)
+                           for entry in read.pop("extensions", [])]
             asked = SandboxSettings(**read.pop("sandbox", {}))
             if index == 0:  # the user's own file sets the sandbox as it likes
                 sandbox = asked
@@ -155,7 +163,24 @@ def load_settings(home: Path, cwd: str, trusted: bool) -> Settings:
     compaction = CompactionSettings(enabled=given.get("enabled", True),
                                     reserve_tokens=given.get("reserveTokens"),
                                     keep_recent_tokens=given.get("keepRecentTokens"))
-    return Settings(compaction=compaction, sandbox=sandbox, warnings=warnings, **merged)
+    return Settings(compaction=compaction, sandbox=sandbox, warnings=warnings,
+                    extensions=extensions, **merged)
+
+
+def extension_source(entry: str, folder: Path) -> str:
+    """A bundled extension's name as it is; a file made absolute from `folder`.
+
+    Examples (folder /home/me/.miniagent): "background" -> "background",
+             "tools/gate.py" -> "/home/me/.miniagent/tools/gate.py"
+    """
+    if is_bundled_name(entry):
+        return entry
+    return str(folder / os.path.expanduser(entry))
+
+
+def is_bundled_name(entry: str) -> bool:
+    """A name (-e background) rather than a file (-e ./gate.py): no "/", no ".py"."""
+    return "/" not in entry and not entry.endswith(".py")
 
 
 def narrow_sandbox(user: SandboxSettings,

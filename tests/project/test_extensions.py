@@ -1,11 +1,15 @@
 """Extensions: load order, trust, broken files reported, hooks composed for the Agent."""
 
+import argparse
 import textwrap
 
 import pytest
 
 from helpers import call, echo_tool, make_agent, text
+from miniagent.extensions import ON_BY_DEFAULT
 from miniagent.project.extension_loader import load_extensions
+from miniagent.project.resources import extension_sources
+from miniagent.project.settings import Settings
 
 
 @pytest.fixture
@@ -20,6 +24,15 @@ def dirs(tmp_path):
 def write(path, source):
     path.write_text(textwrap.dedent(source))
     return path
+
+
+def load(home, project, trusted, files=(), enabled=True, defaults=False, settings=Settings()):
+    """What a run would load: the extension folders, settings and -e files (the bundled
+    defaults only when asked, so each test sees its own extensions alone)."""
+    args = argparse.Namespace(extension=[str(f) for f in files], no_extensions=not enabled,
+                              no_extension=[] if defaults else list(ON_BY_DEFAULT))
+    return load_extensions(str(project), extension_sources(args, settings, home, str(project),
+                                                            trusted))
 
 
 def tool_texts(agent):
@@ -45,7 +58,7 @@ def test_load_order_is_global_then_project_by_name_then_e_files(dirs, tmp_path):
                  project / ".miniagent" / "extensions" / "c.py",
                  tmp_path / "2.py", tmp_path / "1.py"):
         write(path, noting)
-    load_extensions(home, str(project), True, [tmp_path / "1.py", tmp_path / "2.py"])
+    load(home, project, True, [tmp_path / "1.py", tmp_path / "2.py"])
     assert log.read_text() == "abcz12"
 
 
@@ -54,9 +67,9 @@ def test_an_untrusted_projects_extension_is_not_even_imported(dirs, tmp_path):
     marker = tmp_path / "imported"
     write(project / ".miniagent" / "extensions" / "planted.py",
           f"open({str(marker)!r}, 'w').close()\ndef setup(api): pass\n")
-    extensions = load_extensions(home, str(project), trusted=False)
+    extensions = load(home, project, False)
     assert not marker.exists() and extensions.warnings == []
-    load_extensions(home, str(project), trusted=True)
+    load(home, project, True)
     assert marker.exists()
 
 
@@ -64,7 +77,7 @@ def test_no_extensions_skips_the_folders_but_not_e_files(dirs, tmp_path):
     home, project = dirs
     write(home / "extensions" / "global.py", "def setup(api): api.register_command('g', print)\n")
     write(tmp_path / "mine.py", "def setup(api): api.register_command('m', print, 'Mine')\n")
-    extensions = load_extensions(home, str(project), True, [tmp_path / "mine.py"], enabled=False)
+    extensions = load(home, project, True, [tmp_path / "mine.py"], enabled=False)
     assert list(extensions.commands) == ["m"]
     assert extensions.commands["m"].description == "Mine"
 
@@ -85,7 +98,7 @@ def test_a_broken_extension_is_one_line_naming_it_and_the_others_load(dirs, tmp_
     for name, source in broken.items():
         write(home / "extensions" / name, source)
     write(home / "extensions" / "z_good.py", "def setup(api): api.register_command('good', print)\n")
-    extensions = load_extensions(home, str(project), False, [tmp_path / "missing.py"])
+    extensions = load(home, project, False, [tmp_path / "missing.py"])
     assert list(extensions.commands) == ["good"]  # nothing of b_raises survives
     assert len(extensions.warnings) == 6 and all("\n" not in w for w in extensions.warnings)
     warned = dict(zip(list(broken) + ["missing.py"], extensions.warnings))
@@ -118,7 +131,7 @@ def test_before_hooks_run_in_order_pass_arguments_on_and_the_first_block_wins(di
             api.before_tool_call(lambda event: {"block": True, "reason": "never reached"}
                                  if event["args"]["v"] == "SECRET" else None)
         """)
-    agent = run_echo(load_extensions(home, str(project), False), "hello", "secret")
+    agent = run_echo(load(home, project, False), "hello", "secret")
     assert tool_texts(agent) == ["HELLO", "No secrets."]
 
 
@@ -128,7 +141,7 @@ def test_a_raising_before_hook_blocks_its_call_and_is_reported(dirs):
         def setup(api):
             api.before_tool_call(lambda event: 1 / 0)
         """)
-    extensions = load_extensions(home, str(project), False)
+    extensions = load(home, project, False)
     reported = []
     extensions.report = reported.append
     ran = []
@@ -161,7 +174,7 @@ def test_after_hooks_rewrite_results_and_a_raising_one_is_ignored(dirs):
             api.after_tool_call(lambda event: {"content": [{"type": "text",
                 "text": event["result"].content[0]["text"] + f" error={event['isError']}"}]})
         """)
-    extensions = load_extensions(home, str(project), False)
+    extensions = load(home, project, False)
     reported = []
     extensions.report = reported.append
     agent = run_echo(extensions, "x")
@@ -182,7 +195,7 @@ def test_event_handlers_tools_and_messages(dirs):
             api.register_tool(Tool("shout", "Shout v.", {"type": "object"},
                                    lambda call_id, args, ctx: text_result("HEY")))
         """)
-    extensions = load_extensions(home, str(project), False)
+    extensions = load(home, project, False)
     reported = []
     extensions.report = reported.append
     assert [tool.name for tool in extensions.tools] == ["shout"]
@@ -207,7 +220,7 @@ def test_a_name_taken_by_an_earlier_extension_is_kept_and_the_clash_reported(dir
     first = write(home / "extensions" / "a.py", source)
     second = write(home / "extensions" / "b.py", source)
     write(tmp_path / "gate", "def setup(api): pass\n")
-    extensions = load_extensions(home, str(project), False, [tmp_path / "gate"])
+    extensions = load(home, project, False, [tmp_path / "gate"])
     assert len(extensions.tools) == 1
     assert extensions.tools[0].execute("id", {}, None).content[0]["text"] == str(first)
     assert extensions.commands["lint"].description == str(first)
@@ -230,7 +243,7 @@ def test_a_raising_session_before_handler_cancels_in_one_line_and_no_ui_says_no(
             api.on("session_before_switch", ask)
         """)
     told = []
-    extensions = load_extensions(home, str(project), True, [tmp_path / "gate.py"])
+    extensions = load(home, project, True, [tmp_path / "gate.py"])
     extensions.report = told.append
     assert extensions.emit({"type": "session_before_switch", "reason": "new"}) == {"cancel": True}
     assert len(told) == 1 and "so the move was cancelled: RuntimeError: no answer" in told[0]

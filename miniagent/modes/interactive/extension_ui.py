@@ -19,8 +19,8 @@ Statuses and widgets are state that the main thread draws at its next frame: an
     ─────────────────────────────
     > |
 
-On TERM=dumb (no live area) a status is a note instead, as print mode prints it, and
-a widget is not shown. After SIGTERM or SIGHUP nothing is asked (nobody reads the
+On TERM=dumb (no live area) a status is a note instead, and a widget a block of notes
+each time it changes, as print mode prints them. After SIGTERM or SIGHUP nothing is asked (nobody reads the
 keyboard any more): a question answers no.
 
 Left out: pi's footer placement of statuses, a widget below the editor, input and
@@ -99,9 +99,11 @@ class ReplUI(LineUI):
         self.repl.screen.changed()
 
     def set_widget(self, key: str, lines: Optional[Sequence[str]]) -> None:
-        if self.area is not None:
-            self.area.set_widget(key, lines)
-            self.repl.screen.changed()
+        if self.area is None:
+            super().set_widget(key, lines)
+            return
+        self.area.set_widget(key, lines)
+        self.repl.screen.changed()
 
     def confirm(self, title: str, message: str) -> bool:
         answer = self._ask(f"{title}\n{message} [y/N] ")

@@ -49,6 +49,7 @@ from ..picker import numbered
 from ..terminal import for_terminal
 from ...files.home import miniagent_home
 from ...errors import ConfigError
+from ...extensions import listing
 from ...models.thinking import LEVELS as THINKING_LEVELS
 from ...project.resources import listed_names, tools_named
 from ...project.trust import is_trusted, project_has_resources, record_trust
@@ -338,6 +339,11 @@ def run_extension_command(repl: "Repl", name: str, argument: str) -> None:
         repl.note(said)
 
 
+def show_extensions(repl: "Repl", argument: str) -> None:
+    loaded = repl.harness.project.extensions.loaded if repl.harness.project else []
+    repl.note("\n".join(listing(loaded)))
+
+
 def quit_repl(repl: "Repl", argument: str) -> None:
     repl.exit_code = 0
     repl.harness.abort()  # when the agent works: stop it before leaving
@@ -366,6 +372,7 @@ SLASH_COMMANDS: Dict[str, SlashCommand] = {
                            "[FILE.md|FILE.html] write the session out"),
     "search": SlashCommand(slash_session.search, "WORDS find them in this project's sessions"),
     "mcp": SlashCommand(show_mcp, "the MCP servers: state, tools, errors"),
+    "extensions": SlashCommand(show_extensions, "the bundled extensions (on or off) and files"),
     "trust": SlashCommand(show_or_set_trust, "[yes|no] show or change this project's trust"),
     "sandbox": SlashCommand(show_or_set_sandbox,
                             "[off|read-only|workspace] show or change what confines commands"),

@@ -25,12 +25,15 @@ conversation the agent is in wait until no run is in progress.
 
 Example: {"type": "prompt", "message": "hi"} -> data {"disposition": "started"}
 
-Left out: pi's prompt templates and "handled" (no input handler of ours consumes a
-prompt: an extension command is run by the terminal only).
+A prompt naming an extension's command ("/undo", "/ps 2") runs that command instead,
+from a thread of its own even during a run (so it may ask through extension_ui_request),
+and answers {"disposition": "handled"}; what the command returns is told as a notify.
+
+Left out: pi's prompt templates and input handlers.
 """
 
 import threading
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..attach import expand_prompt
 from ...harness.harness import Harness, compaction_result
@@ -38,6 +41,8 @@ from ...core.messages import Message, text_of, user_message
 from ..output import say
 from ..render import final_answer
 from ..usershell import record, run_user_command
+from ...project.extensions import Command
+from ...project.settings import is_bundled_name
 from ...sandbox.confine import sandbox_of
 from .commands_model import ModelCommands
 from .commands_session import SessionCommands
@@ -86,7 +91,10 @@ class Commands:
 
     # --- Talking to the agent ------------------------------------------------------------
 
-    def prompt(self, request: dict) -> Dict[str, str]:
+    def prompt(self, request: dict) -> Any:
+        command = self.extension_command(request)
+        if command is not None:
+            return self.answer_later(request, lambda: self.run_extension_command(*command))
         message = self.message_of(request)
         if self.is_running():
             behaviour = request.get("streamingBehavior")
@@ -103,6 +111,21 @@ class Commands:
             self._add_waiting_bash_results()
             self.harness.prompt(message)
         return {"disposition": "started"}
+
+    def extension_command(self, request: dict) -> Optional[Tuple[Command, str]]:
+        """(the extension's command, its argument) when the prompt is "/name ..." and
+        an extension registered /name; else None."""
+        if self.harness.project is None or request.get("images") is not None:
+            return None
+        name, _, argument = text_field(request, "message").strip().partition(" ")
+        command = self.harness.project.extensions.commands.get(name[1:])
+        return (command, argument.strip()) if name.startswith("/") and command else None
+
+    def run_extension_command(self, command: Command, argument: str) -> Dict[str, str]:
+        said = command.run(argument)
+        if isinstance(said, str) and said:
+            self.harness.project.extensions.context.ui.notify(said)
+        return {"disposition": "handled"}
 
     def steer(self, request: dict) -> Dict[str, str]:
         self.agent.steer(self.message_of(request))
@@ -175,9 +198,7 @@ class Commands:
             servers = ", ".join(f"{status.name} ({status.state})"
                                 for status in self.harness.mcp.statuses())
             commands.append({"name": "mcp", "description": f"MCP servers: {servers}",
-                             "source": "extension", "sourceInfo": {
-                                 "path": "builtin:mcp", "source": "builtin",
-                                 "scope": "temporary", "origin": "top-level"}})
+                             "source": "extension", "sourceInfo": builtin_source("mcp")})
         return {"commands": commands}
 
     # --- Compaction --------------------------------------------------------------------------
@@ -254,9 +275,17 @@ def ignore(event: Dict[str, Any]) -> None:
 
 
 def source_info(path: str, cwd: str) -> Dict[str, str]:
-    """Where a command comes from, in pi's words: the project's or the user's."""
+    """Where a command comes from, in pi's words: built in (a bundled extension, as pi
+    lists its own), the project's or the user's."""
+    if is_bundled_name(path):
+        return builtin_source(path)
     inside = path.startswith(cwd.rstrip("/") + "/")
     return {"path": path, "source": "local", "scope": "project" if inside else "user",
+            "origin": "top-level"}
+
+
+def builtin_source(name: str) -> Dict[str, str]:
+    return {"path": f"builtin:{name}", "source": "builtin", "scope": "temporary",
             "origin": "top-level"}
 
 

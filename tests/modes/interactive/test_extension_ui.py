@@ -93,3 +93,12 @@ def test_without_a_live_area_a_status_is_a_note():
     repl = FakeRepl("y")
     ReplUI(repl).set_status("runs", "run 2")
     assert repl.asked == [("note", "miniagent: runs: run 2")]
+
+
+def test_without_a_live_area_a_widget_is_a_block_of_notes_when_it_changes():
+    repl = FakeRepl("y")
+    ui = ReplUI(repl)
+    ui.set_widget("todo", ["todos: 0 of 1 completed", "[>] a"])
+    ui.set_widget("todo", ["todos: 0 of 1 completed", "[>] a"])
+    assert repl.asked == [("note", "miniagent: todo:"), ("note", "  todos: 0 of 1 completed"),
+                          ("note", "  [>] a")]

@@ -128,7 +128,8 @@ PRINT_RUN_BUDGET = {
     "miniagent.project.system_prompt", "miniagent.project.trust", "miniagent.project.wrappers",
     "miniagent.project.extensions", "miniagent.project.extension_context",
     # the bundled extensions' names, and those on by default (with their loader)
-    "miniagent.extensions",
+    "miniagent.extensions", "miniagent.project.extension_loader",
+    "miniagent.extensions.checkpoints", "miniagent.extensions.checkpoints.store",
     # the sandbox's policy and what the tools ask it (the kernel's part loads when it confines)
     "miniagent.sandbox", "miniagent.sandbox.confine",
     # the four default tools and their hardening
@@ -198,8 +199,7 @@ def test_what_the_project_has_is_loaded_for_it_alone(tmp_path, home):
     (home / "mcp.json").write_text('{"mcpServers": {}}')
     loaded = modules_of_a_print_run(tmp_path, home)
     assert sorted(loaded - PRINT_RUN_BUDGET) == [
-        "miniagent.mcp", "miniagent.mcp.config", "miniagent.project.extension_loader",
-        "miniagent.project.skills"]
+        "miniagent.mcp", "miniagent.mcp.config", "miniagent.project.skills"]
 
 
 def test_a_print_run_leaves_what_start_up_built_to_no_collection(tmp_path, home):

@@ -109,7 +109,8 @@ def test_an_rpc_prompt_naming_an_extension_command_runs_it(tmp_path):
         assert [(r["method"], r.get("message")) for r in told] == [
             ("setStatus", None), ("notify", "hello there")]
         listed = rpc.call({"type": "get_commands"})["commands"]
-        assert [(c["name"], c["sourceInfo"]["path"]) for c in listed] == [("hello", str(ext))]
+        assert [(c["name"], c["sourceInfo"]["path"]) for c in listed] == [
+            ("undo", "builtin:checkpoints"), ("hello", str(ext))]  # checkpoints: on by default
         assert rpc.call({"type": "get_state"})["messageCount"] == 0  # nothing reached the model
         rpc.close()
     finally:

@@ -13,17 +13,16 @@ import pytest
 
 from helpers import call, run_cli, text, write_script
 from pty_driver import Terminal
-import miniagent.extensions.checkpoints as checkpoints
+from rpc_driver import Rpc, of_type
 from miniagent.extensions.checkpoints.store import (MAX_KEPT, Store, StoreRefused, digest,
                                                     open_store)
 
-EXTENSION = ["-e", checkpoints.__file__]
 READY = "/help for commands"
 CTRL_D = "\x04"
 
 
 def scripted(tmp_path, turns):
-    return ["--provider", "scripted", "--script", write_script(tmp_path, turns), *EXTENSION]
+    return ["--provider", "scripted", "--script", write_script(tmp_path, turns)]  # checkpoints: on by default
 
 
 def repl(tmp_path, *args):
@@ -159,6 +158,33 @@ def test_a_session_naming_paths_outside_its_folder_restores_nothing_outside(tmp_
         term.send(CTRL_D)
         assert term.wait() == 0
     assert outside.read_text() == "precious\n"
+
+
+def test_over_rpc_undo_runs_through_prompt_and_a_fork_offers_to_restore(tmp_path, work):
+    turns = [{"content": [edit("a.txt", "one", "two")]}, {"content": [text("Done 1.")]},
+             {"content": [call("write", path="new.txt", content="x")]},
+             {"content": [text("Done 2.")]}]
+    rpc = Rpc(work, *scripted(tmp_path, turns))
+    try:
+        for prompt in ("first", "second"):
+            rpc.send({"id": prompt, "type": "prompt", "message": prompt})
+            rpc.until(lambda record: record["type"] == "agent_settled")
+        rpc.send({"id": "u", "type": "prompt", "message": "/undo"})
+        told = of_type(rpc.until(lambda record: record.get("id") == "u"), "extension_ui_request")
+        assert [r["message"] for r in told if r["method"] == "notify"] == [
+            'Undid the prompt "second":\nnew.txt: removed (that prompt created it)']
+        assert not (work / "new.txt").exists() and (work / "a.txt").read_text() == "two\n"
+        first = rpc.call({"type": "get_fork_messages"})["messages"][0]["entryId"]
+        rpc.send({"id": "f", "type": "fork", "entryId": first})
+        question = rpc.until(lambda record: record.get("method") == "confirm")[-1]
+        assert question["title"] == "Restore files to that point too?"
+        rpc.send({"type": "extension_ui_response", "id": question["id"], "confirmed": True})
+        done = rpc.until(lambda record: record.get("id") == "f")
+        assert done[-1]["success"] and done[-1]["data"]["cancelled"] is False
+        assert (work / "a.txt").read_text() == "one\n"
+        rpc.close()
+    finally:
+        rpc.kill()
 
 
 def test_a_store_others_can_write_is_refused_and_so_is_a_made_up_folder(tmp_path):

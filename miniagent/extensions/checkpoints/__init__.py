@@ -25,7 +25,6 @@ prompt ran one), redo, and files changed by the user's own `!` commands.
 """
 
 import os
-import uuid
 from typing import Any, Dict, List, Optional, Tuple
 
 from miniagent.extensions.checkpoints.store import Store, StoreRefused, digest, open_store
@@ -97,7 +96,7 @@ class Checkpoints:
         self.files = {}
         if not changes and not self.ran_bash:
             return
-        record = {"id": uuid.uuid4().hex, "cwd": os.path.realpath(self.api.cwd),
+        record = {"id": os.urandom(16).hex(), "cwd": os.path.realpath(self.api.cwd),
                   "prompt": self.prompt_text, "bash": self.ran_bash, "files": changes}
         store = self.current_store()
         store.record(record)

@@ -1,9 +1,10 @@
 """Checkpoints and /undo: taking back what a prompt did to your files.
 
-The lesson: an undo needs no copy of the whole project and no git. A file can only
-change through a tool, and the tools that change files say which (Tool.paths, the
-same declaration the file queue uses). So it is enough to keep each file's state
-just before a prompt first writes it, and to know where each prompt ends:
+The lesson: an undo needs no copy of the whole project and no git. The agent changes
+files through its tools, and the tools that write files say which (Tool.paths, the
+declaration the file queue uses; bash declares none, see below). So it is enough to
+keep each file's state just before a prompt first writes it, and to know where each
+prompt ends:
 
     before_tool_call      the call's written paths (event["paths"]["written"]): the
                           first time in this prompt, the file's state is kept (store.py)
@@ -21,7 +22,8 @@ prompt, and /tree knows which prompts lie after a point. The bytes stay in the s
 which only this user can write (store.py says how a foreign one is refused).
 
 Left out: what bash changed (a command declares no files; /undo says so when the
-prompt ran one), redo, and files changed by the user's own `!` commands.
+prompt ran one), redo, files changed by the user's own `!` commands, and a path that a
+before-hook loaded after this one rewrites (this one sees the path it was given).
 """
 
 import os
@@ -96,8 +98,8 @@ class Checkpoints:
         self.files = {}
         if not changes and not self.ran_bash:
             return
-        record = {"id": os.urandom(16).hex(), "cwd": os.path.realpath(self.api.cwd),
-                  "prompt": self.prompt_text, "bash": self.ran_bash, "files": changes}
+        record = {"id": os.urandom(16).hex(), "prompt": self.prompt_text,
+                  "bash": self.ran_bash, "files": changes}
         store = self.current_store()
         store.record(record)
         self.api.append_entry(ENTRY, {"store": store.folder, "id": record["id"]})

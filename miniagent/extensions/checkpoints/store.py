@@ -8,7 +8,7 @@ file since. It lives beside the session, private to this user:
     <session>.checkpoints/           0700
         blobs/<sha256>               a file's bytes, exactly (0600)
         manifest.jsonl               one line per prompt that changed files (0600):
-                                     {"id", "cwd", "prompt", "bash", "files": [{"path",
+                                     {"id", "prompt", "bash", "files": [{"path",
                                       "before": {"exists", "mode", "size", "hash", "kept"},
                                       "after": sha256 or null}]}
 

@@ -93,6 +93,9 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
     for warning in project.warnings:
         say(f"miniagent: warning: {warning}")
     check_enforceable(project.sandbox)  # a mode the kernel cannot hold stops here, exit 2
+    if getattr(args, "plan", False) and "plan" not in project.extensions.commands:
+        raise ConfigError("--plan needs the plan extension, which is not loaded; "
+                          "drop --plan or load it (-e plan)")  # never a silent full-access run
     tools = choose_tools(args, project)
     if args.confirm and args.mode != "rpc" and no_terminal_available():
         raise ValueError("--confirm needs a terminal to ask on (none on stdin or /dev/tty)")
@@ -129,6 +132,7 @@ def build_harness(args: argparse.Namespace, cwd: str, on_terminal: bool,
                       compact_after_run=interactive, project=project, prompt_for=prompt_for,
                       confirm_gate=gate, mcp=mcp)
     install_hooks(harness.agent, project, gate)
+    project.extensions.flags = {"plan": getattr(args, "plan", False)}  # api.get_flag
     project.extensions.bind(harness, lambda names: known_tools_named(names, project))
     return harness
 

@@ -109,6 +109,9 @@ def add_project_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude-tools", metavar="LIST", help="tools to leave out")
     parser.add_argument("--confirm", action="store_true",
                         help="ask before bash, edit and write run (y / n / a: always)")
+    parser.add_argument("--plan", action="store_true",
+                        help="start in plan mode: read-only tools, the model answers with a "
+                             "plan (the plan extension)")
     parser.add_argument("--sandbox", choices=["off", "read-only", "workspace"],
                         help="confine commands, write and edit (Linux Landlock): read-only "
                              "writes nowhere, workspace writes the project and temp folders "

@@ -37,6 +37,15 @@ A turn may carry a "fault" instead of, or on top of, its content:
     {"line_ending": "\\r" | "\\r\\n"}       SSE line ends (default "\\n")
     {"chunk_size": 1}                    at most N bytes per HTTP chunk (default: an event)
 
+A sub-agent's turns can be scripted apart from its parent's (children run side by
+side, so one list in order could not say whose turn comes next):
+
+    {"turns": [...the parent's...],
+     "children": {"List the TODOs": [...turns...], "Check the tests": [...]}}
+
+A request whose first user message contains a key of "children" takes the next turn
+of that child's list; any other request takes the next of "turns".
+
 Usage: with FakeServer(turns) as srv: srv.base_url ...; srv.requests holds one
 {"path", "headers" (lower-case names), "body", "client" (host, port)} per POST
 received (the client's port tells whether a connection was kept alive); the GETs and
@@ -98,6 +107,8 @@ class FakeServer(LocalServer):
     def __init__(self, script, window=None, props=None):
         super().__init__(_Handler)
         self.turns = script["turns"] if isinstance(script, dict) else list(script)
+        self.children = {key: list(turns) for key, turns in
+                         (script.get("children", {}) if isinstance(script, dict) else {}).items()}
         self.window = window  # the n_ctx GET /props answers with; None: a 404
         self.props = props  # a whole /props body to answer with instead (a dict)
         self.requests = []
@@ -122,13 +133,29 @@ class FakeServer(LocalServer):
             self.requests.append(request)
             self._lock.notify_all()
 
-    def take_turn(self):
-        """The next turn of the script, or None when it is used up."""
+    def take_turn(self, request=None):
+        """The next turn of the script (of the child the request is from, if any), or
+        None when it is used up."""
         with self._lock:
+            first = first_user_text(request)
+            child = next((key for key in self.children if key in first), None)
+            if child is not None:
+                turns = self.children[child]
+                return turns.pop(0) if turns else None
             if self._next_turn >= len(self.turns):
                 return None
             self._next_turn += 1
             return self.turns[self._next_turn - 1]
+
+
+def first_user_text(request) -> str:
+    """The text of a request's first user message, in either wire protocol ("" if none)."""
+    messages = request.get("messages", []) if isinstance(request, dict) else []
+    user = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), {})
+    content = user.get("content", "")
+    if isinstance(content, list):
+        content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
 
 
 def turn_from_capture(body_path) -> dict:
@@ -367,7 +394,7 @@ class _Handler(BaseHTTPRequestHandler):
         protocol = next((p for suffix, p in PROTOCOLS.items() if self.path.endswith(suffix)), None)
         if protocol is None:
             return self._send_json(404, {"error": {"message": f"no route for POST {self.path}"}})
-        turn = fake.take_turn()
+        turn = fake.take_turn(request)
         if turn is None:
             message = f"fake server: the script has no turn left ({len(fake.turns)} turns, all served)"
             return self._send_json(500, {"type": "error", "error": {"type": "api_error", "message": message}})

@@ -103,6 +103,7 @@ PRINT_RUN_BUDGET = {
     "miniagent.harness", "miniagent.harness.harness", "miniagent.harness.lifecycle",
     "miniagent.harness.limits", "miniagent.harness.moves", "miniagent.harness.records",
     "miniagent.harness.reply_retry", "miniagent.harness.worker",
+    "miniagent.harness.extension_hooks",
     # when to compact (not how: compaction.compaction loads when one is due)
     "miniagent.compaction", "miniagent.compaction.estimate", "miniagent.compaction.overhead",
     # the session writer (and the reader a resumed session needs)
@@ -127,8 +128,8 @@ PRINT_RUN_BUDGET = {
     "miniagent.project", "miniagent.project.resources", "miniagent.project.settings",
     "miniagent.project.system_prompt", "miniagent.project.trust", "miniagent.project.wrappers",
     "miniagent.project.extensions", "miniagent.project.extension_context",
-    # the bundled extensions' names, and those on by default (with their loader)
-    "miniagent.extensions", "miniagent.project.extension_loader",
+    # the bundled extensions on by default, and their loader
+    "miniagent.extensions", "miniagent.project.extension_loader", "miniagent.extensions.plan",
     "miniagent.extensions.checkpoints", "miniagent.extensions.checkpoints.store",
     # the sandbox's policy and what the tools ask it (the kernel's part loads when it confines)
     "miniagent.sandbox", "miniagent.sandbox.confine",

@@ -46,8 +46,9 @@ settings bound, e.g. `functools.partial(Agent, model=model, tools=tools)`), so t
 Agent gets the harness's callbacks in its constructor, once: the run limits
 (`should_stop`), compaction between turns (`between_turns`), agent_end's willRetry
 (`will_retry`) and what the model receives (`convert_to_llm`). The front ends' parts
-come in through the constructor too: the project (skills, extensions), the prompt
-builder (the prompt follows the active tools) and the --confirm gate.
+come in through the constructor too: the project (skills, extensions: what they add to
+a run is extension_hooks.py's), the prompt builder (the prompt follows the active
+tools) and the --confirm gate.
 
 Left out: the front ends (modes/) and assembling a run from flags (assemble.py); the
 harness is the same for all of them.
@@ -65,8 +66,9 @@ from ..session.convert import convert_to_llm
 from .lifecycle import Lifecycle
 from .limits import RunLimits
 from .moves import SessionMoves
+from .extension_hooks import ExtensionHooks
 from .worker import Work, Worker
-from ..core.messages import Message, is_failed, user_message
+from ..core.messages import Message, is_failed
 from ..models.thinking import clamp_level
 from ..session.tree import Session
 from ..project.system_prompt import render_sections
@@ -102,7 +104,7 @@ OVERFLOW_FAILED = ("the conversation is still too long for the model's context w
                    "compacting it; start a new session or use a model with a larger window")
 
 
-class Harness(SessionMoves):
+class Harness(SessionMoves, ExtensionHooks):
     """Runs prompts on an Agent with retries, a session file and compaction; the front
     ends talk to this. Without a session, one in memory is used (nothing is written)."""
 
@@ -136,6 +138,7 @@ class Harness(SessionMoves):
         self.confirm_gate = confirm_gate
         self.mcp = mcp  # the MCP servers (mcp/servers.py), or None
         self.mcp_tools: List[Any] = []  # their tools as last offered, after the run's own
+        self.extension_sections: Dict[str, str] = {}  # this prompt's, from before_agent_start
         self.worker = Worker()  # the run's thread, its abort Event and its wait
         self.agent.subscribe(self._record)
         self.agent.subscribe(self.lifecycle.track)
@@ -178,7 +181,7 @@ class Harness(SessionMoves):
         """The system prompt by section (system_prompt.py); a prompt given as one text is
         its preamble."""
         if self.prompt_for is not None:
-            return self.prompt_for(self.agent.tools)
+            return {**self.prompt_for(self.agent.tools), **self.extension_sections}
         return {"preamble": self.agent.system_prompt} if self.agent.system_prompt else {}
 
     # --- Running a prompt ------------------------------------------------------------------
@@ -192,11 +195,17 @@ class Harness(SessionMoves):
         self.start(lambda abort: self._run_to_an_end(text))
 
     def _run_to_an_end(self, text: Any) -> None:
-        try:
-            self._run(text)
-        except Exception as exc:  # noqa: BLE001 - a bug, or a session value nobody expected:
-            self.agent.end_with_failure(exc)  # the run must end in an error, not in silence
-        self.lifecycle.settle()
+        """Run the prompt, then each one an extension sent meanwhile (api.send_user_message:
+        plan mode's "run the plan"), unless an abort ended the run."""
+        while text is not None:
+            try:
+                self._run(text)
+            except Exception as exc:  # noqa: BLE001 - a bug, or a session value nobody expected:
+                self.agent.end_with_failure(exc)  # the run must end in an error, not in silence
+            self.lifecycle.settle()
+            text = None if self._stop.is_set() else self._next_extension_prompt()
+            if text is not None:
+                self.limits.reset()  # the extension's prompt counts from zero
 
     def run(self, text: Any) -> Message:
         """Run the prompt (a text or a user message) to its end in this thread."""
@@ -213,6 +222,7 @@ class Harness(SessionMoves):
         if self._stop.is_set():
             return self.agent.messages[-1] if self.agent.messages else {}
         self._offer_mcp_tools()
+        self._ask_extensions_for_sections(text)
         record_system(self.session, self.prompt_sections(), self.agent.tools)
         self.agent.prompt(self._with_extension_messages(text), abort=self._stop)
         self._settle()
@@ -228,23 +238,6 @@ class Harness(SessionMoves):
         self.mcp_tools = self.mcp.tools()
         own = [tool for tool in self.agent.tools if tool.name not in offered]
         self.set_tools(own + self.mcp_tools)
-
-    def _with_extension_messages(self, text: Any) -> Any:
-        """The prompt, followed by the messages extensions added (api.add_message) since
-        the last one: they reach the model with it (as user text, session/convert.py) and
-        the session keeps them."""
-        added = self.project.extensions.take_pending_messages() if self.project else []
-        if not added:
-            return text
-        return [user_message(text) if isinstance(text, str) else text] + added
-
-    def _between_turns(self) -> None:
-        """Tool results are in and another call follows: compact if needed; what the
-        extensions added meanwhile (after that compaction, say) is steered in, so the next
-        call carries it, as pi delivers an extension's message during a run."""
-        self.check_compaction()
-        for message in self.project.extensions.take_pending_messages() if self.project else []:
-            self.agent.steer(message)
 
     def _settle(self) -> None:
         """After a run: retry transient failures, recover once from an overflow, compact
@@ -347,7 +340,7 @@ class Harness(SessionMoves):
         """Change the active tools; the system prompt is rebuilt to match them."""
         self.agent.tools = list(tools)
         if self.prompt_for is not None:
-            self.agent.system_prompt = render_sections(self.prompt_for(self.agent.tools))
+            self.agent.system_prompt = render_sections(self.prompt_sections())
 
     def set_thinking(self, level: str) -> str:
         """Use `level`, clamped to the model's levels (models/thinking.py); returns the

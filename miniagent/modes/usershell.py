@@ -71,8 +71,9 @@ def run_user_command(command: str, cwd: str, abort: threading.Event,
             pieces.hand_on()
             show({"type": "tool_execution_update", "toolCallId": CALL_ID, "toolName": "bash",
                   "args": args, "partialResult": {"content": partial_result(sink).content}})
-        code, stopped_by = run_command(command, cwd, sink, None, abort, on_output=on_output,
-                                       launcher=sandbox.launcher())
+        # What it leaves running (`!server &`) is stopped at exit, as the bash tool's is.
+        code, stopped_by, _ = run_command(command, cwd, sink, None, abort, on_output=on_output,
+                                          launcher=sandbox.launcher())
         pieces.hand_on(final=True)
         try:  # the bash tool's own words for the ending ("Command exited with code 2")
             result = finish(sink, code, stopped_by, None, sandbox)

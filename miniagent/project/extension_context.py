@@ -18,6 +18,40 @@ up when it is used:
                                                      first (pi's getBranch): a tool result's
                                                      details read back, what a move leaves
     ctx.session.file                                 the session file; None in memory
+    ctx.setting(name)              a key of settings.json (merged), None when not set
+    ctx.narrow_sandbox(mode, reason) -> None or str  a stricter sandbox for the tools
+                                   ("read-only") until narrow_sandbox(None); the line
+                                   saying why not when the kernel cannot hold it. Never
+                                   wider than the user's (sandbox/confine.py)
+    ctx.spawn(command, cwd=None) -> process          a command started as bash starts one
+                                                     (shell, environment, process group,
+                                                     sandbox) and left running: .pid,
+                                                     .stdout, .running(), .returncode,
+                                                     .kill(); killed at exit at the latest
+    ctx.adopt(pid) -> process                        the same handle for a process a bash
+                                                     call left running (its result's
+                                                     details["leftRunning"] name them)
+
+spawn's handle is tools/hardening/spawned.py's Spawned: read its stdout (or the job
+blocks once the pipe is full), and kill it when done; the reaper kills what is left
+when miniagent exits, on every way out.
+
+What it needs to start another agent (the sub-agents extension does):
+
+    ctx.start_program(argv, stdin=False, confine=True, env=None) -> process
+                                   a program (not a shell command) started as bash's
+                                   commands are: its own process group, no terminal,
+                                   known to the reaper (it dies with us, on every way
+                                   out), through the sandbox's launcher unless
+                                   confine=False; its stdout a pipe, its stderr a temp
+                                   file; process.kill() stops it and all it started
+    ctx.agent_flags() -> [...]     the flags that start a miniagent set up as this run:
+                                   provider, model, base URL (or script), thinking level,
+                                   sandbox, trust
+    ctx.confirm_gate               None, or ask(tool_name, args) -> bool: --confirm's
+                                   question, asked where this run asks it
+    ctx.config_dirs(name)          [~/.miniagent/NAME, and <project>/.miniagent/NAME
+                                   when the project is trusted]: where definitions live
 
 Each front end draws the UI its own way and installs it when it starts
 (begin_extensions): print mode as one line on stderr for notify and set_status and
@@ -28,6 +62,9 @@ a block of lines for each change of a widget, the REPL notes, a status line and 
 Left out: pi's input, editor and custom dialogs, and a widget's placement.
 """
 
+import subprocess
+import tempfile
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from ..files.text import one_line
@@ -115,10 +152,91 @@ class ExtensionContext:
         self.cwd = cwd
         self.ui: NoUI = NoUI()  # until a front end installs its own
         self.session: Optional[SessionView] = None  # until the harness is built
+        self._harness: Any = None
+        self._sandbox: Any = None  # the run's (sandbox/confine.py), once the harness is
+        self._settings: Any = None  # the merged settings.json (project/settings.py)
+
+    def attach(self, harness: Any) -> None:
+        """The harness is built: the session, the settings and the sandbox can be reached."""
+        self._harness = harness
+        self.cwd = harness.agent.cwd
+        self.session = SessionView(harness)
+        if harness.project is not None:
+            self._sandbox = harness.project.sandbox
+            self._settings = harness.project.settings
 
     @property
     def has_ui(self) -> bool:
         return self.ui.has_ui
+
+    def setting(self, name: str) -> Any:
+        return getattr(self._settings, name, None)
+
+    def narrow_sandbox(self, mode: Optional[str], reason: str = "") -> Optional[str]:
+        if self._sandbox is None:
+            return None if mode is None else "this run has no sandbox to narrow"
+        return self._sandbox.narrow(mode, reason)
+
+    def spawn(self, command: str, cwd: Optional[str] = None) -> Any:
+        """Start `command` in `cwd` (default: the working directory) as the bash tool
+        would, with the shell from settings and through the sandbox's launcher, and
+        return at once with its handle (tools/hardening/spawned.py's Spawned)."""
+        if self._harness is None or self._harness.project is None:
+            raise RuntimeError("spawn needs the running session, which is not open during "
+                               "setup; call it from a tool, a handler or a command")
+        from ..tools.hardening.spawned import Spawned  # only an extension that spawns needs it
+        project = self._harness.project
+        return Spawned.start(command, cwd or self.cwd, project.settings.shellPath,
+                             project.sandbox.launcher())
+
+    def adopt(self, pid: int) -> Any:
+        """The handle spawn returns, for a process a bash call left running."""
+        from ..tools.hardening.spawned import Spawned
+        return Spawned.adopt(pid)
+
+    def start_program(self, argv: Sequence[str], stdin: bool = False, confine: bool = True,
+                      env: Optional[Dict[str, str]] = None) -> subprocess.Popen:
+        """Start `argv` in the working directory (see the module docstring)."""
+        from ..tools.hardening.process import start_program
+        project = self._harness.project
+        launcher = project.sandbox.launcher() if confine and project else ()
+        # stderr to a file, not a pipe: nobody has to keep reading it for the child to go
+        # on; proc.stderr is that file, to read once the child has ended
+        errors = tempfile.TemporaryFile()
+        proc = start_program([*launcher, *argv], self.cwd, stderr=errors,
+                     stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, env=env)
+        proc.stderr = errors
+        return proc
+
+    def agent_flags(self) -> List[str]:
+        """This run's set-up as flags (a key given with --api-key is not among them:
+        a command line is visible to every user of the machine)."""
+        harness, project = self._harness, self._harness.project
+        model = harness.agent.model
+        if model.script is not None:
+            flags = ["--provider", "scripted", "--script", model.script.source]
+        elif harness.base_url:  # a server given by its address
+            flags = ["--base-url", harness.base_url, "--model", model.id]
+        else:
+            flags = ["--provider", model.provider, "--model", model.id]
+        flags += ["--thinking", harness.agent.thinking_level]
+        if project is not None:
+            sandbox = project.sandbox.state()
+            flags += ["--sandbox", sandbox["mode"], "--approve" if project.trusted
+                      else "--no-approve"] + (["--sandbox-net"] if sandbox["network"] else [])
+        return flags
+
+    @property
+    def confirm_gate(self) -> Optional[Callable[[str, Dict[str, Any]], bool]]:
+        gate = self._harness.confirm_gate if self._harness else None
+        if gate is None:
+            return None
+        return lambda name, args: gate({"toolCall": {"name": name}, "args": args}) is None
+
+    def config_dirs(self, name: str) -> List[Path]:
+        from .settings import config_files
+        project = self._harness.project
+        return config_files(name, project.home, project.cwd, project.trusted)
 
 
 def begin_extensions(harness: Any, ui: NoUI) -> None:

@@ -41,6 +41,7 @@ class ExtensionAPI:
         self.before: List[Hook] = []
         self.after: List[Hook] = []
         self.commands: List[Command] = []
+        self.shortcuts: List[Command] = []
         self.tool_changes: List[ToolChange] = []
 
     def on(self, event_type: str, handler: Callable[[Dict[str, Any]], None]) -> None:
@@ -61,8 +62,17 @@ class ExtensionAPI:
     def register_command(self, name: str, fn: Callable[[str], Any], description: str = "") -> None:
         self.commands.append(Command(name.lstrip("/"), fn, description, self.source))
 
+    def register_shortcut(self, key: str, fn: Callable[[], Any], description: str = "") -> None:
+        self.shortcuts.append(Command(key.lower(), fn, description, self.source))
+
+    def get_flag(self, name: str) -> Any:
+        return self._extensions.flags.get(name)
+
     def add_message(self, text: str, custom_type: str) -> None:
         self._extensions.add_message(text, custom_type)
+
+    def send_user_message(self, text: str) -> None:
+        self._extensions.send_user_message(text)
 
     # These reach the running session, so they are for handlers and commands, not setup.
 

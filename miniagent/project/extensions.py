@@ -27,6 +27,13 @@ What `api` offers (each extension gets its own, with `api.cwd` the working direc
                                          "written"} (real paths) when the tool declares them
     api.after_tool_call(fn)              fn(event) -> None | {"content", "isError"}
     api.register_command(name, fn, description)   a /name command for the REPL: fn(args)
+    api.register_shortcut(key, fn, description)   a key at the REPL's prompt, named as the
+                                         editor names keys ("shift+tab"): fn(); a key the
+                                         editor uses itself never reaches it
+    api.get_flag(name)                   a command-line flag kept for an extension (--plan:
+                                         get_flag("plan")); None for one not given
+    api.send_user_message(text)          a prompt the harness runs as soon as the current
+                                         one is over (from a handler while the agent works)
     api.add_message(text, custom_type)   a `custom` message for the conversation: sent
                                          with the next prompt, or during a run before
                                          its next model call (pi's steer)
@@ -38,9 +45,16 @@ What `api` offers (each extension gets its own, with `api.cwd` the working direc
     api.extend_tool(name, properties, wrap)   more arguments for a built-in tool: its
                                          schema gains `properties`; wrap(execute) returns
                                          the execute that handles them
-    api.ctx                              the UI and the session (extension_context.py)
+    api.ctx                              the UI, the session, processes started as bash
+                                         starts them (extension_context.py)
 
-Besides the Agent's events, `api.on` receives the session's, in pi's names:
+Besides the Agent's events, `api.on` receives the harness's and the session's, in pi's
+names:
+
+    before_agent_start     {prompt}: before each prompt is sent; a handler may return
+                           {"sections": {name: text}}, system-prompt sections for this
+                           prompt (system_prompt.py: each in a tag of its name, after the
+                           built-in ones), and may change the active tools
 
     session_start          {reason: "startup" | "new" | "resume" | "fork", previousSessionFile}
     session_before_switch  {reason: "new" | "resume", targetSessionFile}   may cancel
@@ -66,8 +80,9 @@ This file is the registry of what the extensions registered and the hooks compos
 from it; finding, importing and setting up the files is extension_loader.py's, which a
 run without extensions never loads (the start-up budget).
 
-Left out: unloading and reloading, extension-defined flags, and any sandbox. An
-extension is ordinary Python running with your rights, which is why trust matters.
+Left out: unloading and reloading, and flags an extension defines itself (a bundled
+one's is declared in cli.py). An extension is ordinary Python running with your
+rights, not confined by the sandbox, which is why trust matters.
 """
 
 import dataclasses
@@ -79,8 +94,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from ..session.convert import custom_message
 from ..files.text import one_line
+from ..core.messages import text_of
 from ..core.tools import Tool, ToolResult
-from .extension_context import ExtensionContext, NoUI, SessionView
+from .extension_context import ExtensionContext, NoUI
+from .system_prompt import tagged
 
 if TYPE_CHECKING:  # loaded only when there are extensions to load
     from .extension_loader import ExtensionAPI
@@ -106,8 +123,8 @@ def print_error(line: str) -> None:
 @dataclass
 class Command:
     name: str
-    run: Callable[[str], Any]
-    """Called with the text after `/name `."""
+    run: Callable[..., Any]
+    """Called with the text after `/name ` (a shortcut's: with nothing)."""
     description: str
     source: str
     """The extension file that registered it."""
@@ -118,6 +135,12 @@ class Extensions:
     """Everything the loaded extensions registered, ready for the harness to install."""
     tools: List[Tool] = field(default_factory=list)
     commands: Dict[str, Command] = field(default_factory=dict)
+    shortcuts: Dict[str, Command] = field(default_factory=dict)
+    """key label ("shift+tab") -> what it runs at the REPL's prompt."""
+    flags: Dict[str, Any] = field(default_factory=dict)
+    """The command-line flags kept for extensions (assemble.py sets them): get_flag."""
+    next_prompts: List[str] = field(default_factory=list)
+    """api.send_user_message's, for the harness to run after the current prompt."""
     warnings: List[str] = field(default_factory=list)
     """One line per extension that failed to load, or tool or command name clash."""
     pending_messages: List[Dict[str, Any]] = field(default_factory=list)
@@ -145,8 +168,7 @@ class Extensions:
     def bind(self, harness: Any, tools_for: Callable[[List[str]], List[Tool]]) -> None:
         """The harness is built: the session and the tools can now be reached."""
         self.harness, self.tools_for = harness, tools_for
-        self.context.cwd = harness.agent.cwd
-        self.context.session = SessionView(harness)
+        self.context.attach(harness)
 
     def begin(self, ui: NoUI) -> None:
         """A front end starts: its UI is installed, then session_start is told (once)."""
@@ -198,6 +220,15 @@ class Extensions:
         with self._lock:
             self.pending_messages.append(message)
 
+    def send_user_message(self, text: str) -> None:
+        with self._lock:
+            self.next_prompts.append(str(text))
+
+    def take_next_prompt(self) -> Optional[str]:
+        """The first prompt an extension sent, removed; None when there is none."""
+        with self._lock:
+            return self.next_prompts.pop(0) if self.next_prompts else None
+
     def take_pending_messages(self) -> List[Dict[str, Any]]:
         """The queued custom messages, removed from the queue."""
         with self._lock:
@@ -220,11 +251,17 @@ class Extensions:
         self.tool_changes += api.tool_changes
         self.after_hooks += [(label, hook) for hook in api.after]
         for command in api.commands:
-            if command.name in self.commands:
-                self.warnings.append(f"{label}: command /{command.name} ignored, "
-                                     f"{self.commands[command.name].source} registered it first")
-            else:
-                self.commands[command.name] = command
+            self._adopt_one(self.commands, command, f"{label}: command /{command.name}")
+        for shortcut in api.shortcuts:
+            self._adopt_one(self.shortcuts, shortcut, f"{label}: key {shortcut.name}")
+
+    def _adopt_one(self, taken: Dict[str, Command], command: Command, what: str) -> None:
+        """A command or a shortcut, unless an earlier extension took its name."""
+        if command.name in taken:
+            self.warnings.append(f"{what} ignored, {taken[command.name].source} registered "
+                                 f"it first")
+        else:
+            taken[command.name] = command
 
     def subscribe_all(self, agent: Any) -> None:
         """Deliver the Agent's events to the api.on handlers (one subscriber for all)."""
@@ -233,21 +270,38 @@ class Extensions:
     def emit(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """Tell the handlers of event["type"], in load order. For a session_before_*
         event, returns {"cancel": True} when one cancels (or raises: it fails closed)."""
+        gate = event.get("type", "").startswith("session_before_")
+        for answer in self._answers(event, ", so the move was cancelled" if gate else ""):
+            if gate and isinstance(answer, dict) and answer.get("cancel"):
+                return {"cancel": True}
+        return None
+
+    def before_agent_start(self, prompt: Any) -> Dict[str, str]:
+        """Tell before_agent_start; the sections its handlers return, each tagged
+        (system_prompt.tagged), by name; a later extension's wins a name."""
+        if isinstance(prompt, list):
+            prompt = prompt[0] if prompt else ""
+        text = prompt if isinstance(prompt, str) else text_of(prompt)
+        sections: Dict[str, str] = {}
+        for answer in self._answers({"type": "before_agent_start", "prompt": text}):
+            added = answer.get("sections") if isinstance(answer, dict) else None
+            for name, body in (added or {}).items():
+                sections[str(name)] = tagged(str(name), str(body))
+        return sections
+
+    def _answers(self, event: Dict[str, Any], outcome: str = ""):
+        """Each handler's answer to `event`, in load order; one that raises is reported
+        (with `outcome`, what its failure does) and answers {"cancel": True}."""
         kind = event.get("type", "")
-        gate = kind.startswith("session_before_")
         for label, handler_kind, handler in self.handlers:
             if handler_kind != kind:
                 continue
             try:
-                answer = handler(event)
+                yield handler(event)
             except Exception as exc:  # noqa: BLE001 - it must not stop the run
-                outcome = ", so the move was cancelled" if gate else ""
                 self.report(f"{label}: {kind} handler failed{outcome}: {describe(exc)}")
                 self.on_error(label.replace("extension ", "", 1), kind, describe(exc))
-                answer = {"cancel": True}
-            if gate and isinstance(answer, dict) and answer.get("cancel"):
-                return {"cancel": True}
-        return None
+                yield {"cancel": True}
 
     def before_tool_call(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """The Agent's before-hook: every extension's, in load order (see chain_before),

@@ -10,7 +10,8 @@ A flag is typed for one run; a setting is written down once. miniagent reads two
      "defaultThinkingLevel": "low", "tools": ["read", "bash", "grep"],
      "compaction": {"enabled": true, "reserveTokens": 16384, "keepRecentTokens": 20000},
      "shellPath": "/bin/zsh", "extensions": ["background", "tools/gate.py"],
-     "sandbox": {"mode": "workspace", "writableRoots": ["~/.cache/pip"], "network": false}}
+     "sandbox": {"mode": "workspace", "writableRoots": ["~/.cache/pip"], "network": false},
+     "planTools": ["mcp__docs__search"]}
 
 The project file wins, one level deep: a top-level value replaces the global one, and
 inside `compaction` each key does, so a project can change `reserveTokens` alone and
@@ -75,6 +76,8 @@ class Settings:
     """mode, writableRoots, network: what --sandbox and --sandbox-net choose by default."""
     extensions: List[str] = field(default_factory=list)
     """Extensions to load, as -e takes them: bundled names, and files made absolute."""
+    planTools: Optional[List[str]] = None
+    """More tools plan mode offers (the plan extension): an MCP server's, an extension's."""
     warnings: List[str] = field(default_factory=list)
     """Lines to show at start-up: a project's ask to widen the sandbox, ignored."""
 
@@ -99,6 +102,8 @@ FIELDS = {
     "sandbox": (lambda v: isinstance(v, dict), "be an object"),
     "extensions": (lambda v: isinstance(v, list) and all(is_name(name) for name in v),
                    "be a list of extension names or files"),
+    "planTools": (lambda v: isinstance(v, list) and all(is_name(name) for name in v),
+                  "be a list of tool names"),
 }
 COMPACTION_FIELDS = {
     "enabled": (lambda v: isinstance(v, bool), "be true or false"),

@@ -16,6 +16,8 @@ sections (pi 1.6's names, so a session file records them the same way), in this 
                      a file's text from the user's live request
     skills           the skills it may read on demand (skills.py), when it has the read tool
     cwd              the working directory
+    (extensions')    sections an extension adds for one prompt (its before_agent_start
+                     handler's {"sections": {name: text}}, extensions.py), last
 
 The preamble stands as it is; every other section is wrapped in a tag of its name, and
 the sections are joined by blank lines. A section with nothing to say is left out.
@@ -120,8 +122,14 @@ def build_prompt_sections(tools: List[Tool], cwd: str, *, home: Optional[Path] =
     for name, text in texts.items():
         if text and text.strip():
             text = text.strip("\n")
-            sections[name] = text if name == "preamble" else f"<{name}>\n{text}\n</{name}>"
+            sections[name] = text if name == "preamble" else tagged(name, text)
     return sections
+
+
+def tagged(name: str, text: str) -> str:
+    """A section as sent: 'rules', '- Be concise.' -> '<rules>\\n- Be concise.\\n</rules>'."""
+    body = text.strip("\n")
+    return f"<{name}>\n{body}\n</{name}>"
 
 
 def skills_section(skills: Sequence["Skill"]) -> str:

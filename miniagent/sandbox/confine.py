@@ -20,7 +20,9 @@ question to get wrong, and the user can always widen the sandbox with /sandbox.
 
 The mode can change mid-session (/sandbox MODE), so the object holds the policy and
 the tools ask it each time; `change(mode)` checks first that the kernel can enforce
-the new mode (`unavailable`), as start-up does (`check_enforceable`).
+the new mode (`unavailable`), as start-up does (`check_enforceable`). An extension may
+narrow it for a while (`narrow("read-only", "plan mode")`: plan mode's bash), never
+widen it; the narrowed policy is the one in force until `narrow(None)` lifts it.
 
 Left out: the confinement itself (launch.py, landlock.py).
 """
@@ -30,10 +32,11 @@ from typing import Any, Dict, Optional, Tuple
 
 from ..errors import ConfigError
 from ..tools import Unconfined
-from . import allows_write, launcher_argv, policy_for, unavailable
+from . import Policy, allows_write, launcher_argv, policy_for, unavailable
 
 DENIED = ("Permission denied", "Operation not permitted", "Read-only file system")
 NO_NETWORK = ("Connection refused", "Network is unreachable")
+STRICTNESS = ("off", "workspace", "read-only")  # each confines more than the one before
 
 
 class Sandbox(Unconfined):
@@ -44,45 +47,79 @@ class Sandbox(Unconfined):
                  network: bool = False):
         self.cwd, self.extra_roots, self.network = cwd, extra_roots, network
         self.policy = policy_for(mode, cwd, extra_roots, network)
+        self.narrowed: Optional[Tuple[Policy, str]] = None  # (policy, why): an extension's
+
+    @property
+    def in_force(self) -> Policy:
+        """The policy the tools obey: an extension's narrower one while it holds."""
+        return self.narrowed[0] if self.narrowed else self.policy
+
+    def label(self) -> str:
+        """How a refusal names the mode: '--sandbox workspace', 'read-only, for plan mode'."""
+        if self.narrowed:
+            return f"{self.narrowed[0].mode}, for {self.narrowed[1]}"
+        return f"--sandbox {self.policy.mode}"
 
     def launcher(self) -> Tuple[str, ...]:
-        return launcher_argv(self.policy) if self.policy.confines else ()
+        return launcher_argv(self.in_force) if self.in_force.confines else ()
 
     def refuse_write(self, path: str) -> Optional[str]:
-        if allows_write(self.policy, path):
+        policy = self.in_force
+        if allows_write(policy, path):
             return None
-        instead = ", or write inside the project" if self.policy.mode == "workspace" else ""
+        instead = ", or write inside the project" if policy.mode == "workspace" else ""
         return (f"Not written: {path} is outside the sandbox's writable roots "
-                f"(--sandbox {self.policy.mode}: {', '.join(self.policy.writable)}). "
-                f"Ask the user{instead}.")
+                f"({self.label()}: {', '.join(policy.writable)}). Ask the user{instead}.")
 
     def explain_failure(self, output: str) -> Optional[str]:
-        words = DENIED + (() if self.policy.network else NO_NETWORK)
-        if not self.policy.confines or not any(word in output for word in words):
+        policy = self.in_force
+        words = DENIED + (() if policy.network else NO_NETWORK)
+        if not policy.confines or not any(word in output for word in words):
             return None
-        network = "network" if self.policy.network else "no network"
-        return (f"(The sandbox (--sandbox {self.policy.mode}) may have refused this: it "
-                f"allows writes only in {', '.join(self.policy.writable)} and {network}. "
+        network = "network" if policy.network else "no network"
+        return (f"(The sandbox ({self.label()}) may have refused this: it allows writes "
+                f"only in {', '.join(policy.writable)} and {network}. "
                 f"Ask the user rather than retrying.)")
+
+    def narrow(self, mode: Optional[str], reason: str = "") -> Optional[str]:
+        """An extension's stricter mode until narrow(None) (plan mode: "read-only");
+        None when it is in force, else the line saying why the kernel cannot hold it
+        (nothing changes then). A mode wider than the user's raises ValueError: an
+        extension may narrow the sandbox, never widen it."""
+        if mode is None:
+            self.narrowed = None
+            return None
+        if STRICTNESS.index(mode) < STRICTNESS.index(self.policy.mode):
+            raise ValueError(f"sandbox {mode} is wider than the user's {self.policy.mode}")
+        policy = policy_for(mode, self.cwd, self.extra_roots, self.network)
+        problem = policy.confines and unavailable(policy)
+        if problem:
+            return f"sandbox {mode}: {problem}"
+        self.narrowed = (policy, reason or "an extension")
+        return None
 
     def describe(self) -> str:
         """'workspace (writes: project, temp; network off)', or 'off'; what the kernel
-        cannot confine is named too, never left out in silence (signals below ABI 6)."""
-        if not self.policy.confines:
+        cannot confine is named too, never left out in silence (signals below ABI 6).
+        An extension's narrowing says whose: 'read-only (...), for plan mode'."""
+        policy = self.in_force
+        if not policy.confines:
             return "off"
-        if self.policy.mode == "read-only":
+        if policy.mode == "read-only":
             writes = "a private temp folder"
         else:
             writes = ", ".join(("project", "temp", *self.extra_roots))
         from . import landlock  # only a sandbox that confines asks the kernel
         signals = "" if landlock.abi() >= 6 else f"; signals not confined (Landlock ABI {landlock.abi()})"
-        return (f"{self.policy.mode} (writes: {writes}; "
-                f"network {'on' if self.policy.network else 'off'}{signals})")
+        whose = f", for {self.narrowed[1]}" if self.narrowed else ""
+        return (f"{policy.mode} (writes: {writes}; "
+                f"network {'on' if policy.network else 'off'}{signals}){whose}")
 
     def state(self) -> Dict[str, Any]:
-        """rpc's get_state "sandbox": {mode, writableRoots, network}."""
-        return {"mode": self.policy.mode, "writableRoots": list(self.policy.writable),
-                "network": self.policy.network}
+        """rpc's get_state "sandbox": {mode, writableRoots, network}, as in force."""
+        policy = self.in_force
+        return {"mode": policy.mode, "writableRoots": list(policy.writable),
+                "network": policy.network}
 
     def change(self, mode: str) -> Optional[str]:
         """Switch to `mode` for the rest of the session (/sandbox MODE); the line saying

@@ -18,6 +18,11 @@ result says whether it failed. Counting them needs no model and no guesswork:
                       as warming the prompt cache): their tokens and cost join their
                       model's row, as no turn
 
+    sub-agents        a tool result whose details (or a custom entry whose data) name a
+                      `childSession`: that session file, in the folder named for this
+                      one, is counted too; its models' rows join as "MODEL (sub-agents)",
+                      so the totals hold what the children cost
+
 Every entry of the file counts, on every branch: abandoned branches were paid for too.
 Files of pi (versions 1 to 3) and of miniagent read the same way, and are only read,
 one line at a time: a 100 MB session costs the memory of its longest line.
@@ -38,6 +43,7 @@ Left out: prices (the cost recorded in each reply is used as it is; a local serv
 """
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Tuple
 
@@ -48,6 +54,7 @@ from .store import STORE
 
 TOKEN_FIELDS = COUNT_KEYS
 SUMMARIES = "compaction summaries"  # the row of the summary calls (no model is recorded)
+CHILDREN = " (sub-agents)"  # ends the rows of what sub-agents' sessions used
 
 
 @dataclass
@@ -58,13 +65,15 @@ class FileStats:
     tool_calls: Dict[str, int] = field(default_factory=dict)
     tool_errors: int = 0
     usage_entries: int = 0
+    subagent_sessions: int = 0
     # "provider/model" -> {"turns", "input", "output", "cacheRead", "cacheWrite", "cost"}
     models: Dict[str, Dict[str, float]] = field(default_factory=dict)
 
     @property
     def main_model(self) -> str:
         """The model with the most assistant turns (the first seen on a tie), or ""."""
-        models = [name for name in self.models if name != SUMMARIES]
+        models = [name for name in self.models
+                  if name != SUMMARIES and not name.endswith(CHILDREN)]
         return max(models, key=lambda name: self.models[name]["turns"]) if models else ""
 
 
@@ -81,7 +90,9 @@ def compute_stats(paths: List[str]) -> Tuple[List[FileStats], FileStats, List[st
 
 def file_stats(path: str, entries: Iterable[dict]) -> FileStats:
     stats = FileStats(path)
+    children: List[str] = []
     for entry in entries:
+        children += child_link(entry)
         if entry["type"] == "message":
             count_message(stats, entry["message"])
         elif entry["type"] == "compaction" and "usage" in entry:  # the summary was paid for
@@ -90,7 +101,39 @@ def file_stats(path: str, entries: Iterable[dict]) -> FileStats:
             stats.usage_entries += 1
             add_usage(stats, f"{entry.get('provider')}/{entry.get('model')}", entry.get("usage"),
                       turn=False)
+    for child in children:
+        add_child(stats, child)
     return stats
+
+
+def child_link(entry: Dict[str, Any]) -> List[str]:
+    """The sub-agent session an entry links to ([] or [link]): a tool result's
+    details.childSession, or a custom entry's data.childSession."""
+    holder = entry.get("message", {}).get("details") if entry["type"] == "message" else (
+        entry.get("data") if entry["type"] == "custom" else None)
+    link = holder.get("childSession") if isinstance(holder, dict) else None
+    return [link] if isinstance(link, str) and link else []
+
+
+def add_child(stats: FileStats, link: str) -> None:
+    """Count a sub-agent's session into its parent's: only a file inside the folder
+    named for the parent (a file from elsewhere may name any path: never followed)."""
+    if not stats.path:
+        return
+    folder = os.path.realpath(os.path.splitext(stats.path)[0])
+    child = os.path.realpath(os.path.join(os.path.dirname(stats.path), link))
+    if os.path.dirname(child) != folder or not os.path.isfile(child):
+        return
+    try:
+        counted = file_stats(child, STORE.stream(child).entries)
+    except SessionError:
+        return  # an unreadable child: the parent's own figures still stand
+    stats.subagent_sessions += 1 + counted.subagent_sessions
+    for model, row in counted.models.items():
+        name = model if model.endswith(CHILDREN) else model + CHILDREN
+        into = stats.models.setdefault(name, new_row())
+        for key, value in row.items():
+            into[key] += value
 
 
 def count_message(stats: FileStats, message: Dict[str, Any]) -> None:
@@ -157,6 +200,7 @@ def add_up(files: List[FileStats]) -> FileStats:
         total.assistant_turns += stats.assistant_turns
         total.tool_errors += stats.tool_errors
         total.usage_entries += stats.usage_entries
+        total.subagent_sessions += stats.subagent_sessions
         for name, count in stats.tool_calls.items():
             total.tool_calls[name] = total.tool_calls.get(name, 0) + count
         for model, row in stats.models.items():
@@ -189,6 +233,8 @@ def format_block(title: str, stats: FileStats) -> str:
     lines.append(f"  tool errors      {stats.tool_errors}")
     if stats.usage_entries:
         lines.append(f"  usage entries    {stats.usage_entries}")
+    if stats.subagent_sessions:
+        lines.append(f"  sub-agents       {stats.subagent_sessions} sessions")
     if stats.models:
         lines.append("  models")
         for model, row in stats.models.items():
@@ -209,4 +255,5 @@ def stats_dict(stats: FileStats) -> Dict[str, Any]:
     return {"path": stats.path, "userPrompts": stats.user_prompts,
             "assistantTurns": stats.assistant_turns, "toolCalls": stats.tool_calls,
             "toolErrors": stats.tool_errors, "usageEntries": stats.usage_entries,
+            "subagentSessions": stats.subagent_sessions,
             "models": stats.models, "mainModel": stats.main_model}

@@ -23,7 +23,8 @@ pi counts the same way, and models key on these numbers, so we keep its rule.
 How the command is run lives in process.py: its output streams into an OutputSink that keeps only the last
 ~100 KB in memory and every byte in a temp file, a timeout or an abort kills the
 command's whole process group within 100 ms, and a background job (`server &`) does not
-keep the call waiting. Two endings are worded here, not in the core: a working
+keep the call waiting: the result says what kept running ("[Still running after the
+command ended: pid 4242 (sleep 1000). ...]") and lists it in details["leftRunning"]. Two endings are worded here, not in the core: a working
 directory that no longer exists ("Working directory does not exist: ...", the command
 is not run) and a shell killed by a signal nobody here sent (check_signal).
 
@@ -38,12 +39,14 @@ and cleaning up old temp files.
 
 import os
 import signal
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..core.bash import Ran, create_bash_tool, outcome
 from ..core.tools import Tool, ToolContext, ToolError, ToolResult, text_result
 from . import Unconfined
+from ..files.text import one_line
 from .hardening.process import OutputSink, run_command
+from .hardening.reaper import command_line
 from .hardening.truncate import DEFAULT_MAX_BYTES, format_size
 
 
@@ -62,12 +65,28 @@ def run(command: str, cwd: str, timeout: Optional[float], ctx: ToolContext,
         raise ToolError(f"Working directory does not exist: {cwd}\n"
                         f"The command was not run.")
     with OutputSink() as sink:
-        status, stopped_by = run_command(
+        status, stopped_by, left = run_command(
             command, cwd, sink, timeout, ctx.abort,
             on_output=lambda: ctx.on_update(partial_result(sink)), shell=shell,
             launcher=sandbox.launcher())
         ran = check_signal(Ran(status, stopped_by, *final_text(sink)))
-    return with_sandbox_note(ran, sandbox)
+    return with_left_running(with_sandbox_note(ran, sandbox), left)
+
+
+def with_left_running(ran: Ran, pids: List[int]) -> Ran:
+    """The result of a command that left processes running (`server &`) says so, naming
+    them, and its details list them ("leftRunning": [{"pid", "command"}]) for whoever
+    wants to manage them (the background extension makes them jobs)."""
+    left = [{"pid": pid, "command": one_line(command_line(pid), 80)} for pid in pids]
+    if not left:
+        return ran
+    named = ", ".join(f"pid {item['pid']} ({item['command'] or '?'})" for item in left)
+    it = "it" if len(left) == 1 else "them"
+    output = ran.output.rstrip("\n")
+    ran.output = (f"{output}\n\n[Still running after the command ended: {named}. "
+                  f"Output from {it} is no longer read; miniagent stops {it} when it exits.]")
+    ran.details = {**(ran.details or {}), "leftRunning": left}
+    return ran
 
 
 def with_sandbox_note(ran: Ran, sandbox: Unconfined) -> Ran:

@@ -15,7 +15,9 @@ from miniagent.compaction.estimate import CompactionSettings
 from miniagent.core.tools import ToolContext, ToolError, validate_arguments
 from miniagent.harness.harness import Harness
 from miniagent.project.extension_loader import load_extensions
+from miniagent.project.settings import Settings
 from miniagent.session.tree import Session
+from miniagent.tools import Unconfined
 
 
 
@@ -93,7 +95,8 @@ def harness_with_todo(tmp_path, turns, **options):
     harness = Harness(partial(make_agent, turns, tools=extensions.tools, cwd=str(tmp_path)),
                       Session.create(str(tmp_path), session_dir=str(tmp_path / "s")),
                       **options)
-    harness.project = type("Project", (), {"extensions": extensions})()
+    harness.project = type("Project", (), {"extensions": extensions, "sandbox": Unconfined(),
+                                           "settings": Settings()})()
     extensions.bind(harness, lambda names: [])
     extensions.subscribe_all(harness.agent)
     return harness, extensions.commands["todos"].run

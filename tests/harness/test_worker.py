@@ -80,7 +80,8 @@ def test_a_harness_prompt_runs_the_agent_on_the_worker_and_returns_at_once():
 THREAD_STARTERS = {"harness/worker.py": 1, "http/transport.py": 2, "core/toolcalls.py": 1,
                    "compaction/compaction.py": 1, "modes/rpc/rpc_mode.py": 2,
                    "mcp/servers.py": 2, "mcp/stdio.py": 2, "mcp/jsonrpc.py": 3,
-                   "mcp/http.py": 1, "evals/runner.py": 1, "core/bash.py": 1}
+                   "mcp/http.py": 1, "evals/runner.py": 1, "core/bash.py": 1,
+                   "extensions/background.py": 1, "extensions/subagents/child.py": 1}
 
 
 def test_no_module_starts_a_thread_of_its_own_for_the_run():

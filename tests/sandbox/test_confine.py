@@ -82,3 +82,20 @@ def test_the_flags_win_over_settings_and_roots_are_expanded(tmp_path):
     assert os.path.realpath(tmp_path / "data") in flagged.policy.writable
     assert sandbox_for(None, False, SandboxSettings(), str(tmp_path)).policy.mode == "off"
     assert sandbox_for(None, True, SandboxSettings("workspace"), str(tmp_path)).policy.network
+
+
+def test_an_extension_narrows_the_sandbox_for_a_while_and_never_widens_it(tmp_path, kernel):
+    sandbox = Sandbox("workspace", str(tmp_path))
+    assert sandbox.narrow("read-only", "plan mode") is None
+    assert sandbox.in_force.mode == "read-only" and sandbox.policy.mode == "workspace"
+    refused = sandbox.refuse_write(str(tmp_path / "a.py"))
+    assert "(read-only, for plan mode: " in refused
+    assert sandbox.describe().endswith(", for plan mode")
+    assert sandbox.state()["mode"] == "read-only"
+    assert sandbox.narrow(None) is None and sandbox.refuse_write(str(tmp_path / "a.py")) is None
+    with pytest.raises(ValueError):
+        Sandbox("read-only", str(tmp_path)).narrow("workspace", "x")
+    kernel.problem = "this kernel has no Landlock"
+    off = Sandbox("off", str(tmp_path))
+    assert off.narrow("read-only", "plan mode") == "sandbox read-only: this kernel has no Landlock"
+    assert off.in_force.mode == "off"  # unchanged: the caller falls back (plan's allow-list)

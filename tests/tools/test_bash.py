@@ -228,3 +228,28 @@ def test_a_denied_command_says_the_sandbox_may_have_refused_it(tmp_path):
     assert "sandbox" not in str(other.value)
     ok = run_confined(tmp_path, "echo 'Permission denied, but it went on'")
     assert "sandbox" not in text_of(ok)  # only a failure gets the note
+
+
+# --- What a command leaves running ----------------------------------------------------------
+
+def test_a_command_that_leaves_a_child_running_returns_and_says_so(tmp_path):
+    # The case: the call returns at once, the child keeps running (it may serve
+    # the next call), and the result names it for the model.
+    started = time.monotonic()
+    result = bash(tmp_path, 'bash -c "sleep 1000 & echo \\$! > left.pid"')
+    pid = int((tmp_path / "left.pid").read_text())
+    try:
+        assert time.monotonic() - started < 10 and is_alive(pid)
+        assert text_of(result) == (
+            f"(no output)\n\n[Still running after the command ended: pid {pid} "
+            f"(sleep 1000). Output from it is no longer read; miniagent stops it when it "
+            f"exits.]")
+        assert result.details == {"leftRunning": [{"pid": pid, "command": "sleep 1000"}]}
+        assert not result.is_error
+    finally:
+        os.kill(pid, 9)
+
+
+def test_a_command_that_leaves_nothing_running_says_nothing_of_it(tmp_path):
+    result = bash(tmp_path, "sleep 0.01 & wait; echo done")
+    assert text_of(result) == "done\n" and result.details is None

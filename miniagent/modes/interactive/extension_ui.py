@@ -19,8 +19,12 @@ Statuses and widgets are state that the main thread draws at its next frame: an
     ─────────────────────────────
     > |
 
+An extension's keys (api.register_shortcut) work at the prompt: the screen hands each
+key the editor leaves to its handler, on the main thread, as a /command runs.
+
 On TERM=dumb (no live area) a status is a note instead, and a widget a block of notes
-each time it changes, as print mode prints them. After SIGTERM or SIGHUP nothing is asked (nobody reads the
+each time it changes, as print mode prints them; no key reaches an extension there
+(there are commands). After SIGTERM or SIGHUP nothing is asked (nobody reads the
 keyboard any more): a question answers no.
 
 Left out: pi's footer placement of statuses, a widget below the editor, input and
@@ -28,7 +32,7 @@ editor dialogs.
 """
 
 import threading
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence
 
 from ...project.extension_context import LineUI
 from ...tui.style import Style
@@ -90,6 +94,20 @@ class ReplUI(LineUI):
         self.area: Optional[ExtensionArea] = None  # None: no live area (TERM=dumb)
         if repl.screen.live_area:
             self.area = repl.screen.extension_area = ExtensionArea(repl.screen.style)
+            project = repl.harness.project
+            shortcuts = project.extensions.shortcuts if project is not None else {}
+            repl.screen.shortcuts = {key: self._runner(command)
+                                     for key, command in shortcuts.items()}
+
+    def _runner(self, command: Any) -> Callable[[], None]:
+        """A key's handler, as an extension's /command runs: a failure is one red note."""
+        def run() -> None:
+            try:
+                command.run()
+            except Exception as error:  # noqa: BLE001 - an extension's bug must not end the REPL
+                self.repl.note(f"{command.name} (from {command.source}) failed: "
+                               f"{type(error).__name__}: {error}", "red")
+        return run
 
     def set_status(self, key: str, text: Optional[str]) -> None:
         if self.area is None:

@@ -18,7 +18,8 @@ change the run view; then it paints a frame (tui.renderer), at most ~30 a second
 what the user types is never mixed into the output: both are drawn by one thread, the
 output above the editor, the editor below it.
 
-`serve(until)` is that loop. It runs at the prompt (`read_input`: until Enter), while
+`serve(until)` is that loop. It runs at the prompt (`read_input`: until Enter; a key an
+extension registered, such as plan mode's Shift+Tab, runs its handler), while
 the agent works (`watch`: until the run is over; Enter queues steering, Alt+Enter a
 follow-up, Esc stops) and for a question (`ask`: until its answer). Each of the three
 sets `on_key`, which gets the keys the editor does not use, and Ctrl-C too: it comes
@@ -31,9 +32,9 @@ on and goes above the live area as lines, instead of through the middle of it.
 import io
 import sys
 import time
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
-from ...tui.editor import Editor
+from ...tui.editor import Editor, key_label
 from ...tui.history import History
 from ...tui.keys import Key, KeyDecoder
 from ...tui.renderer import FRAME_SECONDS, Renderer
@@ -61,6 +62,7 @@ class TerminalScreen:
         self.question: Optional[str] = None  # a --confirm question waiting for its line
         self.queued: Callable[[], List[str]] = lambda: []  # the REPL's queued lines
         self.extension_area: Optional[Any] = None  # extensions' statuses, widgets
+        self.shortcuts: Dict[str, Callable[[], None]] = {}  # extensions' keys, at the prompt
         self.on_key: Callable[[Key], None] = lambda key: None  # keys the editor left
         self.before_editor: Callable[[Key], bool] = lambda key: False  # True: taken
         self.interrupts = 0  # Ctrl-C presses not yet handled (the signal counts them)
@@ -108,6 +110,8 @@ class TerminalScreen:
                 got.append(None)
             elif key == CTRL_C:
                 self._throw_away_typed()
+            elif key_label(key) in self.shortcuts:  # an extension's (extension_ui.py)
+                self.shortcuts[key_label(key)]()
             else:
                 self._common_key(key)
         self.on_key = on_key

@@ -4,9 +4,9 @@ This is the machinery under the bash tool (bash.py says what the model sees; thi
 says how the bytes get there). One call does it all:
 
     with OutputSink() as sink:
-        status, stopped_by = run_command("seq 100000", "/repo", sink, timeout=None,
-                                         abort=abort, on_output=show_progress)
-    # status 0, stopped_by None; sink.total_bytes == 588895, sink.newlines == 100000,
+        status, stopped_by, left = run_command("seq 100000", "/repo", sink, timeout=None,
+                                               abort=abort, on_output=show_progress)
+    # status 0, stopped_by None, left []; sink.total_bytes == 588895, sink.newlines == 100000,
     # sink.tail holds the last ~100 KB, sink.path names a temp file with all of it
 
 Three problems, three answers:
@@ -23,7 +23,13 @@ Three problems, three answers:
 
   * A command can leave a background job behind (`server &`) that keeps the pipe open
     after the shell has exited. We stop reading once the shell is gone and the pipe is
-    quiet, instead of waiting for that job.
+    quiet, instead of waiting for that job, and name what is left in the shell's process
+    group, so the result can say that something kept running (its output is no longer
+    read; the reaper ends it when miniagent exits).
+
+A child that must outlive the call starting it (an extension's: a sub-agent, a
+background job) starts the same way (`start_program`, spawned.py), and the reaper
+tracks it until it ends.
 
 Left out: Windows (poll() does not exist there, nor process groups), a terminal for the
 command (stdin is empty; see NON_INTERACTIVE_ENV), and cleaning up old temp files.
@@ -39,10 +45,10 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
-from typing import Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ...core.tools import ToolError
-from .reaper import kill_tree, tracked
+from .reaper import group_members, kill_tree, track, tracked
 from .truncate import DEFAULT_MAX_BYTES, Truncation, truncate_tail
 
 ROLLING_BYTES = 2 * DEFAULT_MAX_BYTES
@@ -67,12 +73,13 @@ NON_INTERACTIVE_ENV = {
 def run_command(command: str, cwd: str, sink: "OutputSink", timeout: Optional[float],
                 abort: threading.Event, on_output: Callable[[], None],
                 shell: Optional[str] = None,
-                launcher: Sequence[str] = ()) -> Tuple[int, Optional[str]]:
+                launcher: Sequence[str] = ()) -> Tuple[int, Optional[str], List[int]]:
     """Run `command` in `cwd` with its output going to `sink`, until it is over.
 
-    Returns (exit status, who stopped it): `exit 3` -> (3, None); a timeout -> (-9,
-    "timeout"); an abort -> (-9, "aborted"); a status below 0 is the signal that
-    killed the shell. `on_output` is called at most every 100 ms while output arrives.
+    Returns (exit status, who stopped it, what it left running): `exit 3` -> (3, None,
+    []); `sleep 1000 &` -> (0, None, [4242]); a timeout -> (-9, "timeout", []); an abort
+    -> (-9, "aborted", []); a status below 0 is the signal that killed the shell.
+    `on_output` is called at most every 100 ms while output arrives.
     `shell` is settings.json's shellPath; None finds bash. `launcher` goes before the
     shell's argv: the sandbox's (sandbox/launch.py), which confines it and then runs it.
     """
@@ -86,7 +93,9 @@ def run_command(command: str, cwd: str, sink: "OutputSink", timeout: Optional[fl
         finally:
             proc.stdout.close()
             proc.wait()  # reap it: a killed child stays a zombie until its parent waits
-    return proc.returncode, stopped_by
+    # The shell is gone; whatever is left in its process group was started to outlive
+    # it (`server &`). It keeps running, so the caller can say so.
+    return proc.returncode, stopped_by, group_members(proc.pid) if stopped_by is None else []
 
 
 def find_shell() -> str:
@@ -96,20 +105,42 @@ def find_shell() -> str:
     return shutil.which("bash") or shutil.which("sh") or "/bin/sh"
 
 
+class TreeProcess(subprocess.Popen):
+    """A child leading its own process group, whose kill() stops everything it started."""
+
+    def kill(self) -> None:
+        kill_tree(self.pid)
+
+
 def start(command: str, cwd: str, shell: Optional[str] = None,
-          launcher: Sequence[str] = ()) -> subprocess.Popen:
+          launcher: Sequence[str] = ()) -> TreeProcess:
     shell = shell or find_shell()
     try:
-        return subprocess.Popen(
-            [*launcher, shell, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL,
-            # One pipe for both, so the output keeps the order it was written in.
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            # A new session makes the shell the leader of a new process group, so one
-            # killpg reaches every process the command starts.
-            start_new_session=True,
-            env=dict(os.environ, **NON_INTERACTIVE_ENV))
+        # One pipe for both, so the output keeps the order it was written in.
+        return open_process([*launcher, shell, "-c", command], cwd, subprocess.DEVNULL,
+                            subprocess.STDOUT)
     except OSError as exc:
         raise ToolError(f"Could not start the shell {shell}: {exc}") from exc
+
+
+def open_process(argv: Sequence[str], cwd: str, stdin: Any, stderr: Any,
+                 env: Optional[Dict[str, str]] = None) -> TreeProcess:
+    """Start `argv` as every command starts: its stdout a pipe, in a new session (so
+    it leads a new process group and one killpg reaches every process it starts), with
+    nothing that would wait for a terminal (NON_INTERACTIVE_ENV). `env` adds to ours."""
+    return TreeProcess(list(argv), cwd=cwd, stdin=stdin, stdout=subprocess.PIPE,
+                       stderr=stderr, start_new_session=True,
+                       env=dict(os.environ, **NON_INTERACTIVE_ENV, **(env or {})))
+
+
+def start_program(argv: Sequence[str], cwd: str, stdin: Any = subprocess.DEVNULL,
+                  stderr: Any = subprocess.STDOUT, env: Optional[Dict[str, str]] = None
+                  ) -> TreeProcess:
+    """A program that outlives the call starting it (an extension's, ctx.start_program):
+    started as a command is, and known to the reaper until it ends, so it dies with us."""
+    proc = open_process(argv, cwd, stdin, stderr, env)
+    track(proc)
+    return proc
 
 
 def pump(proc: subprocess.Popen, sink: "OutputSink", timeout: Optional[float],

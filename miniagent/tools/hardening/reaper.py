@@ -5,7 +5,8 @@ A command the model runs may start others that are meant to keep running between
 itself or by a signal, none of them may be left behind. Three kinds of leftovers, three
 answers:
 
-    still running when we stop     every child we start is tracked here (`tracked`):
+    still running when we stop     every child we start is tracked here (`tracked`,
+                                   or `track` for one that outlives its call):
                                    its process group, and its descendants found in /proc
                                    (a `setsid` job left the group), are killed
     a background job of a call     on Linux the process makes itself a "child subreaper"
@@ -14,6 +15,11 @@ answers:
                                    children, and `sweep` kills it and reaps it by pid
     a call that is aborted or      its shell's process group and its descendants
     times out                      (`kill_tree`), at once
+    a job left running on purpose  tracked from its start until it is reaped
+    (spawned.py)                   (`track`, `untrack`), so the sweep kills it too
+
+A finished call's background job is named in its result (`group_members`: what is left
+in the shell's process group, with `command_line`), so the model knows it kept running.
 
 Only the real program does the second (`adopt_orphans`, from the command line's entry
 point): a library or a test process may have children of its own that we must not
@@ -35,7 +41,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from ...errors import STOP_SIGNALS, QuitNow
 
@@ -54,13 +60,27 @@ _adopting = False  # set once this process is a child subreaper
 @contextmanager
 def tracked(proc: subprocess.Popen) -> Iterator[subprocess.Popen]:
     """Keep `proc` (a child that leads its own process group) known while it runs."""
-    with _running_lock:
-        _running.add(proc)
+    track(proc)
     try:
         yield proc
     finally:
-        with _running_lock:
-            _running.discard(proc)
+        untrack(proc)
+
+
+def track(proc: Any) -> None:
+    """Known from now on to the sweep (`proc` has a .pid): for a child that outlives the
+    call that started it (a background job, a sub-agent), until `untrack`, or until it
+    has been waited for (those are forgotten here, as their pids may be reused)."""
+    with _running_lock:
+        _running.difference_update([old for old in _running
+                                    if getattr(old, "returncode", None) is not None])
+        _running.add(proc)
+
+
+def untrack(proc: Any) -> None:
+    """Forgotten by the sweep: `proc` ended and was reaped (its pid may now be reused)."""
+    with _running_lock:
+        _running.discard(proc)
 
 
 def kill_tree(pid: int) -> None:
@@ -95,22 +115,53 @@ def descendants(pid: int) -> List[int]:
 
 def parents() -> Dict[int, int]:
     """{pid: parent pid} of every process /proc shows (empty without /proc)."""
+    return {pid: int(fields[1]) for pid, fields in processes().items()}
+
+
+def group_members(pgid: int) -> List[int]:
+    """The live processes of the process group `pgid` (zombies left out): what a
+    command's shell left running when it ended (`sleep 1000 &`)."""
+    try:
+        os.killpg(pgid, 0)  # signal 0 only asks: is anyone left? (the common case: no)
+    except (ProcessLookupError, PermissionError):
+        return []
+    return [pid for pid, fields in processes().items()
+            if int(fields[2]) == pgid and fields[0] != b"Z"]
+
+
+def processes() -> Dict[int, List[bytes]]:
+    """{pid: its /proc/PID/stat fields from the state on} for every process /proc shows
+    (empty without /proc): [state, ppid, pgrp, ...], the start time at index 19."""
     result = {}
     try:
         names = os.listdir("/proc")
     except OSError:
         return result
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue  # it ended while we looked
-        # "pid (command) state ppid ...": the command may hold spaces and ")".
-        result[int(name)] = int(stat.rsplit(b")", 1)[1].split()[1])
+        fields = stat_of(int(name)) if name.isdigit() else None
+        if fields is not None:  # else it ended while we looked
+            result[int(name)] = fields
     return result
+
+
+def stat_of(pid: int) -> Optional[List[bytes]]:
+    """/proc/PID/stat's fields from the state on, or None when there is no such process."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return None
+    # "pid (command) state ppid ...": the command may hold spaces and ")".
+    return stat.rsplit(b")", 1)[1].split()
+
+
+def command_line(pid: int) -> str:
+    """'sleep 1000': the process's command line as ps shows it ('' once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().rstrip(b"\0").replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def adopt_orphans() -> None:
@@ -135,7 +186,8 @@ def sweep() -> None:
     with _running_lock:
         running = list(_running)
     for proc in running:
-        kill_tree(proc.pid)
+        if proc.returncode is None:  # a child already waited for: its pid is free
+            kill_tree(proc.pid)
     if not _adopting:
         return
     ours = {proc.pid for proc in running}

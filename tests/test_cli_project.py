@@ -296,3 +296,36 @@ def test_an_extension_narrows_the_tools_and_gives_bash_an_argument(tmp_path):
     assert [tool["function"]["name"] for tool in tools] == ["bash"]
     assert "shout" in tools[0]["function"]["parameters"]["properties"]
     assert "ECHO HI" in str(sent)
+
+
+def test_a_before_hook_is_told_the_files_a_call_writes_as_the_hooks_before_left_it(tmp_path):
+    """The event's "paths": what the tool declares (Tool.paths), by real path, for the
+    arguments this hook sees: a path an earlier hook rewrote is the one told."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    seen = tmp_path / "seen.log"
+    (tmp_path / "a_move.py").write_text(
+        "def setup(api):\n"
+        "    def move(event):\n"
+        "        if event['toolCall']['name'] == 'write':\n"
+        "            return {'arguments': dict(event['args'], path='link/b.txt')}\n"
+        "    api.before_tool_call(move)\n")
+    (tmp_path / "b_watch.py").write_text(
+        f"import json\nLOG = {str(seen)!r}\n"
+        "def setup(api):\n"
+        "    def watch(event):\n"
+        "        branch = [e['type'] for e in api.ctx.session.get_branch()]\n"
+        "        line = [event['toolCall']['name'], event.get('paths'), 'message' in branch]\n"
+        "        open(LOG, 'a').write(json.dumps(line) + '\\n')\n"
+        "    api.before_tool_call(watch)\n")
+    turns = [{"content": [{"type": "toolCall", "name": "write",
+                           "arguments": {"path": "a.txt", "content": "x"}},
+                          {"type": "toolCall", "name": "bash",
+                           "arguments": {"command": "true"}}]}, answer("ok")]
+    result = run_cli("--script", write_script(tmp_path, turns), "-e", str(tmp_path / "a_move.py"),
+                     "-e", str(tmp_path / "b_watch.py"), "-p", "go", cwd=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in seen.read_text().splitlines()]
+    written = str(tmp_path / "real" / "b.txt")
+    assert lines == [["write", {"read": [], "written": [written]}, True],  # the prompt's on it
+                     ["bash", None, True]]

@@ -130,6 +130,7 @@ PRINT_RUN_BUDGET = {
     "miniagent.project.extensions", "miniagent.project.extension_context",
     # the bundled extensions on by default, and their loader
     "miniagent.extensions", "miniagent.project.extension_loader", "miniagent.extensions.plan",
+    "miniagent.extensions.checkpoints", "miniagent.extensions.checkpoints.store",
     # the sandbox's policy and what the tools ask it (the kernel's part loads when it confines)
     "miniagent.sandbox", "miniagent.sandbox.confine",
     # the four default tools and their hardening

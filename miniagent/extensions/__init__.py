@@ -17,6 +17,7 @@ Left out: installing extensions from elsewhere (packages, git); a file is the un
 """
 
 BUNDLED = {
+    "checkpoints": "/undo puts back the files the last prompt changed; /tree and /fork can too",
     "todo": "a todo_write tool: the model keeps its plan as a list, shown while it works",
     "plan": "plan mode: read-only tools, the model answers with a plan (/plan, Shift+Tab, --plan)",
     "background": "background jobs: bash's background: true, job_output, job_stop, /ps, /stop",
@@ -24,7 +25,7 @@ BUNDLED = {
 }
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""
 
-ON_BY_DEFAULT = ("plan",)
+ON_BY_DEFAULT = ("checkpoints", "plan")
 """The names loaded unless --no-extension NAME turns them off: those that add no tool
 to what the model sees (docs/decisions.md says why)."""
 

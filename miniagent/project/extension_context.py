@@ -13,9 +13,11 @@ up when it is used:
     ctx.ui.select(title, options) -> str or None     one of a list, or None
     ctx.session.custom_entries(custom_type)          api.append_entry's records on the
                                                      current branch, oldest first
-    ctx.session.get_branch()                         every entry of the current branch,
-                                                     oldest first (pi's getBranch): a tool
-                                                     result's details read back
+    ctx.session.get_branch(entry_id=None)            every entry from the root to entry_id
+                                                     (default: where the session is), oldest
+                                                     first (pi's getBranch): a tool result's
+                                                     details read back, what a move leaves
+    ctx.session.file                                 the session file; None in memory
     ctx.setting(name)              a key of settings.json (merged), None when not set
     ctx.narrow_sandbox(mode, reason) -> None or str  a stricter sandbox for the tools
                                    ("read-only") until narrow_sandbox(None); the line
@@ -130,9 +132,10 @@ class SessionView:
         """The session file, or None for one kept in memory (--no-session)."""
         return self._harness.session.file_path
 
-    def get_branch(self) -> List[Dict[str, Any]]:
-        """Every entry from the root to where the session is, oldest first."""
-        return self._harness.session.get_branch()
+    def get_branch(self, entry_id: Optional[str] = None) -> List[Dict[str, Any]]:
+        """The entries from the root to `entry_id` (default: where the session is now),
+        oldest first; [] for an unknown id. An entry off it is on another branch."""
+        return self._harness.session.get_branch(entry_id)
 
     def custom_entries(self, custom_type: Optional[str] = None) -> List[Dict[str, Any]]:
         """The `custom` entries on the current branch (of `custom_type`, if given),

@@ -22,7 +22,9 @@ What `api` offers (each extension gets its own, with `api.cwd` the working direc
     api.on(event_type, handler)          handler(event) for each Agent event of that type
     api.register_tool(tool)              a Tool, as tools/__init__.py defines it
     api.before_tool_call(fn)             fn(event) -> None | {"block": True, "reason"}
-                                         | {"arguments": {...}} (replaces the arguments)
+                                         | {"arguments": {...}} (replaces the arguments);
+                                         event: {"toolCall", "args"}, and "paths": {"read",
+                                         "written"} (real paths) when the tool declares them
     api.after_tool_call(fn)              fn(event) -> None | {"content", "isError"}
     api.register_command(name, fn, description)   a /name command for the REPL: fn(args)
     api.register_shortcut(key, fn, description)   a key at the REPL's prompt, named as the
@@ -84,6 +86,7 @@ rights, not confined by the sandbox, which is why trust matters.
 """
 
 import dataclasses
+import os
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -301,8 +304,23 @@ class Extensions:
                 yield {"cancel": True}
 
     def before_tool_call(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-        """The Agent's before-hook: every extension's, in load order (see chain_before)."""
-        return chain_before(self.before_hooks, event, self.report)
+        """The Agent's before-hook: every extension's, in load order (see chain_before),
+        each told the files the call declares with the arguments it will see."""
+        return chain_before(self.before_hooks, event, self.report, self.declared_paths)
+
+    def declared_paths(self, event: Dict[str, Any]) -> Dict[str, Any]:
+        """{"paths": {"read", "written"}}: the files the tool declares for these arguments
+        (Tool.paths), by real path as the file queue sees them; {} when it declares none."""
+        tools = self.harness.agent.tools if self.harness is not None else []
+        tool = next((t for t in tools if t.name == event["toolCall"]["name"]), None)
+        if tool is None or tool.paths is None:
+            return {}
+        try:
+            read, written = tool.paths(event["args"], self.context.cwd)
+        except Exception:  # noqa: BLE001 - arguments it cannot place: the tool will say so
+            return {}
+        return {"paths": {"read": [os.path.realpath(path) for path in read],
+                          "written": [os.path.realpath(path) for path in written]}}
 
     def after_tool_call(self, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """The Agent's after-hook: each sees the result the previous one left."""
@@ -324,8 +342,12 @@ class Extensions:
 
 
 def chain_before(hooks: Sequence[Labelled], event: Dict[str, Any],
-                 report: Callable[[str], None]) -> Optional[Dict[str, Any]]:
+                 report: Callable[[str], None],
+                 paths: Callable[[Dict[str, Any]], Dict[str, Any]] = lambda event: {},
+                 ) -> Optional[Dict[str, Any]]:
     """Run before-hooks in order: a block stops the chain, new arguments are passed on.
+    `paths(event)` adds what each hook is told of the call's files (declared_paths): for
+    the arguments that hook sees, as an earlier hook may have rewritten them.
 
     Returns None (run the call as it is), {"block": True, "reason"}, or {"arguments"}.
     A hook that raises, or returns something that is not a dict, blocks the call.
@@ -333,7 +355,8 @@ def chain_before(hooks: Sequence[Labelled], event: Dict[str, Any],
     args, changed = event["args"], False
     for label, hook in hooks:
         try:
-            verdict = hook({**event, "args": args})
+            seen = {**event, "args": args}
+            verdict = hook({**seen, **paths(seen)})
             if verdict is not None and not isinstance(verdict, dict):
                 raise TypeError(f"returned {type(verdict).__name__}, not None or a dict")
             verdict = verdict or {}

@@ -110,7 +110,8 @@ def test_an_rpc_prompt_naming_an_extension_command_runs_it(tmp_path):
             ("setStatus", None), ("notify", "hello there")]
         listed = rpc.call({"type": "get_commands"})["commands"]
         assert [(c["name"], c["sourceInfo"]["path"]) for c in listed] == [
-            ("plan", "builtin:plan"), ("hello", str(ext))]  # a bundled one as pi's built-ins
+            ("undo", "builtin:checkpoints"), ("plan", "builtin:plan"),  # bundled ones as pi's
+            ("hello", str(ext))]                                          # built-ins
         assert rpc.call({"type": "get_state"})["messageCount"] == 0  # nothing reached the model
         rpc.close()
     finally:

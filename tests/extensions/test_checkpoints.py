@@ -59,6 +59,13 @@ def session_entries(tmp_path):
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def answered(term, answer):
+    """Wait for the answer, then for the footer after it: the run is over, so the next
+    line is a prompt or a command, not steering."""
+    term.expect_screen(answer)
+    term.expect_screen("context unknown")
+
+
 def user_prompt_id(tmp_path, prompt):
     return next(e["id"] for e in session_entries(tmp_path) if e.get("type") == "message"
                 and e["message"]["role"] == "user"
@@ -70,9 +77,9 @@ def test_undo_puts_back_the_last_prompt_then_the_one_before_and_spares_a_changed
     with repl(tmp_path, *scripted(tmp_path, two_prompts())) as term:
         term.expect_screen(READY)
         term.send("first\r")
-        term.expect_screen("Done 1.")
+        answered(term, "Done 1.")
         term.send("second\r")
-        term.expect_screen("Done 2.")
+        answered(term, "Done 2.")
         assert (work / "new.txt").exists() and (work / "b.txt").read_text() == "BEE\n"
         term.send("/undo\r")
         term.expect_screen('Undid the prompt "second":')
@@ -92,7 +99,7 @@ def test_undo_puts_back_the_last_prompt_then_the_one_before_and_spares_a_changed
         term.send("/undo\r")
         term.expect_screen("Nothing to undo")
         term.send("third\r")
-        term.expect_screen("Done 3.")
+        answered(term, "Done 3.")
         term.send(CTRL_D)
         assert term.wait() == 0
     assert (work / "a.txt").read_text() == "mine\n"
@@ -108,9 +115,9 @@ def test_tree_back_to_a_prompt_with_restore_files_puts_them_back(tmp_path, work)
     with repl(tmp_path, *scripted(tmp_path, two_prompts())) as term:
         term.expect_screen(READY)
         term.send("first\r")
-        term.expect_screen("Done 1.")
+        answered(term, "Done 1.")
         term.send("second\r")
-        term.expect_screen("Done 2.")
+        answered(term, "Done 2.")
         term.send(f"/tree {user_prompt_id(tmp_path, 'first')}\r")
         term.expect_screen("summarise the branch you leave?")
         term.send("\r")
@@ -154,7 +161,7 @@ def test_a_session_naming_paths_outside_its_folder_restores_nothing_outside(tmp_
     with repl(tmp_path, *scripted(tmp_path, []), "-c") as term:
         term.expect_screen(READY)
         term.send("/undo\r")
-        term.expect_screen("elsewhere.txt: not restored")
+        term.expect_screen("it is outside the working folder")
         term.send(CTRL_D)
         assert term.wait() == 0
     assert outside.read_text() == "precious\n"

@@ -75,7 +75,7 @@ def test_a_run_writes_its_session_with_the_index_unwritable_and_search_finds_it(
     result = run_cli("--provider", "scripted", "--script", script, "-p", "debug", "the", "walrus",
                      cwd=str(tmp_path), env={"MINIAGENT_HOME": str(home)})
     assert result.returncode == 0, result.stderr
-    [path] = [str(p) for p in (home / "sessions").rglob("*.jsonl")]
+    [path] = [str(p) for p in (home / "sessions").glob("*/*.jsonl")]  # not a store beside it
     by_role = {entry["message"]["role"]: entry["id"]
                for entry in JSONLStore().load(path).entries if entry["type"] == "message"}
     scanned, notes = search.search_sessions("42_apples", str(tmp_path))

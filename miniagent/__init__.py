@@ -14,6 +14,9 @@ itself (`python -m miniagent.core --demo`) and is read in three hours, top-down:
     -> core/provider.py -> core/sse.py -> core/assembly.py
     -> core/openai.py                                            (hour 3: a real model)
 
+Hour 4 reads the features every big agent has, built as extensions on the public
+extension API alone (extensions/: todo, plan, checkpoints, background, subagents).
+
 The product grows around it and plugs its hardening in through named seams: a core
 function takes the hardened piece as one parameter with a plain default (the tools'
 file and process operations, the edit matcher, the transport, the argument parser;
@@ -22,7 +25,7 @@ order to read it: harness/, session/, compaction/, then project/, mcp/, modes/
 (interactive/, rpc/), subcommands/, evals/, the hardened tools/ and providers/, and
 http/, models/, files/, tui/. AGENTS.md holds the one map of every file.
 
-Imports point down only (front ends -> harness -> product -> core): core/ imports only
+Imports point down only (front ends -> extensions -> harness -> product -> core): core/ imports only
 the standard library, `requests` and itself; tools/ and providers/ never import each
 other.
 """

@@ -4,7 +4,7 @@ them, a correct rewrite passes them, and a wrong one does not.
 A learner empties one function, rewrites it, and runs `pytest -m ex_NAME` until it is
 green. That only works if every marker is declared in setup.cfg and picks at least one
 test, and if those tests pass on the code as shipped. One pytest collection in a
-subprocess checks the selection of all eight at once (the suite itself runs the tests,
+subprocess checks the selection of all nine at once (the suite itself runs the tests,
 so a failing reference is a red suite).
 
 A correct solution must not turn the rest of the suite red: a second, differently
@@ -70,6 +70,11 @@ alone, it fails its step's tests (the test that catches it in brackets) and pass
     [test_a_session_file_from_elsewhere_cannot_feed_it_a_malformed_list];
   first_list_wins: the plan as first written
     [test_todos_shows_the_list_as_it_was_where_a_tree_move_lands].
+- ex_undo, Checkpoints.undo:
+  oldest_first: /undo takes back the first prompt, not the last
+    [test_undo_puts_back_the_last_prompt_then_the_one_before_and_spares_a_changed_file];
+  never_marked: a second /undo takes back the same prompt again [the same];
+  model_not_told: the model still believes its changes are there [the same].
 """
 
 import ast
@@ -85,12 +90,13 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKERS = ["ex_sse", "ex_assembly", "ex_truncate", "ex_tool", "ex_cut_point", "ex_retry",
-           "ex_gate", "ex_todo"]
+           "ex_gate", "ex_todo", "ex_undo"]
 # The test files EXERCISES.md names, one per step (the markers live only there).
 MARKED_FILES = ["tests/core/test_sse.py", "tests/providers/test_openai.py",
                 "tests/tools/hardening/test_truncate.py", "tests/tools/test_search.py",
                 "tests/compaction/test_compaction.py", "tests/harness/test_reply_retry.py",
-                "tests/test_examples.py", "tests/extensions/test_todo.py"]
+                "tests/test_examples.py", "tests/extensions/test_todo.py",
+                "tests/extensions/test_checkpoints.py"]
 
 # Runs inside the subprocess: pytest collects the marked tests (runs none) with a small
 # plugin that writes, for each ex_ marker, the tests it selected to the JSON file argv[1].

@@ -72,6 +72,7 @@ def user_prompt_id(tmp_path, prompt):
                 and e["message"]["content"][0]["text"] == prompt)
 
 
+@pytest.mark.ex_undo
 def test_undo_puts_back_the_last_prompt_then_the_one_before_and_spares_a_changed_file(
         tmp_path, work):
     with repl(tmp_path, *scripted(tmp_path, two_prompts())) as term:
@@ -130,6 +131,7 @@ def test_tree_back_to_a_prompt_with_restore_files_puts_them_back(tmp_path, work)
     assert (work / "b.txt").read_text() == "bee\n"
 
 
+@pytest.mark.ex_undo
 def test_a_resumed_session_can_undo_its_last_prompt(tmp_path, work):
     turns = [{"content": [edit("a.txt", "one", "two")]}, {"content": [text("Done 1.")]}]
     result = run_cli(*scripted(tmp_path, turns), "-p", "first", cwd=str(work),
@@ -145,6 +147,7 @@ def test_a_resumed_session_can_undo_its_last_prompt(tmp_path, work):
     assert (work / "a.txt").read_text() == "one\n"
 
 
+@pytest.mark.ex_undo
 def test_a_session_naming_paths_outside_its_folder_restores_nothing_outside(tmp_path, work):
     outside = tmp_path / "elsewhere.txt"
     outside.write_text("precious\n")
@@ -161,12 +164,16 @@ def test_a_session_naming_paths_outside_its_folder_restores_nothing_outside(tmp_
     with repl(tmp_path, *scripted(tmp_path, []), "-c") as term:
         term.expect_screen(READY)
         term.send("/undo\r")
-        term.expect_screen("it is outside the working folder")
+        term.expect_screen('Undid the prompt "first":')
+        # the line names two long paths: it may wrap anywhere between its words
+        term.wait_screen(lambda vt: "elsewhere.txt: not restored, it is outside the working "
+                         "folder" in " ".join(row.strip() for row in vt.lines()))
         term.send(CTRL_D)
         assert term.wait() == 0
     assert outside.read_text() == "precious\n"
 
 
+@pytest.mark.ex_undo
 def test_over_rpc_undo_runs_through_prompt_and_a_fork_offers_to_restore(tmp_path, work):
     turns = [{"content": [edit("a.txt", "one", "two")]}, {"content": [text("Done 1.")]},
              {"content": [call("write", path="new.txt", content="x")]},

@@ -286,3 +286,28 @@ def test_in_the_repl_each_child_is_a_live_line_and_esc_stops_both(tmp_path):
         assert all(wait_gone(pid) for pid in children)
         term.send("\x04")  # Ctrl-D
         assert term.wait() == 0
+
+
+def test_a_sub_agent_started_in_plan_mode_plans_too_and_cannot_write(tmp_path, home):
+    # planTools lets the planning parent hand work to a sub-agent; the child is started
+    # with --plan, so its write is refused there and nothing changes on disk.
+    (home / "settings.json").write_text(json.dumps({"planTools": ["task"]}))
+    script = {"turns": [{"content": [task("look", "Job look")]}, says("planned")],
+              "children": {"Job look": [
+                  {"content": [{"type": "toolCall", "name": "write",
+                                "arguments": {"path": "made.txt", "content": "x"}}]},
+                  says("Plan: nothing written")]}}
+    with FakeServer(script) as srv:
+        result = run_parent(srv, tmp_path, "--plan")
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "made.txt").exists()
+    path, entries = session_entries(home)
+    [answer] = tool_results(entries)
+    assert answer["content"][0]["text"] == "Plan: nothing written"
+    child = (path.parent / answer["details"]["childSession"]).read_text().splitlines()
+    child_entries = [json.loads(line) for line in child[1:]]
+    refused = [e["message"] for e in child_entries if e["type"] == "message"
+               and e["message"]["role"] == "toolResult"]
+    assert [(r["toolName"], r["isError"]) for r in refused] == [("write", True)]
+    modes = [e["data"]["enabled"] for e in child_entries if e.get("customType") == "plan"]
+    assert modes == [True]  # the child was started in plan mode (--plan)

@@ -149,9 +149,15 @@ class SubAgents:
             flags += ["-e", "subagents"]  # its own sub-agents, a level down
         if self.api.ctx.confirm_gate is not None:
             flags.append("--confirm")  # its questions come up here (self.confirm)
-        if getattr(self.api.ctx, "planning", False):  # the plan extension's state, when on
-            flags.append("--plan")
+        if self.planning():
+            flags.append("--plan")  # read-only tools and bash, in the child too
         return flags
+
+    def planning(self) -> bool:
+        """Whether plan mode is on here: the plan extension's last `plan` entry on this
+        branch says so (extensions read each other through the session, not imports)."""
+        entries = self.api.ctx.session.custom_entries("plan")
+        return bool(entries) and bool((entries[-1].get("data") or {}).get("enabled"))
 
     def child_session(self, description: str):
         """(flags, link): the child's file in a folder named for the parent's session,

@@ -18,9 +18,9 @@ Left out: installing extensions from elsewhere (packages, git); a file is the un
 
 BUNDLED = {
     "checkpoints": "/undo puts back the files the last prompt changed; /tree and /fork can too",
-    "todo": "a todo_write tool: the model keeps its plan as a list, shown while it works",
     "plan": "plan mode: read-only tools, the model answers with a plan (/plan, Shift+Tab, --plan)",
     "background": "background jobs: bash's background: true, job_output, job_stop, /ps, /stop",
+    "todo": "a todo_write tool: the model keeps its plan as a list, shown while it works",
     "subagents": "a task tool: a job handed to a sub-agent (miniagent as a child process)",
 }
 """name -> one line saying what it adds (for /extensions and rpc's get_commands)."""

@@ -201,6 +201,26 @@ def test_over_rpc_undo_runs_through_prompt_and_a_fork_offers_to_restore(tmp_path
         rpc.kill()
 
 
+def test_a_fork_past_prompts_that_changed_no_file_asks_nothing(tmp_path, work):
+    # A prompt that only ran bash leaves a checkpoint (so /undo can say bash is not
+    # undone) but no file to restore: moving back past it asks no question.
+    turns = [{"content": [call("bash", command="echo hi")]}, {"content": [text("Done 1.")]},
+             {"content": [text("Done 2.")]}]
+    rpc = Rpc(work, *scripted(tmp_path, turns))
+    try:
+        for prompt in ("first", "second"):
+            rpc.send({"id": prompt, "type": "prompt", "message": prompt})
+            rpc.until(lambda record: record["type"] == "agent_settled")
+        first = rpc.call({"type": "get_fork_messages"})["messages"][0]["entryId"]
+        rpc.send({"id": "f", "type": "fork", "entryId": first})
+        done = rpc.until(lambda record: record.get("id") == "f")
+        assert done[-1]["data"]["cancelled"] is False
+        assert [r for r in done if r.get("method") == "confirm"] == []
+        rpc.close()
+    finally:
+        rpc.kill()
+
+
 def test_a_store_others_can_write_is_refused_and_so_is_a_made_up_folder(tmp_path):
     store = Store.create(str(tmp_path / "s.checkpoints"))
     store.record({"id": "x", "files": []})

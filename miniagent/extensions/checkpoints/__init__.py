@@ -31,7 +31,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from miniagent.extensions.checkpoints.store import Store, StoreRefused, digest, open_store
 
-ENTRY = "checkpoint"          # a prompt that changed files: {"store", "id"}
+ENTRY = "checkpoint"          # a prompt that changed files or ran bash: {"store", "id", "files"}
 UNDONE = "checkpoint-undone"  # /undo took one back: {"id"}
 BASH_NOTE = "Changes made by bash commands are not undone."
 
@@ -102,7 +102,8 @@ class Checkpoints:
                   "bash": self.ran_bash, "files": changes}
         store = self.current_store()
         store.record(record)
-        self.api.append_entry(ENTRY, {"store": store.folder, "id": record["id"]})
+        self.api.append_entry(ENTRY, {"store": store.folder, "id": record["id"],
+                                      "files": len(changes)})
 
     # --- Putting back: /undo, /tree, /fork ----------------------------------------------
 
@@ -153,7 +154,7 @@ class Checkpoints:
             return
         kept = {entry["id"] for entry in self.api.ctx.session.get_branch(target_id)}
         left = [e for e in self.not_undone(self.api.ctx.session.custom_entries(ENTRY))
-                if e["id"] not in kept]
+                if e["id"] not in kept and (e.get("data") or {}).get("files", 1)]
         if not left:
             return
         count = "the prompt" if len(left) == 1 else f"the {len(left)} prompts"

@@ -87,7 +87,8 @@ def run_interactive(harness: "Harness", args: Any, first_prompt: str,
                     confirm_gate: Optional["ConfirmationGate"] = None,
                     replay: Sequence[str] = ()) -> int:
     """Run the REPL on `harness` (built by cli.py and assemble.py) until the user quits;
-    returns the exit status. `first_prompt` ("" for none) is sent first. `skills` serve
+    returns the exit status. `first_prompt` ("" for none) is sent first, shown and kept
+    in the history as if typed; the last line says how to come back. `skills` serve
     /skill:name, `extension_commands` (name -> extensions.Command) are run as /name; a
     --confirm gate asks through the REPL, which owns the keyboard, as extensions' ctx.ui
     does (extension_ui.py); their session_shutdown is told before the screen closes.

@@ -207,7 +207,8 @@ def repl_screen(renderer_class) -> Tuple[TerminalScreen, MemoryTerminal]:
     screen = TerminalScreen(Style(True))
     screen.terminal = terminal  # paint() asks it for the width; changed() wakes it
     screen.renderer = renderer_class(terminal.write, terminal.size)
-    screen.queued = lambda: ["also check the docs", "and run the linter when you are done"]
+    screen.queued = lambda: [("steering", "also check the docs"),
+                             ("follow-up", "and run the linter when you are done")]
     screen.editor.set_text("then commit it with a message that says wh")
     screen.view({"type": "agent_start"})
     screen.paint()

@@ -120,9 +120,14 @@ def test_modes_are_recorded_and_titles_ignored():
 
 
 def test_a_code_the_model_does_not_know_is_recorded_not_guessed():
-    screen = screen_after("\x1b[3J\x1b[1K\x1b[?1049h\x1b[48;5;1m\x1b=\x07a", columns=20)
-    assert screen.unknown == ["\x1b[3J", "\x1b[1K", "\x1b[?1049h", "\x1b[48;5;1m", "\x1b=", "\x07"]
+    screen = screen_after("\x1b[3J\x1b[1K\x1b[?1049h\x1b[48;5;1m\x1b=\x0ea", columns=20)
+    assert screen.unknown == ["\x1b[3J", "\x1b[1K", "\x1b[?1049h", "\x1b[48;5;1m", "\x1b=", "\x0e"]
     assert screen.lines()[0] == "a"
+
+
+def test_a_bell_is_counted_and_a_title_ending_in_bel_is_no_bell():
+    screen = screen_after("\x1b]0;title\x07", "a\x07b")
+    assert (screen.bells, screen.lines()[0], screen.unknown) == (1, "ab", [])
 
 
 def test_a_narrower_window_cuts_rows_and_keeps_the_cursor_row_on_screen():

@@ -96,6 +96,7 @@ class Screen:
         self.wrap_pending = False  # the last column was written: the next char wraps
         self.last_column_writes = 0  # characters written into the last column
         self.unknown: List[str] = []  # every code this model does not handle, as sent
+        self.bells = 0  # BEL characters: the terminal's bell, rung
         self.bracketed_paste = False
         self.cursor_visible = True
         self.in_frame = False  # inside CSI ? 2026 h ... l
@@ -200,6 +201,8 @@ class Screen:
             self._move(self.row, self.col - 1)
         elif char == "\t":
             self._move(self.row, (self.col // 8 + 1) * 8)
+        elif char == "\a":
+            self.bells += 1
         else:
             self.unknown.append(char)
 

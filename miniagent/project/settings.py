@@ -11,7 +11,7 @@ A flag is typed for one run; a setting is written down once. miniagent reads two
      "compaction": {"enabled": true, "reserveTokens": 16384, "keepRecentTokens": 20000},
      "shellPath": "/bin/zsh", "extensions": ["background", "tools/gate.py"],
      "sandbox": {"mode": "workspace", "writableRoots": ["~/.cache/pip"], "network": false},
-     "planTools": ["mcp__docs__search"]}
+     "planTools": ["mcp__docs__search"], "notify": true}
 
 The project file wins, one level deep: a top-level value replaces the global one, and
 inside `compaction` each key does, so a project can change `reserveTokens` alone and
@@ -78,6 +78,8 @@ class Settings:
     """Extensions to load, as -e takes them: bundled names, and files made absolute."""
     planTools: Optional[List[str]] = None
     """More tools plan mode offers (the plan extension): an MCP server's, an extension's."""
+    notify: Optional[bool] = None
+    """A bell when a run ends or a question waits (modes/interactive/notify.py)."""
     warnings: List[str] = field(default_factory=list)
     """Lines to show at start-up: a project's ask to widen the sandbox, ignored."""
 
@@ -104,6 +106,7 @@ FIELDS = {
                    "be a list of extension names or files"),
     "planTools": (lambda v: isinstance(v, list) and all(is_name(name) for name in v),
                   "be a list of tool names"),
+    "notify": (lambda v: isinstance(v, bool), "be true or false"),
 }
 COMPACTION_FIELDS = {
     "enabled": (lambda v: isinstance(v, bool), "be true or false"),

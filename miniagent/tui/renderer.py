@@ -28,6 +28,8 @@ One frame (`paint`) is:
      the rows that differ (a spinner tick rewrites one row); erase rows that are
      no longer used.
   4. Put the cursor where the editor says, show it, synchronized output off.
+  5. A bell (BEL), if one was asked for (`ring`): it draws nothing, so it goes after
+     the frame, never inside one of its escape sequences.
 
 Three rules keep the bookkeeping true:
 
@@ -59,6 +61,7 @@ FRAME_SECONDS = 1 / 30  # the shortest time between two frames: ~30 frames a sec
 
 SYNC_ON, SYNC_OFF = "\x1b[?2026h", "\x1b[?2026l"
 HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
+BELL = "\a"  # the terminal's bell: a sound, a flash, or a mark on the window's tab
 ERASE_LINE, ERASE_BELOW = "\x1b[2K", "\x1b[J"
 
 
@@ -77,6 +80,7 @@ class Renderer:
         self._live: List[str] = []
         self._cursor: Optional[Tuple[int, int]] = None  # (row, column) or hidden
         self.frames = 0  # frames written, for tests and the bench
+        self._bell = False  # ring at the end of the next frame
 
     def commit(self, lines: List[str]) -> None:
         """Lines for the scrollback, printed at the next paint above the live area."""
@@ -87,6 +91,10 @@ class Renderer:
         column) within `lines`, or None to hide the cursor."""
         self._live = lines
         self._cursor = cursor
+
+    def ring(self) -> None:
+        """The next frame ends with a bell (several asks before it: one bell)."""
+        self._bell = True
 
     def invalidate(self) -> None:
         """The rows on screen may not be what we drew (the width changed): the next
@@ -113,6 +121,9 @@ class Renderer:
         out.append(self._draw_changed(live))
         out.append(self._place_cursor(cursor))
         out.append(SYNC_OFF)
+        if self._bell:
+            out.append(BELL)
+            self._bell = False
         self._width, self._raw = width, list(raw)  # a copy: the caller may change its list
         self._write("".join(out))
         self.frames += 1

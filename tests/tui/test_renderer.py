@@ -95,3 +95,14 @@ def test_styles_reach_the_screen_and_leave_go_below_the_area():
     term.renderer.leave()
     assert term.screen.cursor == (2, 0)  # the shell's prompt starts on a fresh row
     assert term.screen.cursor_visible
+
+
+def test_a_bell_rings_once_after_the_frame_it_was_asked_for():
+    term = Terminal()
+    term.frame(["⠋ waiting · 0s", "> "], cursor=(1, 2))
+    term.renderer.ring()
+    term.renderer.ring()  # asked twice before the frame: one bell
+    written = term.frame(["done", "> "], cursor=(1, 2))
+    term.frame(["done", "> "], cursor=(1, 2))
+    assert written.endswith("\x1b[?2026l\x07")  # after the frame, outside its codes
+    assert term.screen.bells == 1 and term.screen.lines()[:2] == ["done", "> "]

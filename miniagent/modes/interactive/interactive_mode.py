@@ -38,6 +38,7 @@ quits at once): here Ctrl-C is an editing key, and no signal quits before the ki
 Left out: pi's fullscreen mode, mouse input, themes, Windows.
 """
 
+import os
 import signal
 import sys
 import threading
@@ -61,6 +62,8 @@ from ..usershell import parse_shell_line, record, run_user_command
 from ...sandbox.confine import sandbox_of
 from ...project.extension_context import begin_extensions, end_extensions
 from .extension_ui import ReplUI
+from .notify import wants_notifications
+from .resume_hint import say_how_to_resume
 from .while_running import WhileRunning
 
 if TYPE_CHECKING:  # the contract the REPL drives; imported for the reader only
@@ -84,7 +87,8 @@ def run_interactive(harness: "Harness", args: Any, first_prompt: str,
                     confirm_gate: Optional["ConfirmationGate"] = None,
                     replay: Sequence[str] = ()) -> int:
     """Run the REPL on `harness` (built by cli.py and assemble.py) until the user quits;
-    returns the exit status. `first_prompt` ("" for none) is sent first. `skills` serve
+    returns the exit status. `first_prompt` ("" for none) is sent first, shown and kept
+    in the history as if typed; the last line says how to come back. `skills` serve
     /skill:name, `extension_commands` (name -> extensions.Command) are run as /name; a
     --confirm gate asks through the REPL, which owns the keyboard, as extensions' ctx.ui
     does (extension_ui.py); their session_shutdown is told before the screen closes.
@@ -96,11 +100,12 @@ def run_interactive(harness: "Harness", args: Any, first_prompt: str,
     repl.screen.start()
     begin_extensions(harness, ReplUI(repl))
     try:
-        return repl.run([first_prompt]) if first_prompt else repl.run(list(replay), echo=True)
+        return repl.run([first_prompt], remember=True) if first_prompt else repl.run(list(replay))
     finally:
         end_extensions(harness)
         unsubscribe()
         repl.screen.close()
+        say_how_to_resume(harness.session, harness.agent.cwd, repl.terminal)  # below it all
 
 
 class Repl(WhileRunning):
@@ -113,15 +118,17 @@ class Repl(WhileRunning):
         self.extension_commands: Dict[str, Any] = extension_commands or {}
         self.screen = self._make_screen(terminal)
         self.view = self.screen.view
-        self.screen.queued = lambda: [text for _, text in self.queued]
+        self.screen.queued = lambda: [(kind, text) for _, text, kind in self.queued]
         self.exit_code: Optional[int] = None  # set by /quit
         self.running = False
         self.interrupted = False  # Ctrl-C or Esc during this run
         self.armed = False  # an empty-line Ctrl-C was pressed: the next one quits
-        self.queued: List[Tuple[Message, str]] = []  # steering sent, with the typed text
+        self.queued: List[Tuple[Message, str, str]] = []  # sent, typed, steering or follow-up
         self._queue_lock = threading.Lock()  # the agent's thread takes delivered ones out
         self.stopping = False  # SIGTERM or SIGHUP arrived
         self.pending = PendingAnswer()  # a --confirm question waiting for a typed line
+        settings = harness.project.settings if harness.project is not None else None
+        self.notify = wants_notifications(settings, os.environ)  # the bell (notify.py)
 
     def _make_screen(self, terminal: Screen) -> Union[TerminalScreen, LineScreen]:
         """The terminal UI where control codes work, the line mode where they do not."""
@@ -145,7 +152,7 @@ class Repl(WhileRunning):
         self.view(event)
         if event["type"] == "message_start" and event["message"].get("role") == "user":
             with self._queue_lock:
-                delivered = [text for message, text in self.queued
+                delivered = [text for message, text, _ in self.queued
                              if message is event["message"]]
                 self.queued = [item for item in self.queued
                                if item[0] is not event["message"]]
@@ -163,16 +170,19 @@ class Repl(WhileRunning):
 
     # --- The loop --------------------------------------------------------------------------
 
-    def run(self, first_prompts: List[str], echo: bool = False) -> int:
-        """Run `first_prompts` (shown as typed when `echo`), then serve input to the end."""
+    def run(self, first_prompts: List[str], remember: bool = False) -> int:
+        """Run `first_prompts`, each shown as if it had been typed (and kept in the history
+        when `remember`: the command line's prompt, not a replayed script's), then serve
+        input to the end."""
         signal.signal(signal.SIGINT, self._interrupt)
         signal.signal(signal.SIGTERM, self._stop)
         signal.signal(signal.SIGHUP, self._stop)
         try:
             self.greet()
             for line in first_prompts:
-                if echo:  # a replay: each prompt shown as if it had been typed
-                    self.view.note(f"> {line}")
+                self.show_typed(line)
+                if remember:
+                    self.screen.remember(line)
                 self.handle(line)
                 if self.exit_code is not None or is_failed(self.agent.messages[-1]):
                     break  # Ctrl-C or an error ends a replay: the prompt is yours
@@ -200,8 +210,12 @@ class Repl(WhileRunning):
             return
         self.armed = False
         if line.strip() and self.screen.live_area:  # the kernel did not echo it
-            self.view.note(f"> {for_terminal(line)}", "bold")
+            self.show_typed(line)
         self.handle(line)
+
+    def show_typed(self, line: str) -> None:
+        """A prompt into the transcript, as the user typed it."""
+        self.view.note(f"> {for_terminal(line)}", "bold")
 
     def greet(self) -> None:
         model = self.agent.model
@@ -301,6 +315,8 @@ class Repl(WhileRunning):
             self.note(f"{len(left)} queued message(s) put back in the input", "dim")
         elif left and self.exit_code is None:
             self.run_prompt(left)
+        elif self.notify and not self.interrupted and self.exit_code is None:
+            self.screen.ring()  # done by itself: the prompt is the user's again
 
     # --- Stopping ----------------------------------------------------------------------------
 

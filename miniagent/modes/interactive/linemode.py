@@ -22,7 +22,7 @@ import select
 import sys
 import threading
 import time
-from typing import Callable, List, Optional, TextIO
+from typing import Callable, List, Optional, TextIO, Tuple
 
 from ...tui.style import Style
 from .screen import Interrupted
@@ -37,7 +37,7 @@ class LineScreen:
         self.view = RunView(Style(False), on_change=self._flush)  # printed as they come
         self._writing = threading.Lock()  # the agent's thread prints too: lines in order
         self.question: Optional[str] = None  # a --confirm question: printed once
-        self.queued: Callable[[], List[str]] = lambda: []
+        self.queued: Callable[[], List[Tuple[str, str]]] = lambda: []  # (kind, text)
         self.live_area = False  # lines are printed once; the kernel echoes what is typed
         self.interrupts = 0  # Ctrl-C presses while the agent works, not yet handled
         self._at_prompt = False
@@ -106,6 +106,12 @@ class LineScreen:
         self._flush()
         answer = self._read_line(question)
         return None if answer is None else answer.strip()
+
+    def ring(self) -> None:
+        """No bell on TERM=dumb: a control code, shown there as ^G (notify.py)."""
+
+    def remember(self, text: str) -> None:
+        """No history in the line mode (the kernel edits the line)."""
 
     def put_back(self, text: str) -> None:
         """No line to put it in (the kernel owns the line): show it, to type again."""

@@ -8,7 +8,8 @@ The terminal UI (tui/) gives the pieces; this file puts them together for the RE
         ....F..
     lint: 2 warnings                              <- extensions' statuses and widgets
     Run it? [y]es, [n]o, [a]lways                 <- a --confirm question, if one waits
-      ↳ queued: also check the docs               <- steering waiting for the model
+      ↳ steering: also check the docs             <- queued: the model sees it after the
+      ↳ follow-up: then update the changelog         running tool; a follow-up, when done
     ──────────────────────────────────────────
     > fix the import too|                         <- the editor: always live
 
@@ -32,7 +33,7 @@ on and goes above the live area as lines, instead of through the middle of it.
 import io
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ...tui.editor import Editor, key_label
 from ...tui.history import History
@@ -60,7 +61,7 @@ class TerminalScreen:
         self.editor = Editor(style, completer=completer, history=history)
         self.live_area = True  # redrawn; what is typed is the editor's, not the kernel's
         self.question: Optional[str] = None  # a --confirm question waiting for its line
-        self.queued: Callable[[], List[str]] = lambda: []  # the REPL's queued lines
+        self.queued: Callable[[], List[Tuple[str, str]]] = lambda: []  # (kind, text) queued
         self.extension_area: Optional[Any] = None  # extensions' statuses, widgets
         self.shortcuts: Dict[str, Callable[[], None]] = {}  # extensions' keys, at the prompt
         self.on_key: Callable[[Key], None] = lambda key: None  # keys the editor left
@@ -69,6 +70,7 @@ class TerminalScreen:
         self.leaving = False  # Ctrl-D while the agent worked: quit when it is done
         self._dirty = True
         self._painted_at = 0.0
+        self._ring = False  # a bell asked for (notify.py), rung after the next frame
         self._saved_streams = (sys.stdout, sys.stderr)
 
     # --- Starting and stopping ---------------------------------------------------------------
@@ -180,6 +182,11 @@ class TerminalScreen:
         self.view.note(f"{for_terminal(question)}{answer or ''}", "dim")
         return answer
 
+    def remember(self, text: str) -> None:
+        """Keep `text` in the history as if it had been typed (the command line's prompt)."""
+        if self.editor.history is not None:
+            self.editor.history.add(text)
+
     def put_back(self, text: str) -> None:
         """Text for the editor (queued lines an abort gave back, a /fork's prompt)."""
         self.editor.set_text("\n".join(part for part in (text, self.editor.text) if part))
@@ -211,6 +218,11 @@ class TerminalScreen:
         """Something to draw (any thread): the main thread wakes up and paints soon."""
         self._dirty = True
         self.terminal.wake()
+
+    def ring(self) -> None:
+        """A bell (any thread; notify.py says when): rung by the main thread's next frame."""
+        self._ring = True
+        self.changed()
 
     def interrupt(self) -> None:
         """Ctrl-C (the signal handler, on the main thread): counted, handled by the loop."""
@@ -265,13 +277,16 @@ class TerminalScreen:
             lines += self.extension_area.render(width)
         if self.question:
             lines += [self.style.apply(row, "yellow") for row in wrap(self.question, width)]
-        lines += [self.style.apply(f"  ↳ queued: {for_terminal(text)}", "dim")
-                  for text in self.queued()]
+        lines += [self.style.apply(f"  ↳ {kind}: {for_terminal(text)}", "dim")
+                  for kind, text in self.queued()]
         lines.append(self.style.apply("─" * width, "dim"))
         editor_lines, row, column = self.editor.render(width)
         cursor = (len(lines) + row, column)
         lines += editor_lines
         self.renderer.set_live(lines, cursor)
+        if self._ring:  # a second ask before this frame is the same bell
+            self._ring = False
+            self.renderer.ring()
         self.renderer.paint()
 
 

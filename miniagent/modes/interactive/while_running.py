@@ -31,7 +31,7 @@ class WhileRunning:
     """The Repl's run-time half (a mixin: it uses the Repl's harness, agent, screen,
     view, pending question, queue and note)."""
 
-    queued: List[Tuple[Message, str]]
+    queued: List[Tuple[Message, str, str]]
     _queue_lock: threading.Lock
 
     def watch_run(self) -> None:
@@ -74,6 +74,8 @@ class WhileRunning:
     def _show_question(self, question: str) -> None:
         self.screen.question = question
         self.screen.changed()
+        if self.notify:  # nothing runs until they answer (notify.py)
+            self.screen.ring()
 
     def handle_while_running(self, line: str) -> None:
         if self.pending.offer(line):  # a pending question owns the line
@@ -92,7 +94,8 @@ class WhileRunning:
 
     def queue(self, text: str, follow_up: bool = False) -> None:
         """Queue a steering message (the model sees it after the running step) or a
-        follow-up (sent when the agent is done), remembering what was typed."""
+        follow-up (sent when the agent is done), remembering what was typed and which
+        kind it is (the line under the editor says it: "↳ steering: ...")."""
         message = self.expand(text, as_message=True)
         if message is None:
             return
@@ -100,8 +103,11 @@ class WhileRunning:
             self.agent.follow_up(message)
         else:
             self.agent.steer(message)
+        kind = "follow-up" if follow_up else "steering"
         with self._queue_lock:
-            self.queued.append((message, text))
+            self.queued.append((message, text, kind))
+        if not self.screen.live_area:  # the line mode draws no queue: one line says it
+            self.note(f"  ↳ {kind}: {text}", "dim")
         self.screen.changed()
 
     def take_back(self) -> str:
@@ -112,6 +118,6 @@ class WhileRunning:
         """Every message still queued, taken out of the agent, and what was typed."""
         left = self.agent.clear_queues()
         with self._queue_lock:
-            texts = [text for message, text in self.queued if any(message is m for m in left)]
+            texts = [text for message, text, _ in self.queued if any(message is m for m in left)]
             self.queued = []
         return left, texts

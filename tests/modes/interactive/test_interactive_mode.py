@@ -79,7 +79,24 @@ def test_the_first_token_is_on_screen_before_the_last_is_sent_and_a_footer_follo
         assert term.vt.unknown == []
         term.send(CTRL_D)
         assert term.wait() == 0
-        assert term.screen()[-1].startswith("10 in · 5 out")  # the editor goes at the end
+        assert term.screen()[-2].startswith("10 in · 5 out")  # the editor goes at the end
+        assert term.screen()[-1].startswith("Continue this session: miniagent --session ")
+
+
+def test_a_prompt_from_the_command_line_is_shown_as_typed_and_kept_in_the_history(tmp_path):
+    turns = [{"content": [text("Fixed it.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns), "fix the test") as term:
+        term.expect_screen("Fixed it.")
+        term.expect_screen("context ")
+        assert rows_in_order(term.vt, "> fix the test", "Fixed it.")  # above its answer
+        assert term.vt.is_bold("> fix the test")  # as a typed prompt is
+        term.send("\x1b[A")  # Up on the empty editor: the newest history entry
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> fix the test")
+        term.ctrl_c()  # clears the editor
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> ")
+        term.send(CTRL_D)
+        assert term.wait() == 0
+    assert (tmp_path / "home" / "history.jsonl").read_text() == '"fix the test"\n'
 
 
 def test_a_server_always_answering_500_shows_one_counter_and_the_error_once(tmp_path):
@@ -105,12 +122,12 @@ def test_alt_enter_queues_a_follow_up_and_followup_at_the_prompt_just_sends(tmp_
         term.send("fix it\r")
         term.expect_screen("running $ while")
         term.send("update the docs\x1b\r")  # Alt+Enter: when the agent is done
-        term.wait_screen(lambda vt: "  ↳ queued: update the docs" in vt.lines())
+        term.wait_screen(lambda vt: "  ↳ follow-up: update the docs" in vt.lines())
         term.send("\x1b[A")  # Up on an empty editor: the queued message back, to edit
         term.wait_screen(lambda vt: editor_line_of(vt) == "> update the docs" and
                          not any("queued" in line for line in vt.lines()))
         term.send("\x1b\r")  # and queued again
-        term.wait_screen(lambda vt: "  ↳ queued: update the docs" in vt.lines())
+        term.wait_screen(lambda vt: "  ↳ follow-up: update the docs" in vt.lines())
         (tmp_path / "go").write_text("")
         term.expect_screen("Then the docs.")
         assert request_texts(server.requests[1])[-1] != "update the docs"  # not steering
@@ -154,13 +171,13 @@ def test_typing_during_a_reply_and_a_command_stays_in_the_editor_and_steers(tmp_
         term.send("abc")  # typed while the reply streams
         term.wait_screen(lambda vt: editor_line_of(vt) == "> abc")
         term.send("\r")  # Enter while the agent works: a steering message
-        term.wait_screen(lambda vt: "  ↳ queued: abc" in vt.lines())
+        term.wait_screen(lambda vt: "  ↳ steering: abc" in vt.lines())
         server.go_on.set()
         term.expect_screen("running $ while")  # the model got "abc" after its reply
         term.send("typed during the command")
         term.wait_screen(lambda vt: editor_line_of(vt) == "> typed during the command")
         term.send("\r")
-        term.wait_screen(lambda vt: "  ↳ queued: typed during the command" in vt.lines())
+        term.wait_screen(lambda vt: "  ↳ steering: typed during the command" in vt.lines())
         (tmp_path / "go").write_text("")
         term.expect_screen("Steered.")
         term.expect_screen("context ")
@@ -203,7 +220,7 @@ def test_ctrl_c_mid_stream_aborts_at_once_keeps_the_session_and_gives_back_queue
         term.send("hi\r")
         term.expect_screen("Hello fr")
         term.send("and then tidy up\r")
-        term.expect_screen("queued: and then tidy up")
+        term.expect_screen("↳ steering: and then tidy up")
         term.ctrl_c()  # once the REPL waits for a key (see pty_driver.Terminal.ctrl_c)
         term.expect_screen("(stopped)", timeout=5)
         term.expect_screen("1 queued message(s) put back in the input")
@@ -348,6 +365,8 @@ def test_no_colour_keeps_the_live_area_and_a_dumb_terminal_gets_plain_lines(tmp_
         term.expect("> ")
         term.send("go\r")
         term.expect("Looking.")  # printed once finished; the command runs now
+        term.send("and the docs\r")  # steering: no queue is drawn, a line says it
+        term.expect("↳ steering: and the docs")
         (tmp_path / "go").write_text("")
         term.expect("Done.")
         term.expect("> ")

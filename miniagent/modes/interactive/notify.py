@@ -11,7 +11,7 @@ worth calling them back for:
 
 The signal is the terminal's bell (BEL, "\\a"): every terminal has one, tmux and
 screen pass it on and mark the window, and most terminals can turn it into a desktop
-notification or an urgent window (docs/decisions.md D37: why not OSC 9 or OSC 777).
+notification or an urgent window (docs/decisions.md D38: why not OSC 9 or OSC 777).
 It is off by default (a sound after every answer is noise to someone who watches) and
 on with settings.json's `"notify": true` or MINIAGENT_NOTIFY=1 (=0: off for this run,
 whatever the settings say).

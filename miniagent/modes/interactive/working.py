@@ -31,7 +31,8 @@ class WorkingLine:
     def start(self, now: float) -> None:
         """A run (or a retry's request) starts: the clock starts at the first one."""
         self.retry_at = None
-        self.since = self.since or now
+        if self.since is None:
+            self.since = now
 
     def retry(self, event: Dict[str, Any], now: float) -> None:
         """auto_retry_start: count down its delayMs."""

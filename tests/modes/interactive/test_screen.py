@@ -99,3 +99,13 @@ def test_a_retry_wait_counts_down_and_ctrl_c_during_it_says_it_stopped(tmp_path)
         assert len(server.requests) == 1
         term.send(CTRL_D)
         assert term.wait() == 0
+
+
+def test_the_not_in_the_registry_warning_comes_on_the_first_start_only(tmp_path):
+    with FakeServer([]) as server:  # asked only which models it serves: none said
+        for start, warned in ((1, True), (2, False)):
+            with repl(tmp_path, *served(server)) as term:
+                shown = term.expect_screen(READY)
+                assert ("is not in the registry" in shown) is warned, start
+                term.send(CTRL_D)
+                assert term.wait() == 0

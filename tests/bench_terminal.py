@@ -36,8 +36,8 @@ How fast does the REPL's screen react, and what does drawing a streamed answer c
 
 The live area of the in-process rows is what the REPL draws while text streams: the
 answer's open paragraph (several wrapped rows), two queued steering lines, the rule,
-and a draft in the editor. There is no status line: the spinner stops at the first
-token of an answer.
+and a draft in the editor, and the working line under the paragraph (its spinner
+turns with the clock, so a few frames rewrite it).
 """
 
 import json

@@ -312,7 +312,7 @@ def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None
     know the model: the answer remembered from an earlier run (models/window_cache.py),
     or asked of the server (models/window.py; on_ask(url) hears first) and remembered,
     its having none too; when there is one, the guess's warnings are not needed,
-    otherwise they are printed; and one line warns when its chat template cannot
+    otherwise they are printed the first time the model is used (window_cache.py); and one line warns when its chat template cannot
     call tools (llama.cpp's /props). Such a model's replies are bounded by
     registry.unknown_max_tokens, within `compaction`'s reserve for that window."""
     model = chosen.model
@@ -334,8 +334,9 @@ def probe_window_or_warn(chosen: Resolved, on_ask: Optional[Callable[[str], None
                 f"(give llama-server a --chat-template-file that handles tools)")
     if window:
         model = replace(model, context_window=window)
-    else:
-        for warning in chosen.warnings:
+    elif chosen.warnings:
+        from .models.window_cache import first_warning  # only here
+        for warning in chosen.warnings if first_warning(model.base_url, model.id) else []:
             say(f"miniagent: {warning}")
     if not chosen.known:
         reserve, _ = (compaction or CompactionSettings()).for_window(model.context_window)

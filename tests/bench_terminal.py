@@ -18,7 +18,13 @@ How fast does the REPL's screen react, and what does drawing a streamed answer c
   delta of a fast model (DELTAS_PER_SECOND), its frame cap deciding which deltas get a
   frame, against the naive display's full redraw for every delta. The goal: at least 5x.
 - No growth with scrollback: the per-delta cost after 10,000 committed blocks against
-  after 100 (the renderer keeps no scrollback, so the ratio should be ~1.0).
+  after 100 (the renderer only keeps the committed lines, never draws them again while
+  text streams, so the ratio should be ~1.0).
+- A window that narrows: the frame after it draws every committed line again (see
+  tui/renderer.py), so its cost grows with the scrollback: CPU and bytes of that frame
+  after 1,000 committed blocks, against after 100. And in the real REPL in a pty whose
+  screen model reflows as tmux does: the time from the narrowing, mid-stream, to every
+  row on the screen and in the scrollback drawn for the new width (goal 0.2 s).
 - Growth with the open block: a frame draws the end of the answer's unfinished block,
   so its cost should not grow with that block; shown for a long code fence (ended only
   by its closing fence), the end against the start.
@@ -30,8 +36,8 @@ How fast does the REPL's screen react, and what does drawing a streamed answer c
 
 The live area of the in-process rows is what the REPL draws while text streams: the
 answer's open paragraph (several wrapped rows), two queued steering lines, the rule,
-and a draft in the editor. There is no status line: the spinner stops at the first
-token of an answer.
+and a draft in the editor, and the working line under the paragraph (its spinner
+turns with the clock, so a few frames rewrite it).
 """
 
 import json
@@ -159,9 +165,10 @@ class MemoryTerminal:
 
     def __init__(self):
         self.frames: List[str] = []
+        self.columns = COLUMNS
 
     def size(self) -> Tuple[int, int]:
-        return COLUMNS, ROWS
+        return self.columns, ROWS
 
     def write(self, text: str) -> None:
         self.frames.append(text)
@@ -400,6 +407,60 @@ def seconds_per_character(text: str) -> float:
     return (time.process_time() - start) / len(text)
 
 
+def narrowing_rows():
+    """The frame after the window narrows from COLUMNS to half of it, with an answer's
+    open paragraph in the live area: its CPU (best of RUNS) and bytes."""
+    measured = {}
+    for blocks in (100, 1_000):
+        timings = []
+        for _ in range(RUNS):
+            screen, terminal = with_scrollback(blocks)
+            stream(screen, text_deltas("An open paragraph, " * 20))
+            terminal.columns = COLUMNS // 2
+            screen.renderer.invalidate()
+            start = time.process_time()
+            screen.paint()
+            timings.append(time.process_time() - start)
+        measured[blocks] = min(timings), len(terminal.frames[-1].encode())
+    (few, few_bytes), (many, many_bytes) = measured[100], measured[1_000]
+    yield ("frame after the window narrows, 1,000 committed blocks",
+           f"{many * 1000:.1f} ms, {many_bytes / 1024:.0f} KB",
+           f"after 100: {few * 1000:.1f} ms, {few_bytes / 1024:.0f} KB", f"{many / few:.1f}x")
+    held = {"content": [{"type": "text", "text": "A paragraph held open. " * 20}],
+            "fault": {"hold_after_pieces": 40}}
+    home, cwd = tempfile.mkdtemp(prefix="miniagent-bench-"), tempfile.mkdtemp()
+    latencies = []
+    with FakeServer([held] * ABORTS) as server:
+        args = ["--base-url", server.base_url + "/v1", "--model", "fake-model"]
+        for _ in range(ABORTS):
+            latencies.append(narrowing_latency(args, home, cwd, server))
+    mean = sum(latencies) / len(latencies)
+    yield (f"a narrowing mid-stream to a screen drawn for it (mean of {ABORTS})",
+           f"{mean * 1000:.0f} ms", f"goal {STREAM_GOAL * 1000:.0f} ms",
+           f"{mean / STREAM_GOAL:.2f}x of goal")
+
+
+def narrowing_latency(args: List[str], home: str, cwd: str, server: FakeServer) -> float:
+    """Seconds from a narrowing (COLUMNS to half) to every row drawn for the new width,
+    in the REPL streaming an answer held open, on a screen that reflows."""
+    half = COLUMNS // 2
+    with Terminal(args, env={"MINIAGENT_HOME": home}, cwd=cwd, columns=COLUMNS, rows=ROWS,
+                  reflow=True) as term:
+        term.expect_screen("> ")
+        term.send("go\r")
+        term.expect_screen("held open. A paragraph")
+        start = time.perf_counter()
+        term.resize(half, ROWS)
+        term.wait_screen(lambda vt: all(len(row) < half for row in vt.transcript().split("\n")))
+        taken = time.perf_counter() - start
+        server.go_on.set()
+        term.expect_screen("cost unknown")  # the footer ("context" may wrap at 50 columns)
+        server.go_on.clear()
+        term.send("\x04")
+        term.wait()
+    return taken
+
+
 # --- The frame cap, in the real REPL ---------------------------------------------------------
 
 def moment(term: Terminal, text: str) -> Tuple[float, int]:
@@ -442,6 +503,7 @@ def rows():
     yield from scrollback_rows()
     yield from open_block_rows()
     yield from long_block_rows()
+    yield from narrowing_rows()
     yield from frame_rate_rows()
 
 

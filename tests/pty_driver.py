@@ -80,9 +80,10 @@ BOOT = ("import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
 
 class Terminal:
     def __init__(self, args: Sequence[str], env=None, cwd=None, columns=100, rows=40,
-                 program: Sequence[str] = MINIAGENT):
+                 program: Sequence[str] = MINIAGENT, reflow: bool = False):
         """Start `python *program *args` on a new pty of `columns` x `rows` (this
-        driver's own tests run a small script instead of miniagent)."""
+        driver's own tests run a small script instead of miniagent); `reflow`: the
+        screen model splits rows on a narrower window, as tmux does (vt_screen.py)."""
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         full_env = dict(os.environ, PYTHONPATH=ROOT, TERM="xterm-256color")
@@ -97,7 +98,7 @@ class Terminal:
         self.master = master
         self.output = b""
         self.mark = 0  # expect() looks at the plain output after this offset
-        self.vt = Screen(columns, rows)
+        self.vt = Screen(columns, rows, reflow=reflow)
         # The screen mark: the transcript when expect_screen last found its text, and
         # the offset just past that text in it (see the module's docstring).
         self._screen_mark = ("", 0)

@@ -54,10 +54,11 @@ def test_a_server_that_serves_no_window_is_not_asked_again_either(tmp_path, priv
         asked_both = window_questions(srv)
     assert asked_first == ["GET /props", "POST /api/show", "GET /api/v0/models"]  # each kind
     assert asked_both == asked_first  # and none of them again
-    for done in (first, second):  # each run still says it plans with a guess
-        assert done.returncode == 0 and "assuming a 128,000-token context window" in done.stderr
+    assert first.returncode == second.returncode == 0
+    assert "assuming a 128,000-token context window" in first.stderr  # it plans with a guess
+    assert "not in the registry" not in second.stderr  # said once per model, not every run
     [entry] = remembered(private_home).values()
-    assert entry["window"] == 0
+    assert entry["window"] == 0 and entry["warned"] is True
 
 
 def test_the_remembered_window_is_the_one_the_next_run_plans_with(tmp_path):

@@ -120,8 +120,8 @@ def test_modes_are_recorded_and_titles_ignored():
 
 
 def test_a_code_the_model_does_not_know_is_recorded_not_guessed():
-    screen = screen_after("\x1b[3J\x1b[1K\x1b[?1049h\x1b[48;5;1m\x1b=\x0ea", columns=20)
-    assert screen.unknown == ["\x1b[3J", "\x1b[1K", "\x1b[?1049h", "\x1b[48;5;1m", "\x1b=", "\x0e"]
+    screen = screen_after("\x1b[1J\x1b[1K\x1b[?1049h\x1b[48;5;1m\x1b=\x0ea", columns=20)
+    assert screen.unknown == ["\x1b[1J", "\x1b[1K", "\x1b[?1049h", "\x1b[48;5;1m", "\x1b=", "\x0e"]
     assert screen.lines()[0] == "a"
 
 
@@ -140,6 +140,17 @@ def test_a_narrower_window_cuts_rows_and_keeps_the_cursor_row_on_screen():
     assert screen.lines() == ["3", "4", "> typ", ""]
     screen.feed("\x1b[H\x1b[2B\x1b[12G+")
     assert screen.lines()[2] == "> typ      +"
+
+
+def test_a_reflowing_screen_splits_wide_rows_on_a_narrower_window():
+    screen = Screen(10, 4, reflow=True)
+    screen.feed("old\r\n012345678\r\nab日本語\r\n> x")
+    screen.resize(4, 4)
+    assert screen.scrollback() == ["old", "0123", "4567"]
+    assert screen.lines() == ["8", "ab日", "本語", "> x"]  # a wide one starts a row
+    assert screen.cursor == (3, 3)
+    screen.feed("\x1b[2J\x1b[H\x1b[3J")  # the screen, then the scrollback, erased
+    assert screen.transcript() == "" and screen.cursor == (0, 0)
 
 
 def test_a_shorter_window_drops_rows_below_the_cursor_first():

@@ -27,9 +27,18 @@ cursor on it with a flag set, and only the next printable character wraps. A pro
 may fill a row exactly and then send CR LF without leaving a blank row. (miniagent's
 renderer never writes the last column at all: `last_column_writes` counts them.)
 
+Resizing: by default as xterm and st do, rows cut or padded on the right. With
+`Screen(columns, rows, reflow=True)` a narrower window splits each row wider than it
+into several, as tmux, VTE, kitty and iTerm2 do, the cursor following its cell; the
+rows made count as rows of the screen (the top ones scroll off into the scrollback).
+The model keeps no "this row wrapped" mark, so rows are never joined again when the
+window grows: right for miniagent, which never lets the terminal wrap a row.
+
+CSI 3 J (erase the scrollback) empties the scrollback.
+
 Left out: scrolling regions, insert and delete, the alternate screen, background
-colours, tab stops other than every 8, reflow on resize (xterm does not reflow), and
-answers to queries (a program that asks where the cursor is hears nothing back).
+colours, tab stops other than every 8, and answers to queries (a program that asks
+where the cursor is hears nothing back).
 
 tests/pty_driver.py feeds this model everything the program in the pty writes.
 
@@ -86,8 +95,9 @@ MOVES = {"A": (-1, 0), "B": (1, 0), "C": (0, 1), "D": (0, -1)}  # (rows down, co
 
 
 class Screen:
-    def __init__(self, columns: int, rows: int):
+    def __init__(self, columns: int, rows: int, reflow: bool = False):
         self.columns, self.rows = columns, rows
+        self.reflow = reflow  # a narrower window splits rows instead of cutting them
         self.grid: List[List[Cell]] = [self._blank_row() for _ in range(rows)]
         self.history: List[List[Cell]] = []  # the rows that scrolled off, oldest first
         self._history_text: List[str] = []  # and their text (they never change again)
@@ -168,7 +178,9 @@ class Screen:
         rows are not reflowed but cut or padded on the right; when the window gets
         shorter, rows below the cursor go first and then top rows, into the scrollback,
         so that the cursor's row stays on screen; new rows are added at the bottom.
-        The cursor is clamped."""
+        The cursor is clamped. With `reflow`, a narrower window first splits rows."""
+        if self.reflow and columns < self.columns:
+            self._split_rows(columns)
         self.grid = [self._fit(cells, columns) for cells in self.grid]
         self.columns = columns
         while len(self.grid) > rows and len(self.grid) - 1 > self.row:
@@ -179,6 +191,34 @@ class Screen:
         self.grid += [self._blank_row() for _ in range(rows - len(self.grid))]
         self.rows = rows
         self._move(self.row, self.col)
+
+    def _split_rows(self, columns: int) -> None:
+        """Reflow for a narrower window: each row's cells, up to its last non-blank one
+        (or the cursor on its row), in rows of `columns`; a wide character that does
+        not fit starts the next row. The cursor moves with its cell."""
+        grid, cursor = [], (self.row, self.col)
+        for number, cells in enumerate(self.grid):
+            used = len(cells)
+            while used and cells[used - 1].char == " ":
+                used -= 1
+            if number == self.row:
+                used = max(used, self.col)
+            pieces, start = [[]], 0
+            for at in range(used):
+                width = 2 if at + 1 < len(cells) and cells[at + 1].char == "" else 1
+                if cells[at].char == "":
+                    continue
+                if len(pieces[-1]) + width > columns:
+                    pieces.append([])
+                    start = at
+                if number == self.row and at <= self.col < at + width:
+                    cursor = (len(grid) + len(pieces) - 1, len(pieces[-1]))
+                pieces[-1] += cells[at:at + width]
+            if number == self.row and self.col >= used:
+                cursor = (len(grid) + len(pieces) - 1, min(columns - 1, self.col - start))
+            grid += pieces
+        self.grid, (self.row, self.col) = grid, cursor
+        self.wrap_pending = False
 
     def _act(self, token) -> None:
         if token.group("final"):
@@ -226,6 +266,8 @@ class Screen:
             self._erase_row(self.row, 0 if numbers[0] == 2 else self.col)
         elif final == "J" and numbers[0] in (0, 2):
             self._erase_screen(whole=numbers[0] == 2)
+        elif final == "J" and numbers[0] == 3:
+            self.history, self._history_text = [], []
         elif final == "m":
             self._select_graphics(numbers, params)
         else:

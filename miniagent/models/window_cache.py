@@ -21,6 +21,11 @@ answer is kept in the miniagent home, one entry per server and model:
                                         one that asked; known_tools(url, model) -> False
     forget_window(url, model)           after a request overflowed: the server was
                                         restarted smaller, so the next run asks again
+    first_warning(url, model)           True once: the "not in the registry" warning
+                                        is said the first time a model is used, not on
+                                        every start ("warned": true, kept when the
+                                        window is asked again; an entry of a server
+                                        never asked has no "window")
 
 `askedAt` is milliseconds since 1970, as pi writes times. A day is the longest a stale
 answer lives; an overflow ends it sooner. The file keeps the 200 most recently asked
@@ -59,7 +64,7 @@ def known_window(base_url: str, model_id: str) -> Optional[int]:
     entry = read_entries().get(entry_key(base_url, model_id))
     if entry is None or now_ms() - entry["askedAt"] > ASK_AGAIN_MS:
         return None
-    return entry["window"]
+    return entry.get("window")
 
 
 def known_tools(base_url: str, model_id: str) -> bool:
@@ -71,11 +76,27 @@ def known_tools(base_url: str, model_id: str) -> bool:
 def remember_window(base_url: str, model_id: str, window: int, tools: bool = True) -> None:
     """Keep the server's answer, asked now."""
     entries = read_entries()
+    key = entry_key(base_url, model_id)
     entry = {"window": window, "askedAt": now_ms()}
     if not tools:
         entry["tools"] = False
-    entries[entry_key(base_url, model_id)] = entry
+    if entries.get(key, {}).get("warned") is True:
+        entry["warned"] = True
+    entries[key] = entry
     write_entries(entries)
+
+
+def first_warning(base_url: str, model_id: str) -> bool:
+    """True the first time: the model's warning is to be said, and it is remembered as
+    said; False once it was (or when the file cannot be written: said each run then)."""
+    entries = read_entries()
+    key = entry_key(base_url, model_id)
+    entry = entries.get(key) or {"askedAt": now_ms()}
+    if entry.get("warned") is True:
+        return False
+    entries[key] = {**entry, "warned": True}
+    write_entries(entries)
+    return True
 
 
 def forget_window(base_url: str, model_id: str) -> None:
@@ -106,10 +127,11 @@ def read_entries() -> Entries:
 
 
 def is_entry(entry: Any) -> bool:
-    """{"window": 4096, "askedAt": 1764662400000}: whole numbers, the window 0 or more."""
-    return isinstance(entry, dict) and all(
-        type(entry.get(name)) is int and entry[name] >= least
-        for name, least in (("window", 0), ("askedAt", 1)))
+    """{"window": 4096, "askedAt": 1764662400000}: whole numbers, the window 0 or more
+    (or no window: a model warned about whose server was never asked)."""
+    return (isinstance(entry, dict) and type(entry.get("askedAt")) is int
+            and entry["askedAt"] >= 1 and ("window" not in entry or (
+                type(entry["window"]) is int and entry["window"] >= 0)))
 
 
 def write_entries(entries: Entries) -> None:

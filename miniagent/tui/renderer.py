@@ -41,10 +41,18 @@ Three rules keep the bookkeeping true:
     row yet; a line feed makes one (scrolling the screen if needed), a cursor-down
     code would stop at the bottom edge.
   * **When the width changes, repaint the whole live area.** Rows cut for the old
-    width may now be wrapped or cut differently; the renderer goes back to where the
-    area started, erases to the end of the screen and draws it afresh. (A terminal that
-    reflows its old rows on a narrower window can leave a stale copy in the
-    scrollback: the rows it made from the old live area are not ours to know.)
+    width may now be wrapped or cut differently. On a wider window the renderer goes
+    back to where the area started, erases to the end of the screen and draws it
+    afresh. A narrower window is harder: most terminals (tmux, VTE, kitty, iTerm2)
+    *reflow* a row wider than the window into several, so the old live area now
+    takes more rows than the renderer drew, and going back as many rows as it drew
+    stops in the middle of it: the top half would stay, a stale copy in the
+    scrollback. How many rows a terminal made is not ours to know (xterm makes
+    none), so the renderer redraws everything it ever drew instead: it erases the
+    screen and the scrollback, then prints every committed line again, wrapped for
+    the new width, and the live area under them. It keeps the committed lines for
+    that (the transcript). The price: lines written before the program started
+    (the shell's) are gone from the scrollback after a narrowing.
 
 A live area taller than the terminal shows its last rows (the editor stays visible).
 
@@ -63,6 +71,9 @@ SYNC_ON, SYNC_OFF = "\x1b[?2026h", "\x1b[?2026l"
 HIDE_CURSOR, SHOW_CURSOR = "\x1b[?25l", "\x1b[?25h"
 BELL = "\a"  # the terminal's bell: a sound, a flash, or a mark on the window's tab
 ERASE_LINE, ERASE_BELOW = "\x1b[2K", "\x1b[J"
+# Erase the screen, cursor to the top left, erase the scrollback (erased after the
+# screen: a terminal that keeps an erased screen in the scrollback loses that too).
+ERASE_ALL = "\x1b[2J\x1b[H\x1b[3J"
 
 
 class Renderer:
@@ -77,6 +88,8 @@ class Renderer:
         self._row = 0  # the cursor's row, counted from the live area's first row
         self._width = 0  # the width the shown rows were drawn for
         self._commits: List[str] = []  # lines waiting to go into the scrollback
+        self._transcript: List[str] = []  # every committed line: drawn again when narrower
+        self._stale = False  # the live rows on screen are not what we drew
         self._live: List[str] = []
         self._cursor: Optional[Tuple[int, int]] = None  # (row, column) or hidden
         self.frames = 0  # frames written, for tests and the bench
@@ -97,9 +110,10 @@ class Renderer:
         self._bell = True
 
     def invalidate(self) -> None:
-        """The rows on screen may not be what we drew (the width changed): the next
-        paint draws the whole live area again, from its first row."""
-        self._width = 0
+        """The rows on screen may not be what we drew (the window changed): the next
+        paint draws the whole live area again, from its first row (everything, when
+        the window is narrower than the last frame's)."""
+        self._stale = True
 
     def forget(self) -> None:
         """The screen is someone else's now (after Ctrl-Z, the shell wrote on it, and
@@ -113,11 +127,14 @@ class Renderer:
         raw, cursor = self._fit_height(self._live, self._cursor, max(1, rows - 1))
         live = [self._fitted(row, line, width) for row, line in enumerate(raw)]
         out = [SYNC_ON, HIDE_CURSOR]
-        if self._commits or width != self._width:
+        self._transcript += self._commits
+        if width < self._width:  # narrower: the terminal may have reflowed our rows
+            out.append(self._redraw_all(width))
+        elif self._commits or width != self._width or self._stale:
             out.append(self._go_to_row(0) + "\r" + ERASE_BELOW)
-            for line in self._commits:
-                out.extend(row + "\r\n" for row in wrap(line, width))
-            self._commits, self._shown = [], []
+            out.extend(row + "\r\n" for line in self._commits for row in wrap(line, width))
+            self._shown = []
+        self._commits, self._stale = [], False
         out.append(self._draw_changed(live))
         out.append(self._place_cursor(cursor))
         out.append(SYNC_OFF)
@@ -136,6 +153,13 @@ class Renderer:
         self._shown, self._row = [], 0
 
     # --- The pieces of a frame ------------------------------------------------------------
+
+    def _redraw_all(self, width: int) -> str:
+        """Erase the screen and the scrollback, then print the transcript again for
+        `width`; the live area follows from the top row (a first frame)."""
+        self._shown, self._row = [], 0
+        rows = [row + "\r\n" for line in self._transcript for row in wrap(line, width)]
+        return ERASE_ALL + "".join(rows)
 
     @staticmethod
     def _fit_height(lines: List[str], cursor: Optional[Tuple[int, int]], rows: int):

@@ -11,10 +11,15 @@ from the clock, not counted up per call, so it turns at 10 frames a second howev
 the line is drawn, and two views drawn at the same moment agree. The time is whole
 seconds, then minutes and seconds ("1m05s"): a status needs no tenths.
 
+A wait with an end says what is left instead, and takes no clock ("⠼ retrying in 3s
+(2 of 3)": `since` None).
+
 The line is one row, cut to the width; what is cut is the description, with "…", so the
 time, the part that changes, stays in view. Drawing it again and again is the renderer's
 job (it repaints only when the line changed, which here is ten times a second).
 """
+
+from typing import Optional
 
 from .style import Style
 from .width import cut, printable, text_width
@@ -39,9 +44,10 @@ def elapsed_text(seconds: float) -> str:
     return f"{whole // 60}m{whole % 60:02d}s"
 
 
-def status_line(what: str, since: float, now: float, width: int, style: Style,
+def status_line(what: str, since: Optional[float], now: float, width: int, style: Style,
                 colour_spinner: bool = True) -> str:
-    """The spinner, what runs and for how long, in at most width - 1 columns.
+    """The spinner, what runs and for how long (no clock when `since` is None), in at
+    most width - 1 columns.
 
     Example: status_line("running $ pytest -q", 10.0, 13.2, 80, Style(False))
              -> "⠹ running $ pytest -q · 3s"
@@ -49,7 +55,7 @@ def status_line(what: str, since: float, now: float, width: int, style: Style,
     frame = spinner_frame(now)
     if colour_spinner:
         frame = style.apply(frame, "cyan")
-    clock = f" · {elapsed_text(now - since)}"
+    clock = "" if since is None else f" · {elapsed_text(now - since)}"
     what = _one_row(what)
     room = width - 1 - text_width(frame) - 1 - text_width(clock)
     if text_width(what) > room:

@@ -3,8 +3,8 @@
 import json
 
 from miniagent.models import window_cache
-from miniagent.models.window_cache import (MAX_ENTRIES, forget_window, known_window,
-                                           remember_window)
+from miniagent.models.window_cache import (MAX_ENTRIES, first_warning, forget_window,
+                                           known_window, remember_window)
 
 URL = "http://127.0.0.1:8080/v1"
 
@@ -38,3 +38,12 @@ def test_a_home_that_cannot_be_written_only_costs_asking_again(private_home):
     (private_home / "windows.json").mkdir()  # the rename over it fails
     remember_window(URL, "qwen", 4096)
     assert known_window(URL, "qwen") is None
+
+
+def test_a_models_warning_is_said_once_and_stays_said_when_the_window_is_asked_again():
+    assert first_warning(URL, "qwen") is True  # a server never asked: no window kept
+    assert known_window(URL, "qwen") is None  # so it is still asked
+    assert first_warning(URL, "qwen") is False
+    remember_window(URL, "qwen", 0)  # asked again a day later
+    assert first_warning(URL, "qwen") is False and known_window(URL, "qwen") == 0
+    assert first_warning(URL, "llama") is True  # another model: its own warning

@@ -11,8 +11,8 @@ from miniagent.tui.width import text_width
 class Terminal:
     """A renderer wired to a screen model; `written` holds each frame's bytes."""
 
-    def __init__(self, columns=40, rows=10):
-        self.screen = Screen(columns, rows)
+    def __init__(self, columns=40, rows=10, reflow=False):
+        self.screen = Screen(columns, rows, reflow=reflow)
         self.written = []
         self.renderer = Renderer(self._write, lambda: (self.screen.columns, self.screen.rows))
 
@@ -77,6 +77,30 @@ def test_a_width_change_repaints_the_whole_live_area():
     term.frame(live, cursor=(1, 12))
     assert term.screen.transcript().split("\n") == ["kept", live[0][:24], "> some input"]
     assert term.screen.cursor == (2, 12)
+
+
+def test_a_narrower_window_that_reflows_leaves_no_stale_copy_of_the_live_area():
+    term = Terminal(columns=60, rows=12, reflow=True)  # tmux, VTE: rows split, not cut
+    paragraph = "the open paragraph of an answer, streamed word by word into the area"
+    term.frame([paragraph, "> typed"], commits=["before", "x" * 70], cursor=(1, 7))
+    term.screen.resize(30, 12)  # the old live area is now four rows, not two
+    term.renderer.invalidate()
+    term.frame([paragraph, "> typed"], cursor=(1, 7))
+    assert term.screen.transcript().split("\n") == [
+        "before", "x" * 29, "x" * 29, "x" * 12,  # committed lines, wrapped again
+        paragraph[:29], "> typed"]  # the live area once, cut for the new width
+    assert term.screen.cursor == (5, 7)
+
+
+def test_a_wider_window_keeps_the_scrollback_and_repaints_the_live_area():
+    term = Terminal(columns=30, rows=10, reflow=True)
+    term.frame(["status", "> a"], commits=["kept"], cursor=(1, 3))
+    written = term.frame(["status", "> a"], cursor=(1, 3))
+    term.screen.resize(50, 10)
+    term.renderer.invalidate()
+    written = term.frame(["status", "> a"], cursor=(1, 3))
+    assert "kept" not in written and "\x1b[3J" not in written
+    assert term.screen.transcript().split("\n") == ["kept", "status", "> a"]
 
 
 def test_a_live_area_taller_than_the_terminal_shows_its_last_rows_and_the_cursor():

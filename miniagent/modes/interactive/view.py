@@ -13,7 +13,8 @@ tui/renderer.py, draws them; the line mode, TERM=dumb, prints them):
     agent_start / turn_start               ⠋ waiting for the model · 2s   (live)
     message_update text_delta              the answer as Markdown: a block goes to the
                                            scrollback once the next one begins (live
-                                           until then, since later text can change it)
+                                           until then, since later text can change it),
+                                           and under it ⠹ working · 12s, the whole run
     message_update thinking_delta          the thinking, dimmed, line by line
     tool_execution_start                   ⠹ running $ pytest -q · 3s     (live)
     tool_execution_update (bash output)    its last 5 lines under the spinner (live)
@@ -22,7 +23,9 @@ tui/renderer.py, draws them; the line mode, TERM=dumb, prints them):
                                            last 50 lines of a `!cmd` of the user's
     message_end (error / aborted)          the reason, on one line (an error once the
                                            harness is not retrying it: see below)
-    auto_retry_start, compaction_*         one notice line (render.Notices)
+    auto_retry_start, compaction_*         one notice line (render.Notices); a retry's
+                                           wait counts down: ⠼ retrying in 3s (2 of 3)
+    auto_retry_end, cancelled              (stopped before the retry)
 
 Parallel tool calls all start before any ends, and their ends arrive in call order
 (loop.py), so "print each call when it ends" keeps every result under its own call.
@@ -34,7 +37,11 @@ and draws them. One lock guards the state; `on_change` (the REPL's wake-up) is c
 after each change so the main thread draws soon, at most ~30 times a second.
 
 Without a live area (the line mode) `progress()` gives a plain line now and then
-instead ("running $ sleep 8: 5s"), so a running command is never invisible.
+instead ("running $ sleep 8: 5s", "working: 10s"), so a run is never invisible.
+
+While a question waits for the user (a --confirm, an extension's), nothing runs:
+`hold(True)` takes the status line away (no spinner, no clock, no progress line), and
+`hold(False)` starts the clock of what runs again.
 """
 
 import threading
@@ -51,12 +58,14 @@ from ...tui.width import wrap
 from ..render import FOLD_LINES, USER_SHELL_LINES, Notices, describe_call, fold_result, footer_text
 from ..terminal import for_terminal
 from ..usershell import CALL_ID as USER_SHELL_CALL
+from .working import WorkingLine
 
 WINDOW_LINES = 5  # live output lines shown under a running command
 DIFF_LINES = 20  # diff lines shown for an edit before "… N more lines"
 WRITE_LINES = 5  # lines of a written file shown under the call
 PROGRESS_SECONDS = 5  # the line mode's progress line, this often while something runs
 HINT = " (Ctrl+O shows them)"  # after a fold's count, where the key works
+CANCELLED = "Retry cancelled"  # auto_retry_end's finalError when an abort ended the wait
 
 
 class RunView:
@@ -77,6 +86,7 @@ class RunView:
         self._failure: Optional[str] = None  # a failed reply's line, until a retry or not
         self._running: Dict[str, str] = {}  # call id -> its one-line header, in call order
         self._running_since = 0.0
+        self._working = WorkingLine()  # "working", a retry's countdown (working.py)
         self._window: List[str] = []  # the last lines of the latest live output
         self._progress_at = 0.0  # when the line mode last printed a progress line
         self._usage: Dict[str, Any] = {}  # summed over the replies since the last footer
@@ -97,7 +107,15 @@ class RunView:
             if notice:
                 self._commit(self.style.apply(for_terminal(notice), "yellow"))
             if kind in ("agent_start", "turn_start"):
+                self._working.start(time.monotonic())
                 self._wait_for("waiting for the model")
+            elif kind == "auto_retry_start":
+                self._waiting_since = None  # its notice says the wait: no line yet
+                self._progress_at = time.monotonic()
+                self._working.retry(event, self._progress_at)
+            elif kind == "auto_retry_end" and event.get("finalError") == CANCELLED:
+                self._working.retry_at = None
+                self._commit(self.style.apply("(stopped before the retry)", "dim"))
             elif kind == "compaction_start":
                 self._wait_for("compacting the conversation")
             elif kind == "compaction_end":
@@ -207,7 +225,7 @@ class RunView:
             if self._thinking:
                 lines += [self.style.apply(row, "dim") for row in wrap(self._thinking,
                                                                        self.width)]
-            status = self._status()
+            status = self._status(now)
             if status is not None:
                 what, since = status
                 lines.append(status_line(what, since, now, self.width, self.style))
@@ -219,27 +237,34 @@ class RunView:
     def busy(self) -> bool:
         """Is a spinner on screen (so the REPL redraws it as the seconds pass)?"""
         with self._lock:
-            return self._status() is not None
+            return self._status(time.monotonic()) is not None
 
     def progress(self, now: float) -> Optional[str]:
         """For the line mode: "running: $ sleep 8 · 5s" when one is due, else None."""
         with self._lock:
-            status = self._status()
+            status = self._status(now)
             if status is None or now - self._progress_at < PROGRESS_SECONDS:
                 return None
             what, since = status
+            if since is None:  # a countdown says its own time
+                self._progress_at = now
+                return what
             if now - since < PROGRESS_SECONDS:
                 return None  # a short wait needs no line
             self._progress_at = now
             return f"{what}: {now - since:.0f}s"
 
-    def _status(self):
+    def _status(self, now: float):
+        """What the status line says, and since when (None: no clock); None for no
+        line: nothing runs, or a question waits for the user."""
+        if self._working.held:
+            return None
         if self._running:
             return "running " + for_terminal(", ".join(self._running.values())), \
                 self._running_since
         if self._waiting_since is not None:
             return self._waiting_for, self._waiting_since
-        return None
+        return self._working.status(now)
 
     # --- For the REPL: its own lines -------------------------------------------------------
 
@@ -258,6 +283,15 @@ class RunView:
                 self._wait_for(what)
         self.on_change()
 
+    def hold(self, held: bool) -> None:
+        """A question waits for the user (True): no status line; answered (False): the
+        clock of what runs starts again, since nothing ran meanwhile."""
+        with self._lock:
+            self._working.held = held
+            if not held:
+                self._running_since = time.monotonic()
+        self.on_change()
+
     def show_footer(self, model: Any, also: str = "") -> None:
         """The line after a prompt's run, with `also` at its end (the tools --confirm
         always allows); the counts start again from zero."""
@@ -265,6 +299,7 @@ class RunView:
             self._show_failure()
             self._end_answer()
             self._waiting_since = None
+            self._working.end()
             self._running.clear()
             usage = self._usage if self._usage["reported"] else None
             footer = footer_text(usage, self._context_tokens, model)

@@ -66,12 +66,14 @@ class WhileRunning:
         Ctrl-C, Esc or the end of input answers "" (no)."""
         answer = self.pending.ask(question, self._show_question,
                                   cancelled=lambda: self.interrupted or self.stopping)
+        self.view.hold(False)  # the clock of what runs starts again
         self.screen.question = None
         self.screen.changed()
         self.note(f"{question}{answer or ''}", "dim")
         return answer or ""
 
     def _show_question(self, question: str) -> None:
+        self.view.hold(True)  # nothing runs until the answer: a still screen
         self.screen.question = question
         self.screen.changed()
         if self.notify:  # nothing runs until they answer (notify.py)

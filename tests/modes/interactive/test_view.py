@@ -47,13 +47,13 @@ def test_an_answer_is_markdown_committed_block_by_block_and_the_open_block_stays
     assert "waiting for the model" in view.live(0)[0]
     view(delta("text_delta", "The answer is **5**.\n\nWith `co**de**` and"))
     assert view.take_commits() == [f"The answer is {BOLD}5{RESET}.", ""]
-    assert view.live(0) == ["With \x1b[36mco**de**\x1b[0m and"]  # the block is still open
+    assert view.live(0)[:-1] == ["With \x1b[36mco**de**\x1b[0m and"]  # the block is open
     view(delta("text_delta", " more.\n\n```py\nx  =  1\n\n"))
     assert view.take_commits() == ["With \x1b[36mco**de**\x1b[0m and more.", ""]
     view(delta("text_end"))
     view(reply())
     lines = view.take_commits()
-    assert "  x  =  1" in lines and view.live(0) == []  # code lines intact
+    assert "  x  =  1" in lines and view.live(0)[:-1] == []  # code lines intact
 
 
 def test_a_long_list_goes_to_the_scrollback_item_by_item_not_at_its_end():
@@ -177,3 +177,68 @@ def test_the_line_mode_prints_finished_lines_once_and_a_progress_line_when_due(m
     clock[0] += 6
     screen.changed()
     assert out.getvalue() == "Looking now.\n  running $ sleep 8: 6s\n"
+
+
+def status_of(view, now):
+    """The live part's last line without its spinner frame: the status line."""
+    return view.live(now)[-1][2:]
+
+
+def test_a_working_line_stays_from_the_runs_start_to_its_footer():
+    view = RunView(Style(False))
+    view({"type": "agent_start"})
+    began = view._working.since
+    view(delta("text_delta", "Streaming a long para"))
+    assert view.live(began + 12)[0] == "Streaming a long para"
+    assert status_of(view, began + 12) == "working · 12s" and view.busy()
+    view(start("a", "make"))
+    assert status_of(view, began + 13).startswith("running $ make")
+    view(end("a", {"command": "make"}, "ok"))
+    view({"type": "turn_start"})  # the next turn: the model again
+    view(delta("text_delta", "Done"))
+    assert status_of(view, began + 20) == "working · 20s"  # the run's clock, not the turn's
+    view({"type": "agent_end", "messages": []})
+    assert status_of(view, began + 21) == "working · 21s"  # until the REPL's footer
+    view.show_footer(Model("m", "scripted", "scripted"))
+    assert view.live(began + 22) == []
+    assert not view.busy()
+
+
+def test_a_retry_wait_counts_down_and_a_stop_during_it_says_so():
+    view = RunView(Style(False))
+    view({"type": "agent_start"})
+    view(reply("error", "503 busy"))
+    view({"type": "agent_end", "messages": []})
+    view({"type": "auto_retry_start", "attempt": 2, "maxAttempts": 3, "delayMs": 4000,
+          "errorMessage": "503 busy"})
+    at = view._working.retry_at - 4
+    assert status_of(view, at + 0.5) == "retrying in 4s (2 of 3)"
+    assert status_of(view, at + 3.2) == "retrying in 1s (2 of 3)"
+    view({"type": "auto_retry_end", "success": False, "attempt": 2,
+          "finalError": "Retry cancelled"})
+    assert view.take_commits() == ["retrying in 4 s (2 of 3): 503 busy",
+                                   "(stopped before the retry)"]
+
+
+def test_a_question_stills_the_status_line_and_restarts_the_clock_of_what_runs():
+    view = RunView(Style(False))
+    view({"type": "agent_start"})
+    view(start("a", "touch x"))
+    view.hold(True)  # --confirm asks: nothing runs until the answer
+    assert view.live(time.monotonic() + 14) == [] and not view.busy()
+    assert view.progress(time.monotonic() + 14) is None  # the line mode says nothing
+    view.hold(False)
+    assert status_of(view, time.monotonic()) == "running $ touch x · 0s"
+
+
+def test_the_line_mode_says_working_while_a_long_answer_streams(monkeypatch):
+    out = io.StringIO()
+    screen = LineScreen(out)
+    clock = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    screen.view({"type": "agent_start"})
+    screen.view(delta("text_delta", "One long paragraph that has no end yet"))
+    for _ in range(3):
+        clock[0] += 5
+        screen.changed()
+    assert out.getvalue() == "  working: 5s\n  working: 10s\n  working: 15s\n"

@@ -46,7 +46,7 @@ from .history import History
 from .keys import Key
 from .menu import Completion, CompletionMenu, common_prefix
 from .style import Style
-from .width import cut, text_width
+from .width import cut, text_width, wrap_spans
 
 Completer = Callable[[str], Optional[Completion]]
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # category Cc, but \t and \n
@@ -365,21 +365,3 @@ class Editor:
             rows += self.menu.render(width, self.style)
         return rows, cursor_row, cursor_column
 
-
-def wrap_spans(line: str, room: int, cursor: Optional[int]) -> List[Tuple[int, int]]:
-    """The line cut into rows of at most `room` cells, as (start, end) character spans;
-    a row more, empty, when the cursor is at the end of a full last row.
-
-    Example: wrap_spans("ab日c", 3, None) -> [(0, 2), (2, 4)]  ("日" takes 2 cells)
-    """
-    spans, start, used = [], 0, 0
-    for index, char in enumerate(line):
-        size = text_width(char)
-        if used + size > room and index > start:
-            spans.append((start, index))
-            start, used = index, 0
-        used += size
-    spans.append((start, len(line)))
-    if cursor == len(line) and used >= room:
-        spans.append((len(line), len(line)))
-    return spans

@@ -13,6 +13,9 @@ names a file adds it to the message, as pi does:
     anything else (missing, a directory, binary, too big): the word stays as typed and
     a one-line warning says why, so "mail @bob" still reaches the model.
 
+A path with spaces is written in double quotes, `@"my shot.png"` (as the REPL puts
+a dropped image's path, pasted.py).
+
 The `@path` words themselves stay in the prompt: "explain @src/app.py" still reads
 naturally next to the attached block.
 
@@ -22,8 +25,8 @@ decoded and refused exactly as a `read` call would be.
 `expand_prompt` adds the one other thing a typed prompt may hold, a leading
 `/skill:name`, so print, JSON and rpc modes expand prompts exactly as the terminal does.
 
-Left out: directories (no listing is attached), globs, paths with spaces, `@` inside
-a word (an e-mail address is never an attachment), resizing images.
+Left out: directories (no listing is attached), globs, paths with a double quote, `@`
+inside a word (an e-mail address is never an attachment), resizing images.
 """
 
 import re
@@ -36,9 +39,9 @@ from ..tools.hardening.paths import resolve_read_path
 from ..tools.read import execute as read_file
 from ..project.wrappers import defuse_closing_tags
 
-# `@` at the start of a word, then the path up to the next space. Punctuation that ends
-# a sentence ("look at @app.py.") is not part of the path.
-ATTACHMENT = re.compile(r"(?:(?<=\s)|^)@(\S+)")
+# `@` at the start of a word, then the path in double quotes, or up to the next space.
+# Punctuation that ends a sentence ("look at @app.py.") is not part of an unquoted path.
+ATTACHMENT = re.compile(r'(?:(?<=\s)|^)@(?:"([^"\n]+)"|(\S+))')
 TRAILING = ".,;:!?)'\""
 
 
@@ -56,8 +59,8 @@ def expand_attachments(text: str, cwd: str) -> Tuple[Union[str, Message], List[s
     blocks: List[str] = []
     images: List[Dict[str, Any]] = []
     warnings: List[str] = []
-    for word in ATTACHMENT.findall(text):
-        path = word.rstrip(TRAILING) or word
+    for quoted, word in ATTACHMENT.findall(text):
+        path = quoted or word.rstrip(TRAILING) or word
         try:
             attached = attach_file(path, cwd)
         except ToolError as problem:

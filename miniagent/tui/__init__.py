@@ -15,6 +15,7 @@ files that import nothing of the agent (so they can be read, and reused, alone):
                   the scrollback; only the lines of the live area that changed are
                   repainted
     editor.py     a multi-line input editor with history and a completion menu
+    paste.py      a large paste as a marker in the editor, sent whole
     history.py    the inputs typed before, whole, in a JSON Lines file
     menu.py       the completion menu: the choices under the input, scrolled
     markdown.py   Markdown to terminal lines (the HTML export reuses its block parser)

@@ -24,6 +24,10 @@ Two kinds of Enter are the editor's own: right after a backslash it replaces the
 backslash with a new line (the old REPL's "a trailing backslash continues"), and while
 the completion menu is open it takes the selected choice (it must not send).
 
+A paste (one Key, keys.py) goes in whole, newlines kept; first the `on_paste` hook may
+change it (the REPL turns a dropped image's path into an @attachment), then a large
+one becomes a marker (paste.py: "[paste #1 +200 lines]"), put back whole on submit.
+
 Tab asks the completer (a function of the text before the cursor, returning a
 menu.Completion): one choice is put in at once, several put in what they share and
 open the menu under the input.
@@ -45,8 +49,9 @@ from typing import Callable, Dict, List, Optional, Tuple
 from .history import History
 from .keys import Key
 from .menu import Completion, CompletionMenu, common_prefix
+from .paste import Pastes
 from .style import Style
-from .width import cut, text_width
+from .width import cut, text_width, wrap_spans
 
 Completer = Callable[[str], Optional[Completion]]
 CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # category Cc, but \t and \n
@@ -89,12 +94,15 @@ def word_end(text: str) -> int:
 
 class Editor:
     def __init__(self, style: Style, prompt: str = "> ", continuation: str = "· ",
-                 completer: Optional[Completer] = None, history: Optional[History] = None):
+                 completer: Optional[Completer] = None, history: Optional[History] = None,
+                 on_paste: Callable[[str], str] = lambda text: text):
         self.style = style
         self.prompt = prompt
         self.continuation = continuation
         self.completer = completer
         self.history = history
+        self.on_paste = on_paste  # what a paste becomes before it goes in
+        self.pastes = Pastes()  # the large pastes, shown as markers until submit
         self.before = ""  # the text before the cursor
         self.after = ""   # and after it
         self._drawn_for: Optional[tuple] = None  # the state the last drawing was of
@@ -139,19 +147,20 @@ class Editor:
 
     def clear(self) -> None:
         self.set_text("")
+        self.pastes.forget()
 
     def is_empty(self) -> bool:
         return not self.text
 
     def submit(self, remember: bool = True) -> str:
-        """The text, now cleared; kept in the history unless `remember` is False (a
-        short answer to a question would only get in the way there)."""
-        text = self.text
+        """The text, its paste markers expanded, now cleared; kept in the history unless
+        `remember` is False (a short answer to a question would only get in the way)."""
+        text = self.pastes.expand(self.text)
         if self.history is not None:
             if remember:
                 self.history.add(text)
             self.history.reset_navigation()
-        self.clear()
+        self.set_text("")
         return text
 
     # --- Keys ---------------------------------------------------------------------------
@@ -168,8 +177,11 @@ class Editor:
         return used
 
     def edit(self, key: Key) -> bool:
-        if key.name in ("char", "paste") and not (key.ctrl or key.alt):
-            self.insert(key.text)  # a pasted block whole, its newlines kept
+        if key.name == "paste":
+            self.insert(self.pastes.collapse(self.on_paste(clean(key.text))))
+            return True
+        if key.name == "char" and not (key.ctrl or key.alt):
+            self.insert(key.text)
             return True
         label = key_label(key)
         if label == "enter" and self.enter_continues():
@@ -199,7 +211,8 @@ class Editor:
         self.before += "\n"
 
     def delete_back(self) -> None:
-        self.before = self.before[:-1]
+        start = self.pastes.marker_start(self.before)  # a paste's marker goes whole
+        self.before = self.before[:start] if start >= 0 else self.before[:-1]
 
     def delete_forward(self) -> None:
         self.after = self.after[1:]
@@ -338,8 +351,8 @@ class Editor:
         cursor_row, cursor_column = 0, 0
         at_row, at_column = self.cursor
         lines = self.lines
-        # A huge paste is drawn only around the cursor (the screen shows no more), so
-        # that each key costs the same whatever the text's length.
+        # A huge text (a recalled entry) is drawn only around the cursor (the screen
+        # shows no more), so that each key costs the same whatever the text's length.
         first = max(0, min(at_row - DRAWN_LINES // 2, len(lines) - DRAWN_LINES))
         last = min(len(lines), first + DRAWN_LINES)
         if first:
@@ -365,21 +378,3 @@ class Editor:
             rows += self.menu.render(width, self.style)
         return rows, cursor_row, cursor_column
 
-
-def wrap_spans(line: str, room: int, cursor: Optional[int]) -> List[Tuple[int, int]]:
-    """The line cut into rows of at most `room` cells, as (start, end) character spans;
-    a row more, empty, when the cursor is at the end of a full last row.
-
-    Example: wrap_spans("ab日c", 3, None) -> [(0, 2), (2, 4)]  ("日" takes 2 cells)
-    """
-    spans, start, used = [], 0, 0
-    for index, char in enumerate(line):
-        size = text_width(char)
-        if used + size > room and index > start:
-            spans.append((start, index))
-            start, used = index, 0
-        used += size
-    spans.append((start, len(line)))
-    if cursor == len(line) and used >= room:
-        spans.append((len(line), len(line)))
-    return spans

@@ -25,7 +25,7 @@ own (it jumps to a tab stop), so it becomes spaces, and ESC is shown, never sent
 import re
 import unicodedata
 from functools import lru_cache
-from typing import List
+from typing import List, Optional, Tuple
 
 ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # a CSI sequence: colour codes, mainly
 RESET = "\x1b[0m"
@@ -83,6 +83,27 @@ def wrap(text: str, width: int) -> List[str]:
     for line in text.split("\n"):
         rows.extend(_wrap_line(line, width))
     return rows
+
+
+def wrap_spans(line: str, room: int, cursor: Optional[int]) -> List[Tuple[int, int]]:
+    """The line cut into rows of at most `room` cells, as (start, end) character spans,
+    as the editor lays out what is typed (cut at any character, not at spaces as `wrap`
+    does: the cursor must keep its place); a row more, empty, when the cursor is at the
+    end of a full last row.
+
+    Example: wrap_spans("ab日c", 3, None) -> [(0, 2), (2, 4)]  ("日" takes 2 cells)
+    """
+    spans, start, used = [], 0, 0
+    for index, char in enumerate(line):
+        size = text_width(char)
+        if used + size > room and index > start:
+            spans.append((start, index))
+            start, used = index, 0
+        used += size
+    spans.append((start, len(line)))
+    if cursor == len(line) and used >= room:
+        spans.append((len(line), len(line)))
+    return spans
 
 
 def _wrap_line(line: str, width: int) -> List[str]:

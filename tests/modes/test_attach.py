@@ -24,6 +24,14 @@ def test_an_image_is_an_image_block(tmp_path):
                                      "data": base64.b64encode(PNG).decode("ascii")}
 
 
+def test_a_path_with_spaces_is_attached_in_double_quotes(tmp_path):
+    (tmp_path / "my shot.png").write_bytes(PNG)
+    message, warnings = expand_attachments('what is @"my shot.png"?', str(tmp_path))
+    assert warnings == [] and message["content"][1]["type"] == "image"
+    _, warnings = expand_attachments('what is @"no such.png"', str(tmp_path))
+    assert warnings == [f"@no such.png is not attached: File not found: {tmp_path / 'no such.png'}."]
+
+
 def test_what_is_not_a_readable_file_stays_as_typed_with_one_warning_each(tmp_path):
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")
     (tmp_path / "src").mkdir()

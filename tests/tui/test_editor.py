@@ -284,14 +284,48 @@ def test_a_submitted_multi_line_input_comes_back_whole_in_the_next_run(tmp_path)
     assert later.lines == ["fix", "this"]
 
 
-def test_a_huge_paste_is_drawn_around_the_cursor_with_counts_and_kept_whole():
-    editor = Editor(PLAIN)
+def test_a_huge_text_is_drawn_around_the_cursor_with_counts_and_kept_whole():
+    editor = Editor(PLAIN)  # a paste is a marker; a huge history entry is the text
     text = "\n".join(f"line {n}" for n in range(20_000))
-    editor.handle(Key("paste", text=text))
+    editor.set_text(text)
     rows, row, column = editor.render(80)
     assert rows[0] == "  … 19800 lines above" and rows[-1] == "· line 19999"
     assert len(rows) == DRAWN_LINES + 1 and (row, column) == (len(rows) - 1, len("· line 19999"))
     editor.handle(Key("up"))
     rows, row, _ = editor.render(80)
     assert rows[row].startswith("· line 19998")
-    assert editor.text == text  # what is sent is the whole paste
+    assert editor.text == text  # what is sent is the whole text
+
+
+def paste(text):
+    return Key("paste", text=text)
+
+
+def test_a_large_paste_shows_a_marker_and_submit_sends_the_whole_text():
+    editor = Editor(PLAIN, history=History(None))
+    big = "\n".join(f"row {n}" for n in range(200))
+    press(editor, "look: ", paste(big), " why?")
+    assert editor.text == "look: [paste #1 +200 lines] why?"
+    rows, _, _ = editor.render(80)
+    assert rows == ["> look: [paste #1 +200 lines] why?"]
+    assert editor.submit() == f"look: {big} why?"
+    assert editor.is_empty()
+
+
+def test_backspace_after_a_marker_deletes_it_whole_and_a_small_paste_goes_in_as_is():
+    editor = Editor(PLAIN)
+    press(editor, paste("x" * 1500), paste("a\nb"))
+    assert editor.text == "[paste #1 1500 chars]a\nb"
+    press(editor, Key("backspace"), Key("backspace"), Key("backspace"))
+    assert editor.text == "[paste #1 1500 chars]"
+    press(editor, Key("backspace"))
+    assert editor.text == ""
+
+
+def test_ctrl_c_s_clear_forgets_the_pastes_and_the_on_paste_hook_sees_the_paste_first():
+    editor = Editor(PLAIN, on_paste=lambda text: text.upper())
+    press(editor, paste("abc"), paste("q\n" * 20))
+    assert editor.text == "ABC[paste #1 +21 lines]"
+    editor.clear()
+    press(editor, "[paste #1 +21 lines]")
+    assert editor.submit() == "[paste #1 +21 lines]"  # typed, not a paste: as typed

@@ -13,8 +13,8 @@ A path is completed by listing the one folder typed so far (`@src/ut` lists src/
 never by walking the tree, so Tab is instant in a big repository. What the project's
 .gitignore excludes is not offered, with the same rules grep and find use
 (tools/hardening/walk.py), and hidden files only when the typed part starts with ".".
-attach.py reads an `@path` up to the next space, so names with spaces are not offered:
-they could not be attached; nor are names with control characters (a file named with
+attach.py reads an `@path` up to the next space (or in quotes, as a dropped image's
+path is put), so names with spaces are not offered; nor are names with control characters (a file named with
 an escape code would repaint the screen).
 
 `slash.command_items` builds the list of commands (the table's, their aliases, the

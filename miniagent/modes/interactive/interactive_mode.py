@@ -53,6 +53,7 @@ from ...core.messages import Message, is_failed, text_of, user_message
 from ...tui.history import History
 from ...tui.menu import Completion
 from .completion import complete
+from .pasted import attach_pasted_images
 from .questions import PendingAnswer
 from .screen import Interrupted, TerminalScreen
 from .linemode import LineScreen
@@ -136,7 +137,8 @@ class Repl(WhileRunning):
             return LineScreen(terminal.out)
         history = History(str(history_file()))  # saved at each entry
         history.load(legacy_path=str(old_history_file()))  # read when the first is not there
-        return TerminalScreen(terminal.styles, history, completer=self.complete)
+        return TerminalScreen(terminal.styles, history, completer=self.complete,
+                              on_paste=lambda text: attach_pasted_images(text, self.agent.cwd))
 
     def complete(self, before_cursor: str) -> Optional[Completion]:
         """What Tab offers: /commands (with extensions' and skills'), @paths."""

@@ -43,6 +43,7 @@ from ...tui.style import Style
 from ...tui.terminal import RawTerminal, read_keys
 from ...tui.width import wrap
 from ..terminal import Screen, for_terminal
+from .pasted import ClipboardError, clipboard_image
 from .view import RunView
 
 CTRL_C = Key("c", ctrl=True)  # what Ctrl-C is to on_key, whether a signal or a key
@@ -52,13 +53,14 @@ RUN_POLL = 0.05  # while the agent works, the loop looks at the run this often
 
 class TerminalScreen:
     def __init__(self, style: Style, history: Optional[History] = None,
-                 completer: Optional[Callable] = None):
+                 completer: Optional[Callable] = None,
+                 on_paste: Callable[[str], str] = lambda text: text):
         self.style = style
         self.terminal = RawTerminal()
         self.decoder = KeyDecoder()
         self.renderer = Renderer(self.terminal.write, self.terminal.size)
         self.view = RunView(style, on_change=self.changed, expandable=True)
-        self.editor = Editor(style, completer=completer, history=history)
+        self.editor = Editor(style, completer=completer, history=history, on_paste=on_paste)
         self.live_area = True  # redrawn; what is typed is the editor's, not the kernel's
         self.question: Optional[str] = None  # a --confirm question waiting for its line
         self.queued: Callable[[], List[Tuple[str, str]]] = lambda: []  # (kind, text) queued
@@ -161,7 +163,7 @@ class TerminalScreen:
         the typed answer, not kept in the history; None for Esc, Ctrl-C or Ctrl-D. What
         was being typed waits until the answer is in."""
         draft = self.editor.text
-        self.editor.clear()
+        self.editor.set_text("")  # not clear(): the draft's pastes are kept for it
         self.question = question
         got: List[Optional[str]] = []
 
@@ -204,6 +206,11 @@ class TerminalScreen:
         if key.name == "o" and key.ctrl:  # Ctrl+O: the last folded result, whole
             for line in self.view.folded:
                 self.view.note(line)
+        elif key.name == "v" and key.ctrl:  # Ctrl+V: the clipboard's image, as if its
+            try:                             # path were pasted (pasted.py)
+                self.editor.handle(Key("paste", text=clipboard_image()))
+            except ClipboardError as error:
+                self.view.note(str(error), "yellow")
 
     def _throw_away_typed(self) -> None:
         """A Ctrl-C at the prompt: raise Interrupted with the text it throws away."""

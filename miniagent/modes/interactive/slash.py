@@ -145,7 +145,8 @@ def show_help(repl: "Repl", argument: str) -> None:
               "  Esc, Ctrl-C   stop the agent; Ctrl-C at an empty prompt twice: quit",
               "  Enter         while the agent works: queue a steering message",
               "  Alt+Enter     while the agent works: queue a follow-up (or /followup)",
-              "  Ctrl+O        show the last folded tool result whole"]
+              "  Ctrl+O        show the last folded tool result whole",
+              "  Ctrl+V        paste the clipboard's image (through wl-paste or xclip)"]
     repl.note("\n".join(lines))
 
 

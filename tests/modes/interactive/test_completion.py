@@ -75,7 +75,7 @@ def test_at_no_tab_completes_notes_txt(tmp_path):
     editor = editor_in(project(tmp_path), "read @no")
     editor.handle(Key("tab"))
     assert editor.text == "read @notes.txt"
-    assert ATTACHMENT.findall(editor.text) == ["notes.txt"]  # attach.py reads it back
+    assert ATTACHMENT.findall(editor.text) == [("", "notes.txt")]  # attach.py reads it back
 
 
 def test_a_folder_completes_with_a_slash_and_tab_goes_inside(tmp_path):

@@ -306,6 +306,22 @@ def test_an_edit_shows_its_diff_and_an_answer_its_markdown(tmp_path):
         assert term.wait() == 0
 
 
+def test_a_markdown_table_is_drawn_aligned_and_boxed_wide_characters_counted(tmp_path):
+    answer = "Sizes:\n\n| name | size |\n|---|--:|\n| 日本語 | 3 |\n| **b** | 12 |\n\nDone."
+    with repl(tmp_path, *scripted(tmp_path, [{"content": [text(answer)]}])) as term:
+        term.expect_screen(READY)
+        term.send("sizes?\r")
+        term.expect_screen("context ")
+        screen = term.screen()
+        start = screen.index("┌────────┬──────┐")
+        assert screen[start:start + 6] == [
+            "┌────────┬──────┐", "│ name   │ size │", "├────────┼──────┤",
+            "│ 日本語 │    3 │", "│ b      │   12 │", "└────────┴──────┘"]
+        assert term.vt.is_bold("name") and "| name" not in "\n".join(screen)
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
 def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
     turns = [{"content": [{"type": "thinking", "thinking": "Two things at once."},
                           call("bash", command="sleep 0.3; echo from-the-first"),

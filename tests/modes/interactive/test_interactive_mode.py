@@ -322,6 +322,28 @@ def test_a_markdown_table_is_drawn_aligned_and_boxed_wide_characters_counted(tmp
         assert term.wait() == 0
 
 
+def marked_words(vt, row_text):
+    """The inverse (marked) characters of the newest row that reads `row_text`, as words."""
+    for cells in reversed(vt.history + vt.grid):
+        if "".join(cell.char for cell in cells).rstrip() == row_text:
+            return "".join(cell.char if cell.pen.inverse else " " for cell in cells).split()
+    raise LookupError(f"{row_text!r} is not on the screen")
+
+
+def test_an_edit_marks_the_changed_words_inside_its_changed_lines(tmp_path):
+    (tmp_path / "app.py").write_text("total = price * count\n")
+    edit = call("edit", path="app.py", edits=[{"oldText": "price", "newText": "cost"}])
+    turns = [{"content": [edit]}, {"content": [text("Renamed.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        term.send("rename it\r")
+        term.expect_screen("context ")
+        assert marked_words(term.vt, "    -1 total = price * count") == ["price"]
+        assert marked_words(term.vt, "    +1 total = cost * count") == ["cost"]
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
 def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
     turns = [{"content": [{"type": "thinking", "thinking": "Two things at once."},
                           call("bash", command="sleep 0.3; echo from-the-first"),

@@ -357,12 +357,36 @@ def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
         screen = term.screen()
         start = screen.index("  $ sleep 0.3; echo from-the-first")
         assert screen[start + 1] == "    from-the-first"
-        assert screen[start + 2:start + 9] == [
-            "  $ seq 1 60", "    1", "    2", "    3", "    4", "    5",
-            "    … 55 more lines (Ctrl+O shows them)"]
+        assert screen[start + 2:start + 9] == [  # a command's output: its end
+            "  $ seq 1 60", "    … 55 lines before (Ctrl+O shows them)", "    56", "    57",
+            "    58", "    59", "    60"]
         assert not term.vt.is_bold("Two things") and term.vt.is_bold("$ seq 1 60")
-        term.send("\x0f")  # Ctrl+O: the folded result whole
-        term.expect_screen("    60")
+        term.send("\x0f")  # Ctrl+O: in the scrollback, the folded result is printed whole
+        term.expect_screen("    1")
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_a_long_output_shows_its_end_and_ctrl_o_opens_it_in_place_while_it_is_live(tmp_path):
+    turns = [{"content": [call("bash", command="seq 1 12")]}, {"content": [HELD_CALL]},
+             {"content": [text("Counted.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        term.send("count\r")
+        term.wait_screen(lambda vt: "    … 7 lines before (Ctrl+O shows them)" in vt.lines()
+                         and any("running $ while" in line for line in vt.lines()))
+        assert "    12" in term.vt.lines() and "    7" not in term.vt.lines()  # its end
+        term.send("\x0f")  # Ctrl+O while the result is still live: opened where it is
+        term.wait_screen(lambda vt: "    1" in vt.lines()
+                         and "    … 7 lines before (Ctrl+O shows them)" not in vt.lines())
+        (tmp_path / "go").write_text("")
+        term.expect_screen("Counted.")
+        term.expect_screen("context ")
+        rows = term.vt.transcript().split("\n")
+        start = rows.index("  $ seq 1 12")
+        assert rows[start + 1:start + 14] == [f"    {n}" for n in range(1, 13)] + [
+            "  $ " + HELD_COMMAND]  # once, in place, before what came next
+        assert not any("lines before" in row for row in rows)
         term.send(CTRL_D)
         assert term.wait() == 0
 

@@ -19,8 +19,9 @@ files that import nothing of the agent (so they can be read, and reused, alone):
     history.py    the inputs typed before, whole, in a JSON Lines file
     menu.py       the completion menu: the choices under the input, scrolled
     markdown.py   Markdown to terminal lines (the HTML export reuses its block parser)
+    table.py      a Markdown table aligned in a box
     markdown_stream.py  a streamed answer, committed block by block, in linear time
-    diff_view.py  a unified diff, coloured
+    diff_view.py  a unified diff, coloured, its changed words marked
     spinner.py    the status line: a spinner, what runs, for how long
 
 This is pi's "regular" mode (pi-tui's `tuiMode: regular`): the terminal keeps its own

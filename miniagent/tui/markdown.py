@@ -19,6 +19,8 @@ HTML export (subcommands/markdown.py) makes HTML of the same blocks and spans.
     ```                        ```                 and its language shows)
     > note                     │ note             ("│" dim)
     [docs](https://d.example)  docs (https://d.example)
+    | a | b |                  ┌───┬───┐          (a table: its columns aligned
+    |---|---|                  │ a │ b │           and boxed, table.py)
 
 Paragraph text is wrapped to the width, a list item's with a hanging indent; code is
 never re-flowed (a line too long is cut at the edge: re-wrapped code would lie about
@@ -33,7 +35,7 @@ time.
 A nested list's indent stops growing at half the width, so a list 3,000 levels deep
 still shows its text (and costs no more per item than a flat one).
 
-Left out: tables (kept as paragraph lines, as typed), headings underlined with "==="
+Left out: tables without leading pipes (kept as paragraph lines, as typed), headings underlined with "==="
 (a "---" line is a rule), indented code blocks, nested quotes, a quote's inner blocks,
 HTML, images, reference links, line breaks inside a span (each line is read alone).
 """
@@ -43,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import List, Tuple
 
 from .style import Style
+from .table import draw_table, parse_table
 from .width import cut, printable, text_width, wrap
 
 
@@ -50,8 +53,9 @@ from .width import cut, printable, text_width, wrap
 class Block:
     """One block of a Markdown text.
 
-    kind    "heading", "paragraph", "bullet", "numbered", "code", "quote", "rule", "blank"
-    lines   the text: a paragraph's or quote's lines (without "> "), a list item's text
+    kind    "heading", "paragraph", "bullet", "numbered", "code", "quote", "rule", "table",
+            "blank"
+    lines   the text: a paragraph's, quote's (without "> ") or table's lines, a list item's text
             and its indented continuation lines, a code block's lines exactly as written
             (fences left out), a heading's one line (without the "#"s)
     level   a heading's level (1-6); a list item's nesting, two spaces of indent a level
@@ -87,6 +91,7 @@ _RULE = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")
 _QUOTE = re.compile(r"^\s{0,3}>\s?(.*)$")
 _BULLET = re.compile(r"^(\s*)([-*+])\s+(.*)$")
 _NUMBERED = re.compile(r"^(\s*)(\d{1,9}[.)])\s+(.*)$")
+_TABLE = re.compile(r"^\s{0,3}\|")  # a table row starts with a pipe
 
 
 def parse_blocks(text: str) -> List[Block]:
@@ -117,6 +122,10 @@ def parse_blocks(text: str) -> List[Block]:
         elif kind == "rule":
             blocks.append(Block("rule"))
             i += 1
+        elif kind == "table":
+            end = _run(lines, i, "table")
+            blocks.append(Block("table", lines[i:end]))
+            i = end
         elif kind == "quote":
             end = _run(lines, i, "quote")
             quoted = [_QUOTE.match(line).group(1) for line in lines[i:end]]
@@ -136,7 +145,8 @@ def line_kind(line: str) -> str:
     if not line.strip():
         return "blank"
     for kind, pattern in (("fence", FENCE), ("heading", _HEADING), ("rule", _RULE),
-                          ("quote", _QUOTE), ("bullet", _BULLET), ("numbered", _NUMBERED)):
+                          ("quote", _QUOTE), ("table", _TABLE), ("bullet", _BULLET),
+                          ("numbered", _NUMBERED)):
         if pattern.match(line):
             return kind
     return "text"
@@ -151,7 +161,8 @@ def continues(kind: str, line: str) -> bool:
     following = line_kind(line)
     if kind in ("bullet", "numbered"):
         return following == "text" and line[:1].isspace()
-    return following == {"blank": "blank", "quote": "quote", "paragraph": "text"}.get(kind)
+    return following == {"blank": "blank", "quote": "quote", "table": "table",
+                         "paragraph": "text"}.get(kind)
 
 
 def _run(lines: List[str], i: int, kind: str) -> int:
@@ -276,11 +287,25 @@ def _render_block(block: Block, room: int, style: Style) -> List[str]:
     if block.kind == "quote":
         bar = style.apply("│ ", "dim")
         return _wrapped(block.lines, room, style, bar, bar)
+    if block.kind == "table":
+        return _table(block.lines, room, style)
     if block.kind in ("bullet", "numbered"):
         depth = min(block.level, room // 4)  # the indent takes at most half the row
         marker = "  " * depth + (block.number if block.kind == "numbered" else "•") + " "
         return _wrapped(block.lines, room, style, marker, " " * text_width(marker))
     return _wrapped(block.lines, room, style, "", "")
+
+
+def _table(lines: List[str], room: int, style: Style) -> List[str]:
+    """A table drawn in a box, each cell's spans styled (the header's bold too); lines
+    with no delimiter row under the first are no table, and stay as typed."""
+    table = parse_table(lines)
+    if table is None:
+        return _wrapped(lines, room, style, "", "")
+    rows, aligns = table
+    styled = [[_inline(cell, style, ("bold",) if index == 0 else ()) for cell in row]
+              for index, row in enumerate(rows)]
+    return draw_table(styled, aligns, room, style)
 
 
 def _wrapped(lines: List[str], room: int, style: Style, first: str, rest: str,

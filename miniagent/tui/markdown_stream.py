@@ -20,7 +20,7 @@ block is committed with the block before it once the next block has begun, so it
 never the end of the text.
 
 How the work stays linear, however the text is shaped (a 20,000-row table is one
-paragraph; a list 3,000 levels deep is 3,000 blocks with no blank line between them):
+block; a list 3,000 levels deep is 3,000 blocks with no blank line between them):
 
   * each line is looked at once, when it ends: it continues the open block or begins a
     new one (an open code fence remembers its marker); nothing is parsed again;
@@ -143,7 +143,8 @@ class MarkdownStream:
         """The end of the open block, enough for `rows` rows: whole lines from the end,
         no more than `rows` of them, and where those are over twice the rows * width
         characters the live area can show, about that many (see _last_part). An open
-        code block keeps its fence on top, so what is drawn under it is still code."""
+        code block keeps its fence on top, so what is drawn under it is still code; a
+        table its header and delimiter rows, so its last rows are still drawn boxed."""
         size = rows * width
         pieces: List[str] = []
         length = lines = 0
@@ -156,7 +157,17 @@ class MarkdownStream:
         else:
             return "".join(reversed(pieces))  # the whole block is short enough
         text = _last_part("".join(reversed(pieces)), min(size, length))
-        return self._lines[self._begun] + "\n" + text if self._fence else text
+        return self._top() + text
+
+    def _top(self) -> str:
+        """What a long open block keeps on top of its end: its first line for code, its
+        first two (the header, the delimiter) for a table; nothing for the others."""
+        first = self._begun
+        if self._fence:
+            return self._lines[first] + "\n"
+        if self._block == "table" and first + 1 < len(self._lines):
+            return self._lines[first] + "\n" + self._lines[first + 1] + "\n"
+        return ""
 
 
 def _last_part(text: str, size: int) -> str:

@@ -3,7 +3,7 @@ lines cut, long diffs folded with a count."""
 
 
 from miniagent.tools.hardening.diff import generate_diff
-from miniagent.tui.diff_view import diff_stats, render_diff
+from miniagent.tui.diff_view import diff_stats, render_diff, word_marks
 from miniagent.tui.style import Style
 from miniagent.tui.width import text_width
 
@@ -55,3 +55,31 @@ def test_stats_count_added_and_removed_lines():
     diff, _ = generate_diff("a\nb\nc\n", "a\nB\nC\nd\n")
     assert diff_stats(diff) == (3, 2)
     assert diff_stats("") == (0, 0) and render_diff("", 80, COLOUR) == []
+
+
+INVERSE_RED, INVERSE_GREEN = "\x1b[31;7m", "\x1b[32;7m"
+
+
+def test_the_changed_words_inside_a_changed_line_are_marked():
+    diff, _ = generate_diff("total = price * count\n", "total = cost * count\n")
+    removed, added = render_diff(diff, 80, COLOUR)
+    assert f"{INVERSE_RED}price{RESET}" in removed and f"{INVERSE_GREEN}cost{RESET}" in added
+    assert "total" not in removed.split(INVERSE_RED)[1]  # the unchanged words are not marked
+    assert render_diff(diff, 80, PLAIN) == ["-1 total = price * count", "+1 total = cost * count"]
+
+
+def test_pairs_are_marked_in_order_and_rewrites_or_uneven_runs_are_not():
+    diff = "-1 a = 1\n-2 b = 2\n+1 a = 10\n+2 b = 20\n 3 keep\n-4 one two\n+4 three four five"
+    lines = render_diff(diff, 80, COLOUR)
+    assert [line.count(";7m") for line in lines] == [1, 1, 1, 1, 0, 0, 0]
+    uneven = render_diff("-1 x = 1\n+1 x = 2\n+2 y = 3", 80, COLOUR)
+    assert not any(";7m" in line for line in uneven)
+    assert word_marks(["-1 a = 1", "+1 a = 2"], ["removed", "added"]) == {
+        0: [("-1 ", False), ("a = ", False), ("1", True)],
+        1: [("+1 ", False), ("a = ", False), ("2", True)]}
+
+
+def test_a_marked_line_is_still_cut_at_the_edge():
+    diff = "-1 name = " + "x" * 100 + " old\n+1 name = " + "x" * 100 + " new"
+    for width in (10, 40):
+        assert all(text_width(line) <= width - 1 for line in render_diff(diff, width, COLOUR))

@@ -60,6 +60,7 @@ def stream_in_pieces(text, width, seed):
 
 def test_a_streamed_answer_ends_up_as_the_one_shot_rendering():
     texts = [SAMPLE, "Intro\n\n\n\n```\ncode\n```\nafter\n\n- a\n\n  - b\n\n", "\n\nlate start\n",
+             "Intro\n| a | 日本 |\n|:-:|--:|\n| **1** | 2 |\n| 3 |\nafter\n| not | a table |\n",
              "x\r\n\r\ny\r\n```\r\nz\r\n```\r\nw"]
     for text in texts:
         for seed in range(12):
@@ -145,8 +146,9 @@ def test_a_20000_row_table_streams_in_seconds():
         committed += stream.take_committed(100)
         if number % 100 == 0:  # the REPL draws a frame now and then, not at every delta
             stream.live(100, rows=40)
-    assert shown(stream.live(100, rows=2)) == ["| row 19998 | value 19998 |",
-                                                "| row 19999 | value 19999 |"]
+    assert shown(stream.live(100, rows=3)) == ["│ row 19998 │ value 19998 │",
+                                                "│ row 19999 │ value 19999 │",
+                                                "└───────────┴─────────────┘"]
     final = stream.finish(100)
     assert time.monotonic() - started < 20
     assert committed + final == render_markdown(text, 100, COLOUR)
@@ -165,3 +167,8 @@ def test_a_long_open_block_is_previewed_from_its_end_and_committed_whole():
     assert preview == ["  x_1996 = 1996", "  x_1997 = 1997", "  x_1998 = 1998",
                        "  x_1999 = 1999", "  "]  # still drawn as code, the next line open
     assert stream.finish(60) == render_markdown(words, 60, PLAIN)
+    rows = MarkdownStream(PLAIN)
+    rows.feed(table(2000))
+    preview = rows.live(60, rows=6)  # the header kept on top: still drawn boxed
+    assert preview[-2:] == ["│ row 1999 │ value 1999 │", "└──────────┴────────────┘"]
+    assert all(line.startswith("│") for line in preview[:-1])

@@ -87,6 +87,7 @@ class TerminalScreen:
         rule), leave the cursor where it was, hand the terminal back."""
         sys.stdout, sys.stderr = self._saved_streams
         try:
+            self.view.let_go()
             self.paint()
             self.renderer.set_live([])
             self.renderer.leave()
@@ -203,7 +204,8 @@ class TerminalScreen:
         return self.editor.submit(remember=remember)
 
     def _common_key(self, key: Key) -> None:
-        if key.name == "o" and key.ctrl:  # Ctrl+O: the last folded result, whole
+        # Ctrl+O: the last folded result, whole: in place while it is live, else below
+        if key.name == "o" and key.ctrl and not self.view.open_last_call():
             for line in self.view.folded:
                 self.view.note(line)
         elif key.name == "v" and key.ctrl:  # Ctrl+V: the clipboard's image, as if its

@@ -18,9 +18,10 @@ tui/renderer.py, draws them; the line mode, TERM=dumb, prints them):
     message_update thinking_delta          the thinking, dimmed, line by line
     tool_execution_start                   ⠹ running $ pytest -q · 3s     (live)
     tool_execution_update (bash output)    its last 5 lines under the spinner (live)
-    tool_execution_end                     the call's header and its folded result:
-                                           an edit's diff, a write's first lines, the
-                                           last 50 lines of a `!cmd` of the user's
+    tool_execution_end                     the call's header and its folded result
+                                           (tool_result.py: a command's last lines, a
+                                           file's first, an edit's diff), live until
+                                           the next line: Ctrl+O opens it in place
     message_end (error / aborted)          the reason, on one line (an error once the
                                            harness is not retrying it: see below)
     auto_retry_start, compaction_*         one notice line (render.Notices); a retry's
@@ -50,21 +51,18 @@ from typing import Any, Callable, Dict, List, Optional
 
 from ...files.text import one_line
 from ...core.messages import text_of
-from ...tui.diff_view import render_diff
 from ...tui.markdown_stream import MarkdownStream
 from ...tui.spinner import status_line
 from ...tui.style import Style
 from ...tui.width import wrap
-from ..render import FOLD_LINES, USER_SHELL_LINES, Notices, describe_call, fold_result, footer_text
+from ..render import Notices, describe_call, footer_text
 from ..terminal import for_terminal
 from ..usershell import CALL_ID as USER_SHELL_CALL
 from .working import WorkingLine
+from .tool_result import FinishedCall
 
 WINDOW_LINES = 5  # live output lines shown under a running command
-DIFF_LINES = 20  # diff lines shown for an edit before "… N more lines"
-WRITE_LINES = 5  # lines of a written file shown under the call
 PROGRESS_SECONDS = 5  # the line mode's progress line, this often while something runs
-HINT = " (Ctrl+O shows them)"  # after a fold's count, where the key works
 CANCELLED = "Retry cancelled"  # auto_retry_end's finalError when an abort ended the wait
 
 
@@ -92,6 +90,8 @@ class RunView:
         self._usage: Dict[str, Any] = {}  # summed over the replies since the last footer
         self._context_tokens = 0  # the last reply's total: what the next request re-sends
         self.folded: List[str] = []  # the last folded result, whole (Ctrl+O shows it)
+        self._last_call: Optional[FinishedCall] = None  # still live: Ctrl+O opens it there
+        self._last_call_at = 0  # where in _commits it goes once a line comes after it
         self._reset_usage()
 
     # --- Events ----------------------------------------------------------------------------
@@ -197,11 +197,22 @@ class RunView:
             event["toolName"], event.get("args"))
         self._window = []  # the live output is replaced by the folded result
         title = self.style.apply("  " + for_terminal(header), "bold")
-        shown = shown_result(event, self.style, self.width - 4, hint=self.expandable)
-        whole = shown_result(event, self.style, self.width - 4, whole=True)
-        if len(shown) != len(whole):
-            self.folded = [title] + whole
-        self._commits += [title] + shown
+        call = FinishedCall(title, event, self.style, hint=self.expandable)
+        if call.is_folded(self.width):
+            self.folded = call.whole(self.width)
+        if not self.expandable:  # no live area to keep it in (the line mode)
+            self._commits += call.lines(self.width)
+            return
+        self._let_go_of_last_call()
+        self._last_call, self._last_call_at = call, len(self._commits)
+
+    def _let_go_of_last_call(self) -> None:
+        """The last finished call goes to the scrollback, as it is shown now, at its
+        place among the lines (what came before it stays before it)."""
+        if self._last_call is not None:
+            at = self._last_call_at
+            self._commits[at:at] = self._last_call.lines(self.width)
+            self._last_call = None
 
     def _commit(self, line: str) -> None:
         self._commits.append(line)
@@ -214,14 +225,33 @@ class RunView:
     def take_commits(self) -> List[str]:
         """The finished lines since the last call, in order (each drawn once)."""
         with self._lock:
+            if len(self._commits) > self._last_call_at:  # a line came after it
+                self._let_go_of_last_call()
             lines, self._commits = self._commits, []
+            self._last_call_at = 0
             return lines
 
-    def live(self, now: float) -> List[str]:
-        """The live part now: the answer's unfinished block, the spinner line and a
-        running command's last lines."""
+    def open_last_call(self) -> bool:
+        """Ctrl+O: open (or close) the last finished call in place, when it is folded and
+        still in the live area; False when it is not (the REPL prints it below)."""
         with self._lock:
-            lines = self._answer.live(self.width, self.rows) if self._answer else []
+            if self._last_call is None or not self._last_call.is_folded(self.width):
+                return False
+            self._last_call.toggle()
+        self.on_change()
+        return True
+
+    def let_go(self) -> None:
+        """Everything live that is finished, to the scrollback (the screen closes)."""
+        with self._lock:
+            self._let_go_of_last_call()
+
+    def live(self, now: float) -> List[str]:
+        """The live part now: the last finished call (until a line comes after it), the
+        answer's unfinished block, the spinner line and a running command's last lines."""
+        with self._lock:
+            lines = self._last_call.lines(self.width) if self._last_call else []
+            lines += self._answer.live(self.width, self.rows) if self._answer else []
             if self._thinking:
                 lines += [self.style.apply(row, "dim") for row in wrap(self._thinking,
                                                                        self.width)]
@@ -318,37 +348,6 @@ class RunView:
 
     def _reset_usage(self) -> None:
         self._usage = {"input": 0, "output": 0, "cacheRead": 0, "cost": 0.0, "reported": False}
-
-
-def shown_result(event: Dict[str, Any], style: Style, width: int,
-                 whole: bool = False, hint: bool = False) -> List[str]:
-    """A finished call's result as lines to show under its header: an edit's diff in
-    colour, a write's first lines of the file, the user's own `!cmd` to its last
-    USER_SHELL_LINES, an error to its last lines (its cause is at the end), other
-    results to their first (render.fold_result). `whole`: nothing folded; `hint`: the
-    count line says that Ctrl+O shows the rest."""
-    details = (event.get("result") or {}).get("details") or {}
-    args = event.get("args") if isinstance(event.get("args"), dict) else {}
-    error = event["isError"]
-    if not error and isinstance(details.get("diff"), str):
-        return ["    " + line for line in render_diff(
-            for_terminal(details["diff"]), width, style, None if whole else DIFF_LINES,
-            HINT if hint else "")]
-    text, keep, keep_end = text_of(event["result"]), FOLD_LINES, error
-    if not error and event["toolName"] == "write" and isinstance(args.get("content"), str):
-        text, keep = args["content"], WRITE_LINES
-    elif event["toolCallId"] == USER_SHELL_CALL:
-        keep, keep_end = USER_SHELL_LINES, True
-    lines = fold_result(text, keep_end, 10**9 if whole else keep)
-    marker = "    ! " if error else "    "
-    return [style.apply(for_terminal(count_line(line, hint) if line.startswith("… ") else
-                                     marker + line), "red" if error else "dim")
-            for line in lines]
-
-
-def count_line(line: str, hint: bool) -> str:
-    """Example: ("… 55 more lines", True) -> "    … 55 more lines (Ctrl+O shows them)"."""
-    return f"    {line}{HINT}" if hint else f"    {line}"
 
 
 def last_lines(text: str, count: int) -> List[str]:

@@ -323,6 +323,44 @@ def test_an_edit_shows_its_diff_and_an_answer_its_markdown(tmp_path):
         assert term.wait() == 0
 
 
+def test_a_markdown_table_is_drawn_aligned_and_boxed_wide_characters_counted(tmp_path):
+    answer = "Sizes:\n\n| name | size |\n|---|--:|\n| 日本語 | 3 |\n| **b** | 12 |\n\nDone."
+    with repl(tmp_path, *scripted(tmp_path, [{"content": [text(answer)]}])) as term:
+        term.expect_screen(READY)
+        term.send("sizes?\r")
+        term.expect_screen("context ")
+        screen = term.screen()
+        start = screen.index("┌────────┬──────┐")
+        assert screen[start:start + 6] == [
+            "┌────────┬──────┐", "│ name   │ size │", "├────────┼──────┤",
+            "│ 日本語 │    3 │", "│ b      │   12 │", "└────────┴──────┘"]
+        assert term.vt.is_bold("name") and "| name" not in "\n".join(screen)
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def marked_words(vt, row_text):
+    """The inverse (marked) characters of the newest row that reads `row_text`, as words."""
+    for cells in reversed(vt.history + vt.grid):
+        if "".join(cell.char for cell in cells).rstrip() == row_text:
+            return "".join(cell.char if cell.pen.inverse else " " for cell in cells).split()
+    raise LookupError(f"{row_text!r} is not on the screen")
+
+
+def test_an_edit_marks_the_changed_words_inside_its_changed_lines(tmp_path):
+    (tmp_path / "app.py").write_text("total = price * count\n")
+    edit = call("edit", path="app.py", edits=[{"oldText": "price", "newText": "cost"}])
+    turns = [{"content": [edit]}, {"content": [text("Renamed.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        term.send("rename it\r")
+        term.expect_screen("context ")
+        assert marked_words(term.vt, "    -1 total = price * count") == ["price"]
+        assert marked_words(term.vt, "    +1 total = cost * count") == ["cost"]
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
 def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
     turns = [{"content": [{"type": "thinking", "thinking": "Two things at once."},
                           call("bash", command="sleep 0.3; echo from-the-first"),
@@ -336,12 +374,36 @@ def test_parallel_calls_each_show_their_own_folded_result(tmp_path):
         screen = term.screen()
         start = screen.index("  $ sleep 0.3; echo from-the-first")
         assert screen[start + 1] == "    from-the-first"
-        assert screen[start + 2:start + 9] == [
-            "  $ seq 1 60", "    1", "    2", "    3", "    4", "    5",
-            "    … 55 more lines (Ctrl+O shows them)"]
+        assert screen[start + 2:start + 9] == [  # a command's output: its end
+            "  $ seq 1 60", "    … 55 lines before (Ctrl+O shows them)", "    56", "    57",
+            "    58", "    59", "    60"]
         assert not term.vt.is_bold("Two things") and term.vt.is_bold("$ seq 1 60")
-        term.send("\x0f")  # Ctrl+O: the folded result whole
-        term.expect_screen("    60")
+        term.send("\x0f")  # Ctrl+O: in the scrollback, the folded result is printed whole
+        term.expect_screen("    1")
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
+def test_a_long_output_shows_its_end_and_ctrl_o_opens_it_in_place_while_it_is_live(tmp_path):
+    turns = [{"content": [call("bash", command="seq 1 12")]}, {"content": [HELD_CALL]},
+             {"content": [text("Counted.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        term.send("count\r")
+        term.wait_screen(lambda vt: "    … 7 lines before (Ctrl+O shows them)" in vt.lines()
+                         and any("running $ while" in line for line in vt.lines()))
+        assert "    12" in term.vt.lines() and "    7" not in term.vt.lines()  # its end
+        term.send("\x0f")  # Ctrl+O while the result is still live: opened where it is
+        term.wait_screen(lambda vt: "    1" in vt.lines()
+                         and "    … 7 lines before (Ctrl+O shows them)" not in vt.lines())
+        (tmp_path / "go").write_text("")
+        term.expect_screen("Counted.")
+        term.expect_screen("context ")
+        rows = term.vt.transcript().split("\n")
+        start = rows.index("  $ seq 1 12")
+        assert rows[start + 1:start + 14] == [f"    {n}" for n in range(1, 13)] + [
+            "  $ " + HELD_COMMAND]  # once, in place, before what came next
+        assert not any("lines before" in row for row in rows)
         term.send(CTRL_D)
         assert term.wait() == 0
 

@@ -382,7 +382,7 @@ def test_a_shell_commands_output_shows_up_to_fifty_lines_then_the_last_fifty(tmp
         ["… 10 lines before"] + [str(n) for n in range(11, 61)])
     model = Repl_(tmp_path, [{"content": [call("bash", command="seq 60")]},
                              {"content": [text("Counted.")]}], tools=create_tools(["bash"]))
-    assert "    5\n    … 55 more lines\n" in model.do("count")  # the model's call: folded
+    assert "    … 55 lines before\n    56\n" in model.do("count")  # the model's: its end
 @contextmanager
 def serving(*model_ids):
     """A local server whose GET /v1/models lists `model_ids`; yields its base URL."""

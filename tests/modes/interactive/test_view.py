@@ -104,11 +104,45 @@ def test_an_edit_shows_its_diff_folded_with_a_count_and_ctrl_o_has_it_whole():
     view = RunView(Style(True), expandable=True)
     view(end("e", {"path": "app.py"}, "Successfully replaced 1 block of text in app.py.",
              tool="edit", details={"diff": diff}))
-    lines = view.take_commits()
+    assert view.take_commits() == []  # live until a line comes after it
+    view.note("next")
+    lines = view.take_commits()[:-1]
     assert lines[0] == f"{BOLD}  edit app.py{RESET}"
-    assert "    \x1b[31m-2 old 2\x1b[0m" in lines and len(lines) == 1 + 20 + 1
+    assert "    \x1b[31m-2 \x1b[0m\x1b[31;7mold\x1b[0m\x1b[31m 2\x1b[0m" in lines  # "old" marked
+    assert len(lines) == 1 + 20 + 1
     assert "… 17 more lines (Ctrl+O shows them)" in lines[-1]
-    assert len(view.folded) == 1 + 37 and "    \x1b[32m+19 new 19\x1b[0m" in view.folded
+    assert len(view.folded) == 1 + 37 and "    \x1b[32m+19 \x1b[0m\x1b[32;7mnew\x1b[0m\x1b[32m 19\x1b[0m" in view.folded
+
+
+def test_a_commands_output_keeps_its_last_lines_a_files_its_first():
+    view = RunView(Style(False))
+    output = "\n".join(f"line {n}" for n in range(1, 61))
+    view(end("b", {"command": "pytest"}, output))
+    view(end("r", {"path": "app.py"}, output, tool="read"))
+    assert view.take_commits() == [
+        "  $ pytest", "    … 55 lines before", "    line 56", "    line 57", "    line 58",
+        "    line 59", "    line 60",
+        "  read app.py", "    line 1", "    line 2", "    line 3", "    line 4", "    line 5",
+        "    … 55 more lines"]
+
+
+def test_the_last_call_stays_live_opens_in_place_and_goes_up_where_it_was():
+    view = RunView(Style(False), expandable=True)
+    view.note("before")
+    view(end("b", {"command": "seq 1 60"}, "\n".join(str(n) for n in range(1, 61))))
+    assert view.take_commits() == ["before"]
+    assert view.live(0)[:2] == ["  $ seq 1 60", "    … 55 lines before (Ctrl+O shows them)"]
+    assert view.open_last_call()  # Ctrl+O: the whole result, in the live area
+    assert view.live(0) == ["  $ seq 1 60"] + [f"    {n}" for n in range(1, 61)]
+    view.open_last_call()  # again: folded again
+    assert len(view.live(0)) == 7 and view.open_last_call()
+    view({"type": "turn_start"})  # the spinner goes under it; nothing is committed yet
+    assert view.take_commits() == [] and "waiting for the model" in view.live(0)[-1]
+    view.note("after")
+    assert view.take_commits() == ["  $ seq 1 60"] + [f"    {n}" for n in range(1, 61)] + [
+        "after"]  # as it was shown: opened
+    assert not view.open_last_call()  # in the scrollback now: the REPL prints it below
+    assert view.folded[-1] == "    60"
 
 
 def test_a_write_shows_the_files_first_lines_and_the_users_own_command_fifty():

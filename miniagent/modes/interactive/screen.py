@@ -37,6 +37,7 @@ from typing import Any, Callable, Dict, List, Optional
 from ...tui.editor import Editor, key_label
 from ...tui.history import History
 from ...tui.keys import Key, KeyDecoder
+from ...tui.picker import Picker
 from ...tui.renderer import FRAME_SECONDS, Renderer
 from ...tui.style import Style
 from ...tui.terminal import RawTerminal, read_keys
@@ -60,6 +61,7 @@ class TerminalScreen:
         self.editor = Editor(style, completer=completer, history=history)
         self.live_area = True  # redrawn; what is typed is the editor's, not the kernel's
         self.question: Optional[str] = None  # a --confirm question waiting for its line
+        self.picker: Optional[Picker] = None  # a list to choose from, in the editor's place
         self.queued: Callable[[], List[str]] = lambda: []  # the REPL's queued lines
         self.extension_area: Optional[Any] = None  # extensions' statuses, widgets
         self.shortcuts: Dict[str, Callable[[], None]] = {}  # extensions' keys, at the prompt
@@ -180,6 +182,26 @@ class TerminalScreen:
         self.view.note(f"{for_terminal(question)}{answer or ''}", "dim")
         return answer
 
+    def pick(self, title: str, rows: List[str], selected: int = 0) -> Optional[int]:
+        """One of `rows` chosen in a picker (tui/picker.py) drawn where the editor is:
+        its index, None for Esc, Ctrl-C or Ctrl-D. The choice stays in the scrollback."""
+        picker = Picker(self.style, for_terminal(title), [for_terminal(row) for row in rows],
+                        selected)
+
+        def take(key: Key) -> bool:  # every key is the picker's while it is open
+            picker.handle(key)
+            return True
+        self.picker, self.before_editor, self.on_key = picker, take, take
+        self.interrupts = 0
+        try:
+            self.serve(lambda: picker.done)
+        finally:
+            self.picker, self.before_editor = None, lambda key: False
+            self.interrupts = 0
+        if picker.chosen is not None:
+            self.view.note(f"{picker.title} {picker.rows[picker.chosen].strip()}", "dim")
+        return picker.chosen
+
     def put_back(self, text: str) -> None:
         """Text for the editor (queued lines an abort gave back, a /fork's prompt)."""
         self.editor.set_text("\n".join(part for part in (text, self.editor.text) if part))
@@ -268,7 +290,7 @@ class TerminalScreen:
         lines += [self.style.apply(f"  ↳ queued: {for_terminal(text)}", "dim")
                   for text in self.queued()]
         lines.append(self.style.apply("─" * width, "dim"))
-        editor_lines, row, column = self.editor.render(width)
+        editor_lines, row, column = (self.picker or self.editor).render(width)
         cursor = (len(lines) + row, column)
         lines += editor_lines
         self.renderer.set_live(lines, cursor)

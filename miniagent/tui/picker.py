@@ -5,7 +5,7 @@ model) shows them in the live area, in the editor's place, and reads keys until 
 user has chosen:
 
     Resume which session?
-    > cert|                                    <- the filter: what was typed
+    filter: cert|                              <- what was typed
     > 2 min ago  the x509 certificate error    <- the selected row (inverse, bold)
       yesterday  renew the certificates
       2 of 20 · ↑↓ move · Enter picks · Esc cancels
@@ -79,7 +79,7 @@ class Picker:
     def render(self, width: int) -> Tuple[List[str], int, int]:
         """The picker's lines, each at most width - 1 columns, and the cursor's (row,
         column): at the end of the filter, where the next typed letter goes."""
-        filter_line = cut("> " + self.query, width - 1)
+        filter_line = cut("filter: " + self.query, width - 1)
         lines = [self.style.apply(cut(self.title, width - 1), "yellow"),
                  self.style.apply(filter_line, "bold", "cyan")]
         for index in range(self.top, min(self.top + MAX_ROWS, len(self.shown))):

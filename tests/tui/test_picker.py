@@ -20,22 +20,22 @@ def press(picker, *keys):
 
 def test_the_title_the_filter_line_the_rows_and_the_counts():
     lines, row, column = Picker(PLAIN, "Resume which session?", ROWS).render(60)
-    assert lines == ["Resume which session?", "> ",
+    assert lines == ["Resume which session?", "filter: ",
                      "> 2 min ago  the x509 certificate error",
                      "  yesterday  tabs or spaces",
                      "  last week  renew the Certificates",
                      "  3 of 3 · ↑↓ move · Enter picks · Esc cancels"]
-    assert (row, column) == (1, 2)  # where the next typed letter goes
+    assert (row, column) == (1, 8)  # where the next typed letter goes
 
 
 def test_typing_keeps_the_rows_holding_every_word_in_any_case():
     picker = Picker(PLAIN, "Pick", ROWS)
     press(picker, "CERT")
     lines, _, column = picker.render(60)
-    assert lines[1:] == ["> CERT", "> 2 min ago  the x509 certificate error",
+    assert lines[1:] == ["filter: CERT", "> 2 min ago  the x509 certificate error",
                          "  last week  renew the Certificates",
                          "  2 of 3 · ↑↓ move · Enter picks · Esc cancels"]
-    assert column == 6
+    assert column == 12
     press(picker, " renew")
     assert picker.render(60)[0][2:4] == ["> last week  renew the Certificates",
                                          "  1 of 3 · ↑↓ move · Enter picks · Esc cancels"]

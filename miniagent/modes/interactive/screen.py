@@ -21,9 +21,11 @@ output above the editor, the editor below it.
 `serve(until)` is that loop. It runs at the prompt (`read_input`: until Enter; a key an
 extension registered, such as plan mode's Shift+Tab, runs its handler), while
 the agent works (`watch`: until the run is over; Enter queues steering, Alt+Enter a
-follow-up, Esc stops) and for a question (`ask`: until its answer). Each of the three
-sets `on_key`, which gets the keys the editor does not use, and Ctrl-C too: it comes
-as a signal (the terminal keeps ISIG), and the loop hands it on as the key it was.
+follow-up, Esc stops), for a question (`ask`: until its answer) and for a list to
+choose from (`pick`: a tui.picker in the editor's place, until a row is picked or
+Esc). Each sets `on_key`, which gets the keys the editor does not use, and Ctrl-C
+too: it comes as a signal (the terminal keeps ISIG), and the loop hands it on as the
+key it was.
 
 Python's own output (an extension's print(), a warning) is caught while the screen is
 on and goes above the live area as lines, instead of through the middle of it.
@@ -199,7 +201,8 @@ class TerminalScreen:
             self.picker, self.before_editor = None, lambda key: False
             self.interrupts = 0
         if picker.chosen is not None:
-            self.view.note(f"{picker.title} {picker.rows[picker.chosen].strip()}", "dim")
+            chosen = " ".join(picker.rows[picker.chosen].split())  # without the columns' padding
+            self.view.note(f"{picker.title} {chosen}", "dim")
         return picker.chosen
 
     def put_back(self, text: str) -> None:

@@ -200,6 +200,7 @@ class TerminalScreen:
         finally:
             self.picker, self.before_editor = None, lambda key: False
             self.interrupts = 0
+            self._dirty = True  # the next frame draws the editor back in its place
         if picker.chosen is not None:
             chosen = " ".join(picker.rows[picker.chosen].split())  # without the columns' padding
             self.view.note(f"{picker.title} {chosen}", "dim")

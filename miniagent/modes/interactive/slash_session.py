@@ -9,18 +9,21 @@ what it needs and prints one outcome:
     /name NAME         give it a name (a session_info entry: listings show it)
     /compact [FOCUS]   summarize the older part now (FOCUS: what the summary must keep)
     /new               a new, empty session
-    /resume [QUERY]    a numbered list of this project's sessions (or of those whose
-                       messages hold every word of QUERY), then a number: continue it
-    /fork              a numbered list of this branch's prompts, then a number: a new
-                       session that ends just before it, the prompt back in the input
-    /tree [ID]         the branches with entry ids; /tree ID moves there
+    /resume [QUERY]    this project's sessions (or those whose messages hold every
+                       word of QUERY), to pick one: continue it
+    /fork              this branch's prompts, to pick one: a new session that ends
+                       just before it, the prompt back in the input
+    /tree [ID]         the branches with entry ids, to pick the entry to move to;
+                       /tree ID moves there
     /export [FILE]     FILE.md a Markdown transcript, FILE.html (or no FILE: beside the
                        session file) a web page of the whole tree
     /search QUERY      the sessions' messages holding every word, best first
 
 The work that asks a model (/compact, the branch summary of /tree) runs through
 `repl.run_work`, so Ctrl-C stops it. Every function takes the REPL and the rest of
-the line, as slash.py's table expects.
+the line, as slash.py's table expects. A list to pick from is a picker where the
+screen has a live area (tui/picker.py: type to filter, arrows, Enter, Esc), and
+numbered rows and a typed number on TERM=dumb (`choose`); /tree there prints the tree.
 
 Left out: deleting sessions, labelling entries from the terminal, a full-screen tree.
 """

@@ -148,6 +148,15 @@ def _has_key(provider: Provider, env: Mapping[str, str]) -> bool:
     return not spec or is_command(spec) or resolve_value(spec, env) is not None
 
 
+def key_to_set(provider: Provider, env: Mapping[str, str]) -> Optional[str]:
+    """What to set before the provider can be called (/model says it beside its models);
+    None when it can be called now.
+
+    Example: anthropic without ANTHROPIC_API_KEY -> "ANTHROPIC_API_KEY"; ollama -> None
+    """
+    return None if _has_key(provider, env) else _key_hint(provider.api_key)
+
+
 def _resolve_provider(providers: Dict[str, Provider], name: str, model_id: Optional[str],
                       base_url: Optional[str], api_key: Optional[str],
                       env: Mapping[str, str], keyless: bool = False,

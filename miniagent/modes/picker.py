@@ -1,8 +1,9 @@
 """Choosing one of a numbered list: the sessions `-r` and `/resume` offer, the prompts
-`/fork` offers.
+`/fork` offers, where no picker can be drawn.
 
-Both the command line (`miniagent -r`, before any run) and the terminal (`/resume`)
-show this project's recent sessions the same way, one numbered row each:
+Both the command line (`miniagent -r`, before any run) and the terminal on TERM=dumb
+(`/resume`) show this project's recent sessions the same way, one numbered row each
+(a terminal with a live area shows the same rows in a picker: tui/picker.py):
 
       1.  2 min ago  Fix the failing test in calc.py
       2. yesterday   Explain the retry layer

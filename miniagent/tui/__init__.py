@@ -18,6 +18,7 @@ files that import nothing of the agent (so they can be read, and reused, alone):
     paste.py      a large paste as a marker in the editor, sent whole
     history.py    the inputs typed before, whole, in a JSON Lines file
     menu.py       the completion menu: the choices under the input, scrolled
+    picker.py     choosing one row of a list: type to filter, arrows, Enter, Esc
     markdown.py   Markdown to terminal lines (the HTML export reuses its block parser)
     table.py      a Markdown table aligned in a box
     markdown_stream.py  a streamed answer, committed block by block, in linear time

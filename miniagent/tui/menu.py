@@ -49,6 +49,19 @@ def common_prefix(values: List[str]) -> str:
     return first[:size]
 
 
+def scrolled_top(selected: int, top: int, rows: int) -> int:
+    """The first row in view once `selected` must be in a window of `rows` rows: `top`
+    itself while it is in view, so the rows do not jump (the picker scrolls so too).
+
+    Examples: (3, 0, 8) -> 0; (9, 0, 8) -> 2; (1, 2, 8) -> 1
+    """
+    if selected < top:
+        return selected
+    if selected >= top + rows:
+        return selected - rows + 1
+    return top
+
+
 class CompletionMenu:
     def __init__(self, completion: Completion):
         self.start = completion.start
@@ -62,10 +75,7 @@ class CompletionMenu:
     def move(self, step: int) -> None:
         """Select the next (step 1) or previous (-1) item, going round at the ends."""
         self.selected = (self.selected + step) % len(self.items)
-        if self.selected < self.top:
-            self.top = self.selected
-        elif self.selected >= self.top + MAX_ROWS:
-            self.top = self.selected - MAX_ROWS + 1
+        self.top = scrolled_top(self.selected, self.top, MAX_ROWS)
 
     def render(self, width: int, style: Style) -> List[str]:
         """The rows in view, each at most width - 1 columns."""

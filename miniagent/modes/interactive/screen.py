@@ -22,9 +22,11 @@ output above the editor, the editor below it.
 `serve(until)` is that loop. It runs at the prompt (`read_input`: until Enter; a key an
 extension registered, such as plan mode's Shift+Tab, runs its handler), while
 the agent works (`watch`: until the run is over; Enter queues steering, Alt+Enter a
-follow-up, Esc stops) and for a question (`ask`: until its answer). Each of the three
-sets `on_key`, which gets the keys the editor does not use, and Ctrl-C too: it comes
-as a signal (the terminal keeps ISIG), and the loop hands it on as the key it was.
+follow-up, Esc stops), for a question (`ask`: until its answer) and for a list to
+choose from (`pick`: a tui.picker in the editor's place, until a row is picked or
+Esc). Each sets `on_key`, which gets the keys the editor does not use, and Ctrl-C
+too: it comes as a signal (the terminal keeps ISIG), and the loop hands it on as the
+key it was.
 
 Python's own output (an extension's print(), a warning) is caught while the screen is
 on and goes above the live area as lines, instead of through the middle of it.
@@ -38,6 +40,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ...tui.editor import Editor, key_label
 from ...tui.history import History
 from ...tui.keys import Key, KeyDecoder
+from ...tui.picker import Picker
 from ...tui.renderer import FRAME_SECONDS, Renderer
 from ...tui.style import Style
 from ...tui.terminal import RawTerminal, read_keys
@@ -63,6 +66,7 @@ class TerminalScreen:
         self.editor = Editor(style, completer=completer, history=history, on_paste=on_paste)
         self.live_area = True  # redrawn; what is typed is the editor's, not the kernel's
         self.question: Optional[str] = None  # a --confirm question waiting for its line
+        self.picker: Optional[Picker] = None  # a list to choose from, in the editor's place
         self.queued: Callable[[], List[Tuple[str, str]]] = lambda: []  # (kind, text) queued
         self.extension_area: Optional[Any] = None  # extensions' statuses, widgets
         self.shortcuts: Dict[str, Callable[[], None]] = {}  # extensions' keys, at the prompt
@@ -190,6 +194,28 @@ class TerminalScreen:
         if self.editor.history is not None:
             self.editor.history.add(text)
 
+    def pick(self, title: str, rows: List[str], selected: int = 0) -> Optional[int]:
+        """One of `rows` chosen in a picker (tui/picker.py) drawn where the editor is:
+        its index, None for Esc, Ctrl-C or Ctrl-D. The choice stays in the scrollback."""
+        picker = Picker(self.style, for_terminal(title), [for_terminal(row) for row in rows],
+                        selected)
+
+        def take(key: Key) -> bool:  # every key is the picker's while it is open
+            picker.handle(key)
+            return True
+        self.picker, self.before_editor, self.on_key = picker, take, take
+        self.interrupts = 0
+        try:
+            self.serve(lambda: picker.done)
+        finally:
+            self.picker, self.before_editor = None, lambda key: False
+            self.interrupts = 0
+            self._dirty = True  # the next frame draws the editor back in its place
+        if picker.chosen is not None:
+            chosen = " ".join(picker.rows[picker.chosen].split())  # without the columns' padding
+            self.view.note(f"{picker.title} {chosen}", "dim")
+        return picker.chosen
+
     def put_back(self, text: str) -> None:
         """Text for the editor (queued lines an abort gave back, a /fork's prompt)."""
         self.editor.set_text("\n".join(part for part in (text, self.editor.text) if part))
@@ -289,7 +315,7 @@ class TerminalScreen:
         lines += [self.style.apply(f"  ↳ {kind}: {for_terminal(text)}", "dim")
                   for kind, text in self.queued()]
         lines.append(self.style.apply("─" * width, "dim"))
-        editor_lines, row, column = self.editor.render(width)
+        editor_lines, row, column = (self.picker or self.editor).render(width)
         cursor = (len(lines) + row, column)
         lines += editor_lines
         self.renderer.set_live(lines, cursor)

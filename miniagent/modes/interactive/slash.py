@@ -26,9 +26,10 @@ leave)). Adding one is two steps:
 
 While the agent works, only the commands in WHILE_RUNNING are run; any other line is
 a steering message. The session commands (/session, /compact, /resume, /tree, ...) are
-in slash_session.py; an extension's commands (extensions.py) come after the table's,
-and `/skill:name ARGS` sends a skill's instructions with ARGS (the REPL expands a
-prompt as print and rpc modes do: attach.expand_prompt).
+in slash_session.py and /model in slash_model.py; an extension's commands
+(extensions.py) come after the table's, and `/skill:name ARGS` sends a skill's
+instructions with ARGS (the REPL expands a prompt as print and rpc modes do:
+attach.expand_prompt).
 
 `command_items` lists the commands with their help for Tab (completion.py).
 
@@ -42,13 +43,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping,
                     Optional, Sequence, Tuple)
 
 from . import slash_session
-from ...assemble import model_for
-from ...models.available import available_models
-from ...core.provider import Model
-from ..picker import numbered
-from ..terminal import for_terminal
+from .slash_model import change_model
 from ...files.home import miniagent_home
-from ...errors import ConfigError
 from ...extensions import listing
 from ...models.thinking import LEVELS as THINKING_LEVELS
 from ...project.resources import listed_names, tools_named
@@ -172,58 +168,6 @@ def command_items(extension_commands: Mapping[str, Any],
     items += [(f"/{name}", command.description) for name, command in extension_commands.items()]
     items += [(f"/skill:{skill.name}", skill.description) for skill in skills]
     return items
-
-
-def change_model(repl: "Repl", argument: str) -> None:
-    """/model: the models to pick, numbered (models/available.py: the registry's, and
-    what the current server serves); /model N or /model NAME picks one."""
-    current = repl.agent.model
-    if current.provider == "scripted" and argument:
-        repl.note("the scripted model replays a file; it cannot be switched")
-        return
-    available = available_models(current, repl.agent.api_key)
-    if not argument:
-        repl.note(f"model: {current.provider}/{for_terminal(current.id)} (context "
-                  f"{current.context_window:,} tokens)")
-        if available.problem:
-            repl.note(for_terminal(available.problem))
-        repl.note(numbered(model_rows(available.models, current)))
-        repl.note("/model N or /model NAME switches")
-        return
-    if argument.isdigit() and not 1 <= int(argument) <= len(available.models):
-        repl.note(f"no model numbered {argument}: /model lists 1 to {len(available.models)}")
-        return
-    picked = pick_model(available.models, argument, current)
-    provider, model_id = (picked.provider, picked.id) if picked else (current.provider, argument)
-    try:
-        chosen, base_url = model_for(repl.harness, provider, model_id)
-    except ConfigError as exc:
-        repl.note(f"model not changed: {exc}")
-        return
-    for warning in chosen.warnings:
-        repl.note(warning)
-    # The session records a model_change entry; a model of the same provider keeps its server.
-    repl.harness.set_model(chosen.model, chosen.api_key, base_url)
-    repl.note(f"model: {chosen.model.provider}/{for_terminal(chosen.model.id)}")
-
-
-def model_rows(models: List[Model], current: Model) -> List[str]:
-    """One row a model, e.g. "openai/gpt-4.1        ctx 1,047,576  (current)"."""
-    width = max(len(f"{m.provider}/{m.id}") for m in models)
-    return [f"{for_terminal(f'{m.provider}/{m.id}'):<{width}}  ctx {m.context_window:>9,}"
-            f"{'  (current)' if (m.provider, m.id) == (current.provider, current.id) else ''}"
-            for m in models]
-
-
-def pick_model(models: List[Model], argument: str, current: Model) -> Optional[Model]:
-    """The model `/model ARGUMENT` names: its number in the list, "provider/id", or an id
-    (the current provider's first). None: an id nobody lists (tried with the current
-    provider, as --model tries an id the registry does not know)."""
-    if argument.isdigit() and 1 <= int(argument) <= len(models):
-        return models[int(argument) - 1]
-    named = [m for m in models if argument in (m.id, f"{m.provider}/{m.id}")]
-    named.sort(key=lambda m: m.provider != current.provider)
-    return named[0] if named else None
 
 
 def set_thinking(repl: "Repl", argument: str) -> None:
@@ -353,7 +297,7 @@ def quit_repl(repl: "Repl", argument: str) -> None:
 SLASH_COMMANDS: Dict[str, SlashCommand] = {
     "help": SlashCommand(show_help, "list the commands"),
     "model": SlashCommand(change_model,
-                          "[N|NAME] list the models to pick, or switch to one"),
+                          "[N|NAME] pick a model (the usable ones first), or switch to one"),
     "thinking": SlashCommand(set_thinking, "[LEVEL] show or set the reasoning effort"),
     "tools": SlashCommand(list_tools,
                           "[LIST] show the tools the model may call, or choose them"),

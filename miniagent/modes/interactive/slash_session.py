@@ -9,24 +9,27 @@ what it needs and prints one outcome:
     /name NAME         give it a name (a session_info entry: listings show it)
     /compact [FOCUS]   summarize the older part now (FOCUS: what the summary must keep)
     /new               a new, empty session
-    /resume [QUERY]    a numbered list of this project's sessions (or of those whose
-                       messages hold every word of QUERY), then a number: continue it
-    /fork              a numbered list of this branch's prompts, then a number: a new
-                       session that ends just before it, the prompt back in the input
-    /tree [ID]         the branches with entry ids; /tree ID moves there
+    /resume [QUERY]    this project's sessions (or those whose messages hold every
+                       word of QUERY), to pick one: continue it
+    /fork              this branch's prompts, to pick one: a new session that ends
+                       just before it, the prompt back in the input
+    /tree [ID]         the branches with entry ids, to pick the entry to move to;
+                       /tree ID moves there
     /export [FILE]     FILE.md a Markdown transcript, FILE.html (or no FILE: beside the
                        session file) a web page of the whole tree
     /search QUERY      the sessions' messages holding every word, best first
 
 The work that asks a model (/compact, the branch summary of /tree) runs through
 `repl.run_work`, so Ctrl-C stops it. Every function takes the REPL and the rest of
-the line, as slash.py's table expects.
+the line, as slash.py's table expects. A list to pick from is a picker where the
+screen has a live area (tui/picker.py: type to filter, arrows, Enter, Esc), and
+numbered rows and a typed number on TERM=dumb (`choose`); /tree there prints the tree.
 
 Left out: deleting sessions, labelling entries from the terminal, a full-screen tree.
 """
 
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..output import describe_age
 from ...errors import CompactionError, ExportError, SessionError
@@ -100,17 +103,16 @@ def resume_session(repl: Any, argument: str) -> None:
         repl.note("sessions are off in this run (--no-session): there is nothing to resume")
         return
     if argument:
-        paths = matching_sessions(repl, argument)
+        paths, rows = matching_sessions(repl, argument)
     else:
         found = recent_sessions(repl.agent.cwd, os.path.dirname(session.file_path),
                                 skip=session.path)
-        show_numbered(repl, [session_row(info) for info in found])
-        paths = [info.path for info in found]
+        paths, rows = [info.path for info in found], [session_row(info) for info in found]
     if not paths:
         repl.note(f"no other session matches {argument!r}" if argument else
                   "no other session in this project yet")
         return
-    chosen = choose(repl, len(paths), "Resume which session?")
+    chosen = choose(repl, rows, "Resume which session?")
     if chosen is None:
         return
     try:
@@ -122,19 +124,17 @@ def resume_session(repl: Any, argument: str) -> None:
     repl.show_last_exchange()
 
 
-def matching_sessions(repl: Any, query: str) -> List[str]:
-    """List the sessions whose messages match `query`, numbered; returns their paths."""
-    matches = find(repl, query)
+def matching_sessions(repl: Any, query: str) -> Tuple[List[str], List[str]]:
+    """The sessions whose messages match `query`, best first: their paths, and a row
+    each (its age, its name or first message, the words found)."""
     paths: List[str] = []
-    lines = []
-    for match in matches:
+    rows = []
+    for match in find(repl, query):
         if match.file not in paths and match.file != repl.harness.session.path:
             paths.append(match.file)
-            lines.append(f"{describe_age(match.modified):>10}  "
-                         f"{label(match.session_label)}\n"
-                         f"              {highlight(match.snippet, repl.terminal)}")
-    show_numbered(repl, lines)
-    return paths
+            rows.append(f"{describe_age(match.modified):>10}  {label(match.session_label)}"
+                        f"  · {highlight(match.snippet)}")
+    return paths, rows
 
 
 def fork_session(repl: Any, argument: str) -> None:
@@ -144,8 +144,8 @@ def fork_session(repl: Any, argument: str) -> None:
     if not prompts:
         repl.note("nothing to fork yet: the session has no prompt")
         return
-    show_numbered(repl, [label(text_of(entry["message"])) for entry in prompts])
-    chosen = choose(repl, len(prompts), "Fork before which prompt?")
+    chosen = choose(repl, [label(text_of(entry["message"])) for entry in prompts],
+                    "Fork before which prompt?")
     if chosen is None:
         return
     try:
@@ -160,15 +160,23 @@ def fork_session(repl: Any, argument: str) -> None:
 # --- The tree -------------------------------------------------------------------------------
 
 def show_tree(repl: Any, argument: str) -> None:
-    """/tree: the session's branches; /tree ID: move to that entry."""
+    """/tree: the session's branches, to pick an entry from (where the screen has a live
+    area; on TERM=dumb printed with their ids); /tree ID: move to that entry."""
     session = repl.harness.session
     if argument:
         go_to_entry(repl, argument)
     elif not session.entries:
         repl.note("the session is empty")
-    else:
+    elif not repl.screen.live_area:
         repl.note("\n".join(tree_lines(session.get_tree(), session.leaf_id)) +
                   "\n(/tree ID moves there)")
+    else:
+        rows = tree_rows(session.get_tree(), session.leaf_id)
+        here = next((number for number, (entry_id, _) in enumerate(rows)
+                     if entry_id == session.leaf_id), len(rows) - 1)
+        chosen = choose(repl, [line for _, line in rows], "Go to which entry?", here)
+        if chosen is not None:
+            go_to_entry(repl, rows[chosen][0])
 
 
 def tree_lines(roots: List[TreeNode], leaf_id: Optional[str]) -> List[str]:
@@ -182,22 +190,29 @@ def tree_lines(roots: List[TreeNode], leaf_id: Optional[str]) -> List[str]:
         └─ 1f00ab3c  user: try B
            c3d02f0e  assistant: B works.  ← here
     """
-    lines: List[str] = []
-    draw(visible(roots, leaf_id), "", leaf_id, lines)
-    return lines
+    return [line for _, line in tree_rows(roots, leaf_id)]
 
 
-def draw(nodes: List[TreeNode], prefix: str, leaf_id: Optional[str], lines: List[str]) -> None:
+def tree_rows(roots: List[TreeNode], leaf_id: Optional[str]) -> List[Tuple[str, str]]:
+    """The tree_lines, each with the id of the entry it shows."""
+    rows: List[Tuple[str, str]] = []
+    draw(visible(roots, leaf_id), "", leaf_id, rows)
+    return rows
+
+
+def draw(nodes: List[TreeNode], prefix: str, leaf_id: Optional[str],
+         rows: List[Tuple[str, str]]) -> None:
     for number, node in enumerate(nodes):
         fork, last = len(nodes) > 1, number == len(nodes) - 1
         branch = ("└─ " if last else "├─ ") if fork else ""
-        lines.append(prefix + branch + describe_entry(node, leaf_id))
+        rows.append((node.entry["id"], prefix + branch + describe_entry(node, leaf_id)))
         prefix_below = prefix + (("   " if last else "│  ") if fork else "")
         children = visible(node.children, leaf_id)
         while len(children) == 1:  # a loop, not recursion: a chain can be thousands long
-            lines.append(prefix_below + describe_entry(children[0], leaf_id))
+            rows.append((children[0].entry["id"],
+                         prefix_below + describe_entry(children[0], leaf_id)))
             children = visible(children[0].children, leaf_id)
-        draw(children, prefix_below, leaf_id, lines)
+        draw(children, prefix_below, leaf_id, rows)
 
 
 def visible(nodes: List[TreeNode], leaf_id: Optional[str]) -> List[TreeNode]:
@@ -307,11 +322,11 @@ def find(repl: Any, query: str) -> list:
 
 # --- Choosing from a list -------------------------------------------------------------------
 
-def show_numbered(repl: Any, lines: List[str]) -> None:
-    if lines:
-        repl.view.note(numbered(lines))
-
-
-def choose(repl: Any, count: int, question: str) -> Optional[int]:
-    """A number from 1 to count, asked until given; None (index) for an empty answer."""
-    return choose_number(lambda text: repl.ask(text) or "", count, question, repl.note)
+def choose(repl: Any, rows: List[str], question: str, selected: int = 0) -> Optional[int]:
+    """The index of one of `rows`: picked in a picker (tui/picker.py) where the screen has
+    a live area; else (TERM=dumb) listed with numbers and a number asked until given.
+    None: cancelled (Esc, or an empty answer)."""
+    if repl.screen.live_area:
+        return repl.screen.pick(question, rows, selected)
+    repl.view.note(numbered(rows))
+    return choose_number(lambda text: repl.ask(text) or "", len(rows), question, repl.note)

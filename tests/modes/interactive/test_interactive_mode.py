@@ -5,6 +5,7 @@ as a person sees it: the screen (tests/vt_screen.py), scrollback included."""
 import json
 import re
 import signal
+import socket
 
 import pytest
 from contextlib import contextmanager
@@ -64,6 +65,20 @@ def rows_in_order(vt, first, second):
 def editor_line_of(vt):
     """The input editor's row: the last one on screen that starts with the prompt."""
     return next((line for line in reversed(vt.lines()) if line.startswith(">")), None)
+
+
+def picker_rows(vt):
+    """The picker's rows on screen: those under its filter line, above its counts."""
+    rows = vt.lines()
+    start = next(i for i, row in enumerate(rows) if row.startswith("filter:")) + 1
+    end = next(i for i, row in enumerate(rows) if "Esc cancels" in row)
+    return rows[start:end]
+
+
+def picker_open(vt, filtered=""):
+    """Is the picker on screen, its filter reading `filtered`?"""
+    rows = [row.rstrip() for row in vt.lines()]  # the cursor's row keeps its spaces
+    return f"filter: {filtered}".rstrip() in rows and any("Esc cancels" in row for row in rows)
 
 
 def test_the_first_token_is_on_screen_before_the_last_is_sent_and_a_footer_follows(tmp_path):
@@ -513,10 +528,13 @@ def test_session_commands_and_a_shell_command_in_a_terminal(tmp_path):
         term.send("/compact\r")
         term.expect_screen("compacted: ")
         term.send("/tree\r")
-        tree = term.expect_screen("(/tree ID moves there)")
+        term.wait_screen(picker_open)  # picked from a list here; on TERM=dumb printed
+        tree = "\n".join(picker_rows(term.vt))
         bravo_id = re.search(r"([0-9a-f]{8})  user: bravo", tree).group(1)
         assert "[compaction]" in tree and "← here" in tree
-        term.send(f"/tree {bravo_id}\r")
+        term.send(ESC)
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> " and not picker_open(vt))
+        term.send(f"/tree {bravo_id}\r")  # an id given: no list
         term.expect_screen("summarise the branch you leave? [y/N]")
         term.send("\r")
         term.expect_screen("its text is in the input line")
@@ -539,6 +557,77 @@ def test_session_commands_and_a_shell_command_in_a_terminal(tmp_path):
         term.expect_screen("> alpha alpha")
         term.expect_screen("Answer one.")
         term.send("/quit\r")
+        assert term.wait() == 0
+
+
+def test_resume_and_tree_pick_in_a_list_filtered_by_typing_moved_with_arrows(tmp_path):
+    turns = [{"content": [text("About certificates.")]}, {"content": [text("About tabs.")]},
+             {"content": [text("Tabs, then.")]}]
+    with repl(tmp_path, *scripted(tmp_path, turns)) as term:
+        term.expect_screen(READY)
+        for prompt, answer in (("the x509 certificate error", "About certificates."),
+                               ("tabs or spaces", "About tabs.")):
+            term.send(prompt + "\r")
+            term.expect_screen(answer)
+            term.expect_screen("context ")
+            term.send("/new\r")
+            term.expect_screen("new session")
+        term.send("/resume\r")
+        term.wait_screen(picker_open)
+        rows = picker_rows(term.vt)
+        assert len(rows) == 2 and rows[0].startswith("> ") and rows[0].endswith("tabs or spaces")
+        term.send(ESC)  # cancelled: the editor is back, nothing resumed
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> " and not picker_open(vt))
+        term.send("/resume\r")
+        term.wait_screen(picker_open)
+        term.send("X509")  # typing filters, in any case
+        term.wait_screen(lambda vt: picker_open(vt, "X509") and len(picker_rows(vt)) == 1)
+        assert picker_rows(term.vt)[0].endswith("the x509 certificate error")
+        term.send("\r")
+        term.expect_screen("Resume which session? just now the x509 certificate error")
+        term.send("tabs, then?\r")
+        term.expect_screen("Tabs, then.")
+        term.expect_screen("context ")
+        term.send("/tree\r")
+        term.wait_screen(picker_open)  # the entry the session is at is selected
+        assert picker_rows(term.vt)[-1].startswith("> ") and "← here" in picker_rows(term.vt)[-1]
+        term.send("\x1b[A\x1b[A\x1b[A")  # Up three times: past the answers to the prompt
+        term.wait_screen(lambda vt: any(row.startswith("> ") and "user: the x509" in row
+                                        for row in picker_rows(vt)))
+        term.send("\r")
+        term.expect_screen("summarise the branch you leave? [y/N]")
+        term.send("\r")
+        term.expect_screen("its text is in the input line")
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> the x509 certificate error")
+        term.send("\x15" + CTRL_D)
+        assert term.wait() == 0
+
+
+def test_model_picks_from_the_usable_models_first_and_marks_the_others(tmp_path):
+    with socket.socket() as sock:  # Ollama's address: a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        nobody = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    env = {"GROQ_API_KEY": "k", "OLLAMA_HOST": nobody}
+    with FakeServer([]) as server, repl(tmp_path, *served(server), env=env) as term:
+        term.expect_screen(READY)
+        term.send("/model\r")
+        term.wait_screen(picker_open)
+        rows = picker_rows(term.vt)
+        assert rows[0].startswith("> openai-compatible/fake-model ") and rows[0].endswith(
+            "(current)")
+        first_lacking = next(i for i, row in enumerate(rows) if "no key: set" in row)
+        assert all(row.split()[0].startswith("groq/") for row in rows[1:first_lacking])
+        term.send("sonnet")
+        term.wait_screen(lambda vt: picker_open(vt, "sonnet") and picker_rows(vt))
+        assert all(row.endswith("no key: set ANTHROPIC_API_KEY") for row in picker_rows(term.vt)
+                   if "anthropic/" in row.split()[1])
+        term.send(ESC)
+        term.wait_screen(lambda vt: editor_line_of(vt) == "> " and not picker_open(vt))
+        term.send("/model\r")
+        term.wait_screen(picker_open)
+        term.send("8b-instant\r")
+        term.expect_screen("model: groq/llama-3.1-8b-instant")
+        term.send(CTRL_D)
         assert term.wait() == 0
 
 

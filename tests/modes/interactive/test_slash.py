@@ -443,6 +443,40 @@ def test_a_cloud_model_lists_the_registry_without_asking_a_server(tmp_path):
     assert term.harness.agent.api_key == "k"  # the same provider keeps its key
 
 
+def refused_url():
+    """The URL of a port nobody listens on: a connection there is refused at once."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_model_lists_the_usable_models_first_and_says_what_the_others_lack(tmp_path,
+                                                                          monkeypatch):
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY",
+                 "DEEPSEEK_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GROQ_API_KEY", "k")
+    term = Repl_(tmp_path, [])
+    with serving("qwen-a") as url, serving("llama-local") as ollama:
+        monkeypatch.setenv("OLLAMA_HOST", ollama[:-len("/v1")])
+        on_server(term, url, "qwen-a")
+        rows = [line for line in term.do("/model").splitlines() if re.match(r" +\d+\. ", line)]
+    usable = [row for row in rows if "no key" not in row]
+    assert rows[:len(usable)] == usable  # every usable model before the first that is not
+    assert "openai-compatible/qwen-a" in usable[0]
+    assert any("groq/" in row for row in usable)  # its key is set
+    assert any("ollama/llama-local" in row for row in usable)  # its server answered
+    assert all(row.endswith("  no key: set ANTHROPIC_API_KEY")
+               for row in rows if row.split()[1].startswith("anthropic/"))
+    monkeypatch.setenv("OLLAMA_HOST", refused_url())
+    rows = term.do("/model").splitlines()
+    assert all(re.search(r"no Ollama server at .*\(connection refused\)$", row)
+               for row in rows if re.match(r" +\d+\. ollama/", row))
+    number = next(row for row in rows if "anthropic/claude-sonnet-4-5 " in row).split(".")[0]
+    assert "model not changed: No API key for anthropic: set ANTHROPIC_API_KEY" in term.do(
+        f"/model {number.strip()}")
+
+
 def test_rpc_get_available_models_answers_the_same_list(tmp_path):
     term = Repl_(tmp_path, [])
     with serving("qwen-a", "qwen-b") as url:

@@ -242,7 +242,10 @@ def test_each_plausible_wrong_solution_fails_its_steps_tests(clone, mutant):
         run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                               "-n", "0", "--assert=plain", "-m", marker,
                               MARKED_FILES[MARKERS.index(marker)]],
-                             cwd=clone, env=dict(os.environ, PYTHONPATH=str(clone)),
+                             # a wrong solution fails a screen test by its deadline:
+                             # 10 s is ample on a quiet screen, and a minute wasted
+                             cwd=clone, env=dict(os.environ, PYTHONPATH=str(clone),
+                                                 MINIAGENT_TEST_DEADLINE="10"),
                              capture_output=True, text=True, timeout=120)
     finally:
         target.write_text(shipped)

@@ -204,7 +204,7 @@ class ExtensionContext:
         # on; proc.stderr is that file, to read once the child has ended
         errors = tempfile.TemporaryFile()
         proc = start_program([*launcher, *argv], self.cwd, stderr=errors,
-                     stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, env=env)
+                             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, env=env)
         proc.stderr = errors
         return proc
 

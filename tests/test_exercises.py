@@ -243,9 +243,9 @@ def test_each_plausible_wrong_solution_fails_its_steps_tests(clone, mutant):
                               "-n", "0", "--assert=plain", "-m", marker,
                               MARKED_FILES[MARKERS.index(marker)]],
                              # a wrong solution fails a screen test by its deadline:
-                             # 10 s is ample on a quiet screen, and a minute wasted
+                             # 5 s is ample on a quiet screen, and a minute wasted
                              cwd=clone, env=dict(os.environ, PYTHONPATH=str(clone),
-                                                 MINIAGENT_TEST_DEADLINE="10"),
+                                                 MINIAGENT_TEST_DEADLINE="5"),
                              capture_output=True, text=True, timeout=120)
     finally:
         target.write_text(shipped)

@@ -238,7 +238,8 @@ def expand(harness, text: str):
     """A prompt as the terminal would send it: a /skill:name inlined, @path files
     attached (a file that cannot be is named in a warning, and the word stays)."""
     from .modes.attach import expand_prompt
-    prompt, warnings = expand_prompt(text, harness.agent.cwd, harness.project.skills)
+    prompt, warnings = expand_prompt(text, harness.agent.cwd, harness.project.skills,
+                                     "image" in harness.agent.model.input)
     for warning in warnings:
         say(f"miniagent: warning: {warning}")
     return prompt

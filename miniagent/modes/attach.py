@@ -45,9 +45,12 @@ ATTACHMENT = re.compile(r'(?:(?<=\s)|^)@(?:"([^"\n]+)"|(\S+))')
 TRAILING = ".,;:!?)'\""
 
 
-def expand_attachments(text: str, cwd: str) -> Tuple[Union[str, Message], List[str]]:
+def expand_attachments(text: str, cwd: str,
+                       sees_images: bool = True) -> Tuple[Union[str, Message], List[str]]:
     """The prompt with its `@path` files attached, and a warning per file that is not:
-    the text itself when nothing was attached, else a user message.
+    the text itself when nothing was attached, else a user message. An image is
+    attached for any model (the session keeps it), and a warning says so when the
+    model in use takes no images (`sees_images` False), since it will not see it.
 
     Examples:
         expand_attachments("explain @hello.py", "/demo") ->
@@ -69,6 +72,10 @@ def expand_attachments(text: str, cwd: str) -> Tuple[Union[str, Message], List[s
         tag, image = attached
         blocks.append(tag)
         images += image
+        if image and not sees_images:
+            warnings.append(f"@{path}: this model takes no images, so it will not see this "
+                            f"one (in models.json, \"input\": [\"text\", \"image\"] says "
+                            f"a model does)")
     if not blocks:
         return text, warnings
     body = "".join(block + "\n" for block in blocks) + "\n" + text
@@ -108,8 +115,8 @@ def reason_without_advice(text: str) -> str:
     return text.strip().split("\n")[0].split(". ")[0].rstrip(".") + "."
 
 
-def expand_prompt(text: str, cwd: str, skills: Sequence[Any] = ()) -> \
-        Tuple[Union[str, Message], List[str]]:
+def expand_prompt(text: str, cwd: str, skills: Sequence[Any] = (),
+                  sees_images: bool = True) -> Tuple[Union[str, Message], List[str]]:
     """What a prompt given to -p, --mode json or rpc becomes, as in the terminal: a
     leading `/skill:name args` replaced by that skill (errors.SkillError for an unknown
     one), then its `@path` files attached; with a warning per file that is not.
@@ -121,4 +128,4 @@ def expand_prompt(text: str, cwd: str, skills: Sequence[Any] = ()) -> \
     if text.lstrip().startswith("/skill:"):  # the skills' reader loads for this alone
         from ..project.skills import expand_skill_command
         expanded = expand_skill_command(text.lstrip(), skills)
-    return expand_attachments(text if expanded is None else expanded, cwd)
+    return expand_attachments(text if expanded is None else expanded, cwd, sees_images)

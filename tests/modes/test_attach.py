@@ -60,3 +60,19 @@ def test_typed_text_gives_back_the_prompt_without_its_attachments(tmp_path):
     message, _ = expand_attachments("look at @a.py and @a.py", str(tmp_path))
     assert typed_text(message["content"][0]["text"]) == "look at @a.py and @a.py"
     assert typed_text("no attachments here") == "no attachments here"
+
+
+def test_an_image_for_a_model_that_takes_none_is_attached_and_said_so(tmp_path):
+    # Found side by side with pi: the image vanished from the request with no word.
+    from fake_server import FakeServer
+    from helpers import answer, run_cli
+    (tmp_path / "dot.png").write_bytes(PNG)
+    with FakeServer([answer("A dot.")]) as srv:  # a model the registry does not know: text
+        done = run_cli("--base-url", srv.base_url + "/v1", "--model", "m", "--no-session",
+                       "-p", "what is @dot.png", cwd=str(tmp_path))
+    assert done.returncode == 0 and done.stdout == "A dot.\n"
+    said = [line for line in done.stderr.splitlines() if "dot.png" in line]
+    assert said == ['miniagent: warning: @dot.png: this model takes no images, so it will not '
+                    'see this one (in models.json, "input": ["text", "image"] says a model does)']
+    _, warnings = expand_attachments("what is @dot.png", str(tmp_path), sees_images=True)
+    assert warnings == []

@@ -282,7 +282,8 @@ class Repl(WhileRunning):
         one-line warning; None, after a note, for a skill that is not loaded. A message
         object when asked (steering is matched by identity)."""
         try:
-            prompt, warnings = expand_prompt(text, self.agent.cwd, self.skills)
+            prompt, warnings = expand_prompt(text, self.agent.cwd, self.skills,
+                                             "image" in self.agent.model.input)
         except SkillError as error:
             self.note(str(error))
             return None

@@ -148,7 +148,8 @@ class Commands:
         if request.get("images") is not None:
             return user_message(text, images_of(request))
         skills = self.harness.project.skills if self.harness.project else ()
-        prompt, warnings = expand_prompt(text, self.agent.cwd, skills)
+        prompt, warnings = expand_prompt(text, self.agent.cwd, skills,
+                                         "image" in self.agent.model.input)
         for warning in warnings:
             say(f"miniagent: warning: {warning}")
         return user_message(prompt) if isinstance(prompt, str) else prompt

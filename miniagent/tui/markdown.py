@@ -23,8 +23,8 @@ HTML export (subcommands/markdown.py) makes HTML of the same blocks and spans.
     |---|---|                  │ a │ b │           and boxed, table.py)
 
 Paragraph text is wrapped to the width, a list item's with a hanging indent; code is
-never re-flowed (a line too long is cut at the edge: re-wrapped code would lie about
-its line breaks). A paragraph keeps its line breaks, as the export shows them. The text
+never re-flowed: a line too long goes on below a dim "↪" (nothing is lost, and the
+mark says the break is not in the code). A paragraph keeps its line breaks, as the export shows them. The text
 comes with its control characters already made visible (the REPL's for_terminal);
 ESC is shown as a symbol here too, so the only codes in the lines are Style's.
 
@@ -278,7 +278,7 @@ def _render_block(block: Block, room: int, style: Style) -> List[str]:
     if block.kind == "rule":
         return [style.apply("─" * room, "dim")]
     if block.kind == "code":
-        body = ["  " + printable(line) for line in block.lines]
+        body = [row for line in block.lines for row in _code_rows(printable(line), room, style)]
         closing = [style.apply("```", "dim")] if block.closed else []
         return [style.apply("```" + block.lang, "dim")] + body + closing
     if block.kind == "heading":
@@ -294,6 +294,21 @@ def _render_block(block: Block, room: int, style: Style) -> List[str]:
         marker = "  " * depth + (block.number if block.kind == "numbered" else "•") + " "
         return _wrapped(block.lines, room, style, marker, " " * text_width(marker))
     return _wrapped(block.lines, room, style, "", "")
+
+
+def _code_rows(line: str, room: int, style: Style) -> List[str]:
+    """One code line, indented, in rows of the width: the rest of a line too long goes
+    on the next row after a dim "↪ ".
+
+    Example (room 12): "print('hello world')" -> ["  print('hel", "↪ lo world')"]
+    """
+    rows, prefix, rest = [], "  ", line
+    while True:
+        piece = cut(rest, room - 2)  # both prefixes take two columns
+        if len(piece) == len(rest) or not piece:  # the end, or no room for a character
+            return rows + [prefix + rest]
+        rows.append(prefix + piece)
+        rest, prefix = rest[len(piece):], style.apply("↪ ", "dim")
 
 
 def _table(lines: List[str], room: int, style: Style) -> List[str]:

@@ -23,7 +23,7 @@ A second line of the same paragraph, long enough to be wrapped at most widths we
 
 ```python
 def main():
-    print("a line of code that is far too long to fit in a narrow terminal, never wrapped")
+    print("a line of code that is far too long to fit in a narrow terminal, continued")
 ```
 
 > a quote with **bold**
@@ -59,11 +59,15 @@ def test_styles_inside_styles_are_all_applied():
         "\x1b[1mbold \x1b[0m\x1b[1;36mcode\x1b[0m\x1b[1m and \x1b[0m\x1b[1;3mboth\x1b[0m"]
 
 
-def test_code_block_lines_are_intact_indented_and_never_wrapped():
-    long_line = "    print('a line far wider than the terminal it is shown in, cut at the edge')"
+def test_code_block_lines_are_intact_indented_and_a_long_one_goes_on_below_a_mark():
+    # Cut at the edge, the end of a long line was lost (found side by side with pi).
+    long_line = "    print('a line far wider than the terminal it is shown in, all of it kept')"
     text = f"```python\ndef f():\n{long_line}\n    return **x**\n```"
     lines = shown(render_markdown(text, 30, COLOUR))
-    assert lines == ["```python", "  def f():", ("  " + long_line)[:29], "      return **x**", "```"]
+    assert lines == ["```python", "  def f():", "      print('a line far wider",
+                     "↪  than the terminal it is sh", "↪ own in, all of it kept')",
+                     "      return **x**", "```"]
+    assert "".join(line[2:] for line in lines[2:5]) == long_line  # nothing lost or added
 
 
 def test_an_unclosed_fence_runs_to_the_end_without_a_closing_frame():

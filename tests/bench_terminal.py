@@ -20,7 +20,7 @@ How fast does the REPL's screen react, and what does drawing a streamed answer c
 - No growth with scrollback: the per-delta cost after 10,000 committed blocks against
   after 100 (the renderer only keeps the committed lines, never draws them again while
   text streams, so the ratio should be ~1.0).
-- A window that narrows: the frame after it draws every committed line again (see
+- A window that narrows: the frame after it renders everything committed again (see
   tui/renderer.py), so its cost grows with the scrollback: CPU and bytes of that frame
   after 1,000 committed blocks, against after 100. And in the real REPL in a pty whose
   screen model reflows as tmux does: the time from the narrowing, mid-stream, to every

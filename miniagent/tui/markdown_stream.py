@@ -79,13 +79,19 @@ class MarkdownStream:
 
     def take_committed(self, width: int) -> List[str]:
         """The lines of the finished blocks not taken yet (often none)."""
+        source = self.take_finished()
+        return [] if source is None else render_finished(source, width, self.style)
+
+    def take_finished(self) -> Optional[str]:
+        """The source of the finished blocks not taken yet (None: none yet), for a
+        caller that keeps it, to render it again for another width (render_finished)."""
         self._look()
         if not self._begun:
-            return []  # the open block is all there is (no copy of its lines is made)
+            return None  # the open block is all there is (no copy of its lines is made)
         done, self._lines = self._lines[:self._begun], self._lines[self._begun:]
         self._seen -= self._begun
         self._begun = 0
-        return render_blocks(parse_blocks("\n".join(done)), width, self.style)
+        return "\n".join(done)
 
     def _look(self) -> None:
         """Each line ended since the last look, once; then the open line, which begins
@@ -123,9 +129,14 @@ class MarkdownStream:
 
     def finish(self, width: int) -> List[str]:
         """At the end of the answer: everything not taken yet."""
-        lines = render_markdown(self._text(0), width, self.style)
+        return render_markdown(self.take_rest(), width, self.style)
+
+    def take_rest(self) -> str:
+        """At the end of the answer: the source of everything not taken yet (rendered
+        with render_markdown); the stream is empty after it."""
+        text = self._text(0)
         self._clear()
-        return lines
+        return text
 
     def _text(self, first: int) -> str:
         """The text from ended line `first` on, the open line last."""
@@ -168,6 +179,12 @@ class MarkdownStream:
         if self._block == "table" and first + 1 < len(self._lines):
             return self._lines[first] + "\n" + self._lines[first + 1] + "\n"
         return ""
+
+
+def render_finished(source: str, width: int, style: Style) -> List[str]:
+    """Finished blocks as lines: a blank line at their end stays (a block follows it),
+    which render_markdown, made for the end of a text, drops."""
+    return render_blocks(parse_blocks(source), width, style)
 
 
 def _last_part(text: str, size: int) -> str:

@@ -49,10 +49,23 @@ Three rules keep the bookkeeping true:
     stops in the middle of it: the top half would stay, a stale copy in the
     scrollback. How many rows a terminal made is not ours to know (xterm makes
     none), so the renderer redraws everything it ever drew instead: it erases the
-    screen and the scrollback, then prints every committed line again, wrapped for
-    the new width, and the live area under them. It keeps the committed lines for
-    that (the transcript). The price: lines written before the program started
-    (the shell's) are gone from the scrollback after a narrowing.
+    screen and the scrollback, then prints everything committed again for the new
+    width, and the live area under them. It keeps what was committed for that (the
+    transcript). The price: lines written before the program started (the shell's)
+    are gone from the scrollback after a narrowing.
+
+What is committed is a list of entries, each a plain line or a `Block`: lines made
+from a source (a paragraph of the answer from its Markdown), which a narrowing renders
+again from that source, so a paragraph is wrapped as if it had been written at the
+new width and a list item keeps its hanging indent. A plain line (a tool's output, a
+note) is only wrapped: its old line breaks stay.
+
+    a paragraph committed at 120 columns, then the window is 60 wide:
+    as plain lines  beta gamma delta alpha03 beta gamma delta alpha04 beta
+                    gamma                         <- the end of a 120-column row
+                    delta alpha05 beta gamma delta alpha06 beta gamma delta
+    as a Block      beta gamma delta alpha03 beta gamma delta alpha04 beta
+                    gamma delta alpha05 beta gamma delta alpha06 beta gamma
 
 A live area taller than the terminal shows its last rows (the editor stays visible).
 
@@ -61,7 +74,7 @@ The renderer does not decide when to paint: its owner calls `paint()`, at most a
 deltas become one frame. Everything is written with one `write` call per frame.
 """
 
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple, Union
 
 from .width import cut, wrap
 
@@ -76,6 +89,34 @@ ERASE_LINE, ERASE_BELOW = "\x1b[2K", "\x1b[J"
 ERASE_ALL = "\x1b[2J\x1b[H\x1b[3J"
 
 
+class Block:
+    """Committed lines made from a source, made again for another width.
+
+    Example: Block("- a long item", lambda text, width: render_markdown(text, width, style))
+             .lines(40) -> the item wrapped for 40 columns, its hanging indent kept
+    """
+
+    def __init__(self, source: str, render: Callable[[str, int], List[str]]):
+        self.source = source
+        self.render = render  # (source, width) -> lines at most width - 1 columns wide
+
+    def lines(self, width: int) -> List[str]:
+        return self.render(self.source, width)
+
+
+Entry = Union[str, Block]  # what is committed to the scrollback
+
+
+def lines_of(entry: Entry, width: int) -> List[str]:
+    """An entry's lines for `width`: a Block rendered for it, a plain line as it is."""
+    return entry.lines(width) if isinstance(entry, Block) else [entry]
+
+
+def rows_of(entry: Entry, width: int) -> List[str]:
+    """The rows an entry takes on screen at `width`: its lines, each wrapped to it."""
+    return [row for line in lines_of(entry, width) for row in wrap(line, width)]
+
+
 class Renderer:
     """The live area of one terminal. `write` sends text to it; `size` tells its
     (columns, rows). Not thread-safe: one thread paints (the REPL's main thread)."""
@@ -87,17 +128,18 @@ class Renderer:
         self._raw: List[str] = []  # the same rows as they were given, before cutting
         self._row = 0  # the cursor's row, counted from the live area's first row
         self._width = 0  # the width the shown rows were drawn for
-        self._commits: List[str] = []  # lines waiting to go into the scrollback
-        self._transcript: List[str] = []  # every committed line: drawn again when narrower
+        self._commits: List[Entry] = []  # waiting to go into the scrollback
+        self._transcript: List[Entry] = []  # everything committed: drawn again when narrower
         self._stale = False  # the live rows on screen are not what we drew
         self._live: List[str] = []
         self._cursor: Optional[Tuple[int, int]] = None  # (row, column) or hidden
         self.frames = 0  # frames written, for tests and the bench
         self._bell = False  # ring at the end of the next frame
 
-    def commit(self, lines: List[str]) -> None:
-        """Lines for the scrollback, printed at the next paint above the live area."""
-        self._commits.extend(lines)
+    def commit(self, entries: List[Entry]) -> None:
+        """Lines and Blocks for the scrollback, printed at the next paint above the
+        live area."""
+        self._commits.extend(entries)
 
     def set_live(self, lines: List[str], cursor: Optional[Tuple[int, int]] = None) -> None:
         """What the live area should show from the next paint on; `cursor` is (row,
@@ -132,7 +174,7 @@ class Renderer:
             out.append(self._redraw_all(width))
         elif self._commits or width != self._width or self._stale:
             out.append(self._go_to_row(0) + "\r" + ERASE_BELOW)
-            out.extend(row + "\r\n" for line in self._commits for row in wrap(line, width))
+            out.extend(row + "\r\n" for entry in self._commits for row in rows_of(entry, width))
             self._shown = []
         self._commits, self._stale = [], False
         out.append(self._draw_changed(live))
@@ -156,9 +198,9 @@ class Renderer:
 
     def _redraw_all(self, width: int) -> str:
         """Erase the screen and the scrollback, then print the transcript again for
-        `width`; the live area follows from the top row (a first frame)."""
+        `width` (each Block rendered anew); the live area follows from the top row."""
         self._shown, self._row = [], 0
-        rows = [row + "\r\n" for line in self._transcript for row in wrap(line, width)]
+        rows = [row + "\r\n" for entry in self._transcript for row in rows_of(entry, width)]
         return ERASE_ALL + "".join(rows)
 
     @staticmethod

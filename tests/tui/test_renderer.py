@@ -3,7 +3,8 @@ after each frame, and what each frame costs in bytes."""
 
 from vt_screen import Screen
 
-from miniagent.tui.renderer import Renderer
+from miniagent.tui.markdown import render_markdown
+from miniagent.tui.renderer import Block, Renderer, rows_of
 from miniagent.tui.style import Style
 from miniagent.tui.width import text_width
 
@@ -90,6 +91,36 @@ def test_a_narrower_window_that_reflows_leaves_no_stale_copy_of_the_live_area():
         "before", "x" * 29, "x" * 29, "x" * 12,  # committed lines, wrapped again
         paragraph[:29], "> typed"]  # the live area once, cut for the new width
     assert term.screen.cursor == (5, 7)
+
+
+ANSWER = " ".join(f"alpha{n:02} beta gamma delta" for n in range(12)) + "\n\n- " + " ".join(
+    f"item{n:02} word" for n in range(20))
+
+
+def markdown_block(text):
+    return Block(text, lambda source, width: render_markdown(source, width, Style(False)))
+
+
+def test_a_block_is_rendered_again_from_its_source_a_plain_line_only_wrapped():
+    block = markdown_block("- " + "word " * 20)
+    assert rows_of(block, 30) == render_markdown("- " + "word " * 20, 30, Style(False))
+    assert [row[:2] for row in rows_of(block, 30)] == ["• "] + ["  "] * 3  # hanging indent
+    assert rows_of("x" * 70, 30) == ["x" * 30, "x" * 30, "x" * 10]
+
+
+def test_a_narrower_window_renders_committed_blocks_again_from_their_source():
+    term = Terminal(columns=120, rows=20, reflow=True)
+    term.frame(["> "], commits=[markdown_block(ANSWER), "  $ ls"], cursor=(0, 2))
+    assert term.screen.transcript().split("\n")[:-2] == render_markdown(
+        ANSWER, 119, Style(False))  # as wide as the view makes it (columns - 1)
+    term.screen.resize(60, 20)
+    term.renderer.invalidate()
+    term.frame(["> "], cursor=(0, 2))
+    rows = term.screen.transcript().split("\n")
+    assert rows == render_markdown(ANSWER, 59, Style(False)) + ["  $ ls", "> "]
+    assert all(len(row) > 50 for row in rows[:5])  # not ragged: no row of one word
+    item = rows.index("") + 1
+    assert rows[item].startswith("• item00") and rows[item + 1].startswith("  word")
 
 
 def test_a_wider_window_keeps_the_scrollback_and_repaints_the_live_area():

@@ -306,7 +306,7 @@ class TerminalScreen:
         columns, rows = self.terminal.size()
         width = max(10, columns - 1)
         self.view.width, self.view.rows = width, rows
-        self.renderer.commit(self.view.take_commits())
+        self.renderer.commit(self.view.take_entries())
         lines = self.view.live(self._painted_at)
         if self.extension_area is not None:  # under the spinner line (extension_ui.py)
             lines += self.extension_area.render(width)

@@ -5,7 +5,9 @@ subscriber turns the event stream into two kinds of lines (the terminal UI's ren
 tui/renderer.py, draws them; the line mode, TERM=dumb, prints them):
 
   * **finished lines**, for the scrollback, printed once: a paragraph of the answer
-    once it is complete, a tool call with its folded result, a notice;
+    once it is complete, a tool call with its folded result, a notice (the answer's
+    blocks as renderer Blocks, with their Markdown: a narrower window renders them
+    again from it);
   * **the live part**, redrawn many times: the answer's unfinished paragraph, the
     spinner line (what runs, for how long) and a running command's last lines.
 
@@ -47,11 +49,14 @@ While a question waits for the user (a --confirm, an extension's), nothing runs:
 
 import threading
 import time
+from functools import partial
 from typing import Any, Callable, Dict, List, Optional
 
 from ...files.text import one_line
 from ...core.messages import text_of
-from ...tui.markdown_stream import MarkdownStream
+from ...tui.markdown import render_markdown
+from ...tui.markdown_stream import MarkdownStream, render_finished
+from ...tui.renderer import Block, Entry, lines_of
 from ...tui.spinner import status_line
 from ...tui.style import Style
 from ...tui.width import wrap
@@ -75,7 +80,7 @@ class RunView:
         self.width = 79  # the columns lines are made for; the REPL keeps it current
         self.rows: Optional[int] = None  # the rows the live part may take at most
         self._lock = threading.Lock()
-        self._commits: List[str] = []  # finished lines not yet taken by the REPL
+        self._commits: List[Entry] = []  # finished lines not yet taken by the REPL
         self._answer: Optional[MarkdownStream] = None  # the answer being streamed
         self._thinking = ""  # the thinking's unfinished line
         self._waiting_since: Optional[float] = None  # set until the model's first token
@@ -147,7 +152,9 @@ class RunView:
             if self._answer is None:
                 self._answer = MarkdownStream(self.style)
             self._answer.feed(for_terminal(update.get("delta") or ""))
-            self._commits += self._answer.take_committed(self.width)
+            finished = self._answer.take_finished()
+            if finished is not None:  # a Block: a narrower window renders it again
+                self._commit(Block(finished, partial(render_finished, style=self.style)))
         elif kind == "thinking_delta":
             self._waiting_since = None
             *done, self._thinking = (self._thinking + for_terminal(update.get("delta") or "")
@@ -162,7 +169,8 @@ class RunView:
 
     def _end_answer(self) -> None:
         if self._answer is not None:
-            self._commits += self._answer.finish(self.width)
+            rest = self._answer.take_rest()
+            self._commit(Block(rest, partial(render_markdown, style=self.style)))
             self._answer = None
 
     def _end_reply(self, message: Dict[str, Any]) -> None:
@@ -214,8 +222,8 @@ class RunView:
             self._commits[at:at] = self._last_call.lines(self.width)
             self._last_call = None
 
-    def _commit(self, line: str) -> None:
-        self._commits.append(line)
+    def _commit(self, entry: Entry) -> None:
+        self._commits.append(entry)
 
     def _commit_dim(self, line: str) -> None:
         self._commits += [self.style.apply(row, "dim") for row in wrap(line, self.width)]
@@ -223,7 +231,13 @@ class RunView:
     # --- For the REPL: what to draw ------------------------------------------------------
 
     def take_commits(self) -> List[str]:
-        """The finished lines since the last call, in order (each drawn once)."""
+        """The finished lines since the last call, in order (each drawn once), made
+        for the view's width (the line mode prints them)."""
+        return [line for entry in self.take_entries() for line in lines_of(entry, self.width)]
+
+    def take_entries(self) -> List[Entry]:
+        """The same as lines and Blocks, which the renderer can render again for
+        another width (tui/renderer.py)."""
         with self._lock:
             if len(self._commits) > self._last_call_at:  # a line came after it
                 self._let_go_of_last_call()

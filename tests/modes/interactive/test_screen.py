@@ -54,6 +54,27 @@ def test_a_narrower_window_mid_stream_leaves_no_stale_copy(tmp_path):
         assert term.wait() == 0
 
 
+def test_a_narrower_window_after_the_answer_renders_it_again_for_the_new_width(tmp_path):
+    answer = " ".join(f"alpha{n:02} beta gamma delta" for n in range(12)) + "\n\n- " + \
+        " ".join(f"item{n:02} word" for n in range(20))
+    with FakeServer([{"content": [text(answer)]}]) as server, \
+            repl(tmp_path, *served(server), columns=120, rows=30, reflow=True) as term:
+        term.expect_screen(READY)
+        term.send("go\r")
+        term.expect_screen("context ")  # the answer is finished, in the scrollback
+        term.resize(60, 30)
+        term.wait_screen(drawn_for(60))
+        rows = term.vt.transcript().split("\n")
+        first = next(i for i, row in enumerate(rows) if row.startswith("alpha00"))
+        paragraph = rows[first:rows.index("", first)]
+        assert len(paragraph) == 6 and all(len(row) > 50 for row in paragraph[:-1])
+        item = rows.index("", first) + 1  # a list item: its rows under its text
+        assert rows[item].startswith("• item00")
+        assert [row[:2] for row in rows[item + 1:item + 5]] == ["  "] * 4
+        term.send(CTRL_D)
+        assert term.wait() == 0
+
+
 def test_a_working_line_shows_while_the_answer_streams(tmp_path):
     turn = {"content": [text("Streaming on and on, the rest held back.")],
             "fault": {"hold_after_pieces": 3}}

@@ -63,7 +63,9 @@ def test_a_narrower_window_after_the_answer_renders_it_again_for_the_new_width(t
         term.send("go\r")
         term.expect_screen("context ")  # the answer is finished, in the scrollback
         term.resize(60, 30)
-        term.wait_screen(drawn_for(60))
+        # the redraw may arrive in several reads: wait for all of it, the footer last
+        term.wait_screen(lambda vt: drawn_for(60)(vt) and "alpha00" in vt.transcript()
+                         and "context " in vt.transcript())
         rows = term.vt.transcript().split("\n")
         first = next(i for i, row in enumerate(rows) if row.startswith("alpha00"))
         paragraph = rows[first:rows.index("", first)]

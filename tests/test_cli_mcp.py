@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fake_server import FakeServer
-from helpers import answer, call, is_alive, run_cli, wait_gone
+from helpers import answer, call, run_cli, wait_gone
 from mcp.reference_servers import reference_server
 
 FAULT = str(Path(__file__).parent / "mcp" / "fault_server.py")

@@ -8,7 +8,7 @@ import pytest
 
 import miniagent.extensions.plan as plan_module
 from fake_server import FakeServer
-from helpers import answer, call, run_cli, text
+from helpers import answer, call, run_cli
 from pty_driver import Terminal
 from rpc_driver import Rpc
 

@@ -7,7 +7,6 @@ the child's prompt (tests/fake_server.py)."""
 import json
 import subprocess
 import threading
-from pathlib import Path
 
 import pytest
 

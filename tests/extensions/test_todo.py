@@ -4,7 +4,6 @@ hands the list to the model again, and a wrong list is refused with what to fix.
 
 import glob
 import json
-import os
 from dataclasses import replace
 from functools import partial
 

@@ -50,7 +50,7 @@ from typing import Any, Dict, List, Optional
 
 from miniagent.core.tools import Tool, ToolError, ToolResult, text_result
 from miniagent.extensions.subagents.agents import AgentDefinition, load_agents
-from miniagent.extensions.subagents.child import ChildRun, run_child
+from miniagent.extensions.subagents.child import run_child
 
 DEPTH_VAR, MAX_DEPTH_VAR = "MINIAGENT_SUBAGENT_DEPTH", "MINIAGENT_SUBAGENT_MAX_DEPTH"
 READ_ONLY = ["read", "grep", "find", "ls"]

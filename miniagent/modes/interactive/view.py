@@ -62,7 +62,6 @@ from ...tui.style import Style
 from ...tui.width import wrap
 from ..render import Notices, describe_call, footer_text
 from ..terminal import for_terminal
-from ..usershell import CALL_ID as USER_SHELL_CALL
 from .working import WorkingLine
 from .tool_result import FinishedCall
 
